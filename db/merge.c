@@ -312,12 +312,14 @@ static int copy_row(void *ud, int ncols, const char *const *names,
                     const tplan_cell *c)
 {
     copy_ctx *x = ud;
-    sqlite3_stmt *st = x->out->insert;
+    sqlite3_stmt *st;
     pick key, *p;
 
     (void)names;
     if (!c)
         return 0;
+    if (!(st = tplan_store_values_insert(x->out, x->err)))
+        return TPLAN_EINVAL;
     key.index = cell_int(&c[1]);
     p = bsearch(&key, x->picks, (size_t)x->n_picks, sizeof *p, pick_cmp);
     if (!p)

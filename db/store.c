@@ -1,20 +1,15 @@
 /* The SQLite result store. */
 #include "store.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
 
-#include "plan_fields.h"
+#include "async_vfs.h"
 #include "schema_sql.h"
 #include "store_int.h"
-
-/* Rows per transaction: large enough that commits (an fsync each) cost
- * little, small enough that a kill loses at most one batch. */
-#define BATCH_ROWS 50000
 
 int tplan_store_db_error(tplan_err *err, tplan_store *s, const char *doing)
 {
@@ -39,12 +34,11 @@ void tplan_store_close(tplan_store *s)
 {
     if (!s)
         return;
+    tplan_store_writer_stop(s, false, NULL);
     if (s->in_tx)
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     sqlite3_finalize(s->insert);
-    sqlite3_finalize(s->insert_many);
-    free(s->cells);
-    free(s->text);
+    sqlite3_finalize(s->insert_values);
     sqlite3_close_v2(s->db);
     free(s);
 }
@@ -91,7 +85,8 @@ static int check(tplan_store *s, int *empty, tplan_err *err)
     return TPLAN_OK;
 }
 
-static tplan_store *open_db(const char *path, int flags, tplan_err *err)
+static tplan_store *open_db(const char *path, int flags, const char *vfs,
+                            tplan_err *err)
 {
     tplan_store *s = calloc(1, sizeof *s);
 
@@ -101,7 +96,7 @@ static tplan_store *open_db(const char *path, int flags, tplan_err *err)
     }
     snprintf(s->path, sizeof s->path, "%s", path);
     /* one thread per connection: no SQLite mutexes */
-    if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, NULL) !=
+    if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, vfs) !=
         SQLITE_OK) {
         tplan_store_db_error(err, s, "cannot open");
         tplan_store_close(s);
@@ -137,16 +132,48 @@ static int read_only_auth(void *ud, int action, const char *a, const char *b,
     return SQLITE_OK;
 }
 
+/* A run killed in the middle of a commit leaves a hot journal beside the
+ * file: the last transaction, to be rolled back before anyone reads. A
+ * read-only connection cannot (SQLITE_READONLY_ROLLBACK), so open it once
+ * read-write, which rolls the journal back, as any SQLite writer would. */
+static int roll_back_journal(const char *path, tplan_err *err)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, "SELECT count(*) FROM sqlite_master", NULL, NULL,
+                          NULL);
+    sqlite3_close_v2(db);
+    if (rc != SQLITE_OK)
+        return tplan_err_set(err, TPLAN_EINVAL, "db",
+                             "%s has an unfinished write from a run that "
+                             "was stopped (%s-journal): tplan needs write "
+                             "access to roll it back",
+                             path, path);
+    return TPLAN_OK;
+}
+
 tplan_store *tplan_store_open_ro(const char *path, tplan_err *err)
 {
-    tplan_store *s = open_db(path, SQLITE_OPEN_READONLY, err);
-    int empty;
+    tplan_store *s = open_db(path, SQLITE_OPEN_READONLY, NULL, err);
+    int empty, rc;
 
     if (!s)
         return NULL;
     s->read_only = true;
     sqlite3_set_authorizer(s->db, read_only_auth, NULL);
-    if (check(s, &empty, err)) {
+    rc = check(s, &empty, err);
+    if (rc && sqlite3_extended_errcode(s->db) == SQLITE_READONLY_ROLLBACK) {
+        tplan_store_close(s);
+        if (roll_back_journal(path, err) ||
+            !(s = open_db(path, SQLITE_OPEN_READONLY, NULL, err)))
+            return NULL;
+        s->read_only = true;
+        sqlite3_set_authorizer(s->db, read_only_auth, NULL);
+        rc = check(s, &empty, err);
+    }
+    if (rc) {
         tplan_store_close(s);
         return NULL;
     }
@@ -159,57 +186,11 @@ tplan_store *tplan_store_open_ro(const char *path, tplan_err *err)
     return s;
 }
 
-/* The plan columns' INSERT, in plan field order. */
-static int prepare_insert(tplan_store *s, tplan_err *err)
-{
-    char sql[4096];
-    size_t n;
-    int nf = tplan_field_count();
-
-    n = (size_t)snprintf(sql, sizeof sql,
-                         "INSERT INTO plans (sweep_id, rank, config_index, "
-                         "pareto, score, key1, key2, key3, key4");
-    for (int i = 0; i < nf; i++)
-        n += (size_t)snprintf(sql + n, sizeof sql - n, ", %s",
-                              tplan_field_at(i)->name);
-    n += (size_t)snprintf(sql + n, sizeof sql - n, ") VALUES (?");
-    for (int i = 1; i < 9 + nf; i++)
-        n += (size_t)snprintf(sql + n, sizeof sql - n, ", ?");
-    snprintf(sql + n, sizeof sql - n, ")");
-    if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT,
-                           &s->insert, NULL) != SQLITE_OK)
-        return tplan_store_db_error(err, s, "cannot prepare plans in");
-    /* the same with TPLAN_ROWS_PER_INSERT value lists */
-    {
-        size_t cols = (size_t)(9 + nf),
-               len = n + 1 + (TPLAN_ROWS_PER_INSERT - 1) * (cols * 3 + 4);
-        char *many = malloc(len);
-        const char *values = strstr(sql, ") VALUES (") + 9;
-        int rc;
-
-        if (!many)
-            return tplan_err_set(err, TPLAN_ENOMEM, "db", "out of memory");
-        n = (size_t)snprintf(many, len, "%s", sql);
-        for (int r = 1; r < TPLAN_ROWS_PER_INSERT; r++)
-            n += (size_t)snprintf(many + n, len - n, ", %s", values);
-        rc = sqlite3_prepare_v3(s->db, many, -1, SQLITE_PREPARE_PERSISTENT,
-                                &s->insert_many, NULL);
-        free(many);
-        if (rc != SQLITE_OK)
-            return tplan_store_db_error(err, s, "cannot prepare plans in");
-    }
-    s->cells =
-        malloc(sizeof *s->cells * (size_t)(9 + nf) * TPLAN_ROWS_PER_INSERT);
-    s->text = malloc((size_t)TPLAN_ROW_TEXT * TPLAN_ROWS_PER_INSERT);
-    if (!s->cells || !s->text)
-        return tplan_err_set(err, TPLAN_ENOMEM, "db", "out of memory");
-    return TPLAN_OK;
-}
-
 tplan_store *tplan_store_open(const char *path, tplan_err *err)
 {
-    tplan_store *s =
-        open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, err);
+    /* pages are written on an I/O thread (async_vfs.c) */
+    tplan_store *s = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+                             tplan_async_vfs(), err);
     /* a writer's page cache large enough for a batch of rows and the
      * rank index (64 MiB) */
     static const char tune[] = "PRAGMA cache_size = -65536";
@@ -229,6 +210,13 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err)
         snprintf(pragma, sizeof pragma,
                  "PRAGMA application_id = %d; PRAGMA user_version = %d;",
                  TPLAN_APPLICATION_ID, TPLAN_SCHEMA_VERSION);
+        /* 64 KiB pages for a new file (SQLite's largest): a million
+         * plan rows write ~2x faster than with 4 KiB pages, fewer pages
+         * to encode and write (bench_store, README); tiny databases grow
+         * to a few hundred KiB. Ignored when another run created it. */
+        if (tplan_store_exec(s, "PRAGMA page_size = 65536", err))
+            goto fail;
+
         if (tplan_store_exec(s, "BEGIN IMMEDIATE", err))
             goto fail;
         if (check(s, &empty, err)) {
@@ -242,7 +230,7 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err)
             goto fail;
         }
     }
-    if (tplan_store_exec(s, tune, err) || prepare_insert(s, err))
+    if (tplan_store_exec(s, tune, err) || tplan_store_writer_prepare(s, err))
         goto fail;
     return s;
 fail:
@@ -283,112 +271,6 @@ int tplan_store_sweep_begin(tplan_store *s, const tplan_sweep_meta *m,
     return TPLAN_OK;
 }
 
-static void bind_cell(sqlite3_stmt *st, int col, const tplan_cell *c)
-{
-    if (c->type == TPLAN_CELL_INT)
-        sqlite3_bind_int64(st, col, c->i);
-    else if (c->type == TPLAN_CELL_REAL)
-        sqlite3_bind_double(st, col, c->r);
-    else if (c->type == TPLAN_CELL_TEXT) /* lives in s->text until step */
-        sqlite3_bind_text(st, col, c->s, -1, SQLITE_STATIC);
-    else
-        sqlite3_bind_null(st, col);
-}
-
-/* Write the pending rows: one multi-row statement when the group is
- * full, single rows otherwise (the end of a sweep). */
-static int flush(tplan_store *s, tplan_err *err)
-{
-    int ncols = 9 + tplan_field_count();
-    sqlite3_stmt *st =
-        s->pending == TPLAN_ROWS_PER_INSERT ? s->insert_many : s->insert;
-    int per = st == s->insert_many ? s->pending : 1;
-
-    for (int r = 0; r < s->pending; r += per) {
-        for (int k = 0; k < per * ncols; k++)
-            bind_cell(st, k + 1, &s->cells[r * ncols + k]);
-        if (sqlite3_step(st) != SQLITE_DONE) {
-            tplan_store_db_error(err, s, "cannot write a plan to");
-            sqlite3_reset(st);
-            s->pending = 0;
-            return TPLAN_EINVAL;
-        }
-        sqlite3_reset(st);
-    }
-    s->pending = 0;
-    return TPLAN_OK;
-}
-
-static tplan_cell real_cell(double v)
-{
-    tplan_cell c = {TPLAN_CELL_REAL, 0, v, NULL};
-
-    if (isnan(v))
-        c.type = TPLAN_CELL_NULL;
-    return c;
-}
-
-int tplan_store_plan(tplan_store *s, int64_t sweep_id, int64_t rank,
-                     int64_t index, bool pareto, double score,
-                     const double *keys, int nkeys, const tplan_plan *p,
-                     tplan_err *err)
-{
-    char buf[TPLAN_MAX_WARNINGS * TPLAN_WARNING_LEN];
-    int nf = tplan_field_count(), ncols = 9 + nf;
-    tplan_cell *c = &s->cells[s->pending * ncols];
-    char *text = s->text + (size_t)s->pending * TPLAN_ROW_TEXT;
-    size_t used = 0;
-
-    if (!s->in_tx) {
-        if (tplan_store_exec(s, "BEGIN IMMEDIATE", err))
-            return TPLAN_EINVAL;
-        s->in_tx = true;
-        s->batch = 0;
-    }
-    c[0] = (tplan_cell){TPLAN_CELL_INT, sweep_id, 0, NULL};
-    c[1] = rank > 0 ? (tplan_cell){TPLAN_CELL_INT, rank, 0, NULL}
-                    : (tplan_cell){TPLAN_CELL_NULL, 0, 0, NULL};
-    c[2] = (tplan_cell){TPLAN_CELL_INT, index, 0, NULL};
-    c[3] = (tplan_cell){TPLAN_CELL_INT, pareto, 0, NULL};
-    c[4] = real_cell(score);
-    for (int k = 0; k < 4; k++)
-        c[5 + k] = real_cell(k < nkeys ? keys[k] : (double)NAN);
-    for (int i = 0; i < nf; i++) {
-        tplan_value v = tplan_field_get(i, p, buf, sizeof buf);
-        tplan_cell *x = &c[9 + i];
-
-        switch (tplan_field_at(i)->type) {
-        case TPLAN_FT_INT:
-        case TPLAN_FT_BOOL:
-            *x = (tplan_cell){TPLAN_CELL_INT, v.i, 0, NULL};
-            break;
-        case TPLAN_FT_REAL:
-            *x = real_cell(v.r);
-            break;
-        default: {
-            /* copied: the plan and buf change before the rows are written */
-            size_t len = strlen(v.s);
-
-            if (used + len + 1 > TPLAN_ROW_TEXT)
-                len = used + 1 < TPLAN_ROW_TEXT ? TPLAN_ROW_TEXT - used - 1 : 0;
-            memcpy(text + used, v.s, len);
-            text[used + len] = '\0';
-            *x = (tplan_cell){TPLAN_CELL_TEXT, 0, 0, text + used};
-            used += len + 1;
-            break;
-        }
-        }
-    }
-    if (++s->pending == TPLAN_ROWS_PER_INSERT && flush(s, err))
-        return TPLAN_EINVAL;
-    if (++s->batch >= BATCH_ROWS && !s->hold_tx) {
-        if (flush(s, err) || tplan_store_exec(s, "COMMIT", err))
-            return TPLAN_EINVAL;
-        s->in_tx = false;
-    }
-    return TPLAN_OK;
-}
-
 int tplan_store_sweep_finish(tplan_store *s, int64_t id,
                              const tplan_sweep_stats *stt, int64_t kept,
                              tplan_err *err)
@@ -400,13 +282,13 @@ int tplan_store_sweep_finish(tplan_store *s, int64_t id,
     sqlite3_stmt *st;
     int rc;
 
+    if (tplan_store_writer_stop(s, true, err))
+        return TPLAN_EINVAL;
     if (!s->in_tx) {
         if (tplan_store_exec(s, "BEGIN IMMEDIATE", err))
             return TPLAN_EINVAL;
         s->in_tx = true;
     }
-    if (flush(s, err))
-        return TPLAN_EINVAL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return tplan_store_db_error(err, s, "cannot write to");
     sqlite3_bind_int64(st, 1, stt->visited);
@@ -432,7 +314,7 @@ int tplan_store_sweep_finish(tplan_store *s, int64_t id,
 void tplan_store_abort(tplan_store *s)
 {
     if (s)
-        s->pending = 0;
+        tplan_store_writer_stop(s, false, NULL);
     if (s && s->in_tx) {
         sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
         s->in_tx = false;
@@ -448,6 +330,8 @@ int tplan_store_query(tplan_store *s, const char *sql, const tplan_cell *params,
     tplan_cell *row = NULL;
     int n, rc = TPLAN_OK, step;
 
+    if ((rc = tplan_store_writer_stop(s, true, err)))
+        return rc;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, &tail) != SQLITE_OK)
         return tplan_err_set(err, TPLAN_EINVAL, "sql", "%s",
                              sqlite3_errmsg(s->db));

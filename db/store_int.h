@@ -8,14 +8,13 @@
 
 struct tplan_store {
     sqlite3 *db;
-    sqlite3_stmt *insert; /* plans: sweep_id, rank, config_index, pareto,
-                             score, key1..4, then the plan fields */
-    /* rows buffered for the multi-row INSERT (TPLAN_ROWS_PER_INSERT at a
-     * time): SQLite's per-statement work is paid once per group */
-    sqlite3_stmt *insert_many;
-    int pending;
-    struct tplan_cell *cells; /* pending rows' values */
-    char *text;               /* their text, one slot per row */
+    /* INSERT INTO plans (sweep_id, rank, config_index, pareto, score,
+     * key1..4, then the plan fields) SELECT * FROM tplan_rows: the block
+     * in `writing` (store_writer.c) */
+    sqlite3_stmt *insert;
+    sqlite3_stmt *insert_values; /* the same columns from ?1..?N (merge) */
+    const struct row_block *writing;
+    struct tplan_writer *w; /* the writer thread while a sweep's rows flow */
     bool in_tx;
     bool read_only; /* queries may not write (not even VACUUM INTO) */
     bool hold_tx;   /* a caller's transaction (merge): never commit inside */
@@ -23,13 +22,21 @@ struct tplan_store {
     char path[512];
 };
 
-/* Rows per multi-row INSERT (measured: 32 gains ~25% over single rows,
- * bench_store; more gains nothing measurable) and the text room each
- * pending row has for its names and warnings. */
-#define TPLAN_ROWS_PER_INSERT 32
-#define TPLAN_ROW_TEXT        16384 /* a row's text: names and warnings */
+/* The text room each row has for its names and warnings. */
+#define TPLAN_ROW_TEXT 16384
 
+/* Not while the writer thread runs (it uses them itself). */
 int tplan_store_exec(tplan_store *s, const char *sql, tplan_err *err);
 int tplan_store_db_error(tplan_err *err, tplan_store *s, const char *doing);
+
+/* store_writer.c: register tplan_rows and prepare s->insert; stop the
+ * writer thread, writing what is queued (keep) or dropping it, and give
+ * back its first error (when keeping). Without a writer: nothing. */
+int tplan_store_writer_prepare(tplan_store *s, tplan_err *err);
+int tplan_store_writer_stop(tplan_store *s, bool keep, tplan_err *err);
+
+/* INSERT INTO plans (the writer's columns) VALUES (?1...), prepared once
+ * per store; NULL with err set when it cannot be. */
+sqlite3_stmt *tplan_store_values_insert(tplan_store *s, tplan_err *err);
 
 #endif

@@ -163,25 +163,12 @@ static void test_fmt_real_shortest(void **state)
     assert_string_equal(buf, "0.1");
 }
 
-typedef struct dbback {
-    const tplan_plan *plans;
-    int rows;
-} dbback;
-
-static int check_db_row(void *ud, int ncols, const char *const *names,
-                        const tplan_cell *row)
+/* row: the plan fields in field order, as the store gave them back: the
+ * plan's values bit for bit, with their storage classes. */
+static void check_fields(const tplan_cell *row, int ncols, const tplan_plan *p)
 {
-    dbback *b = ud;
     char buf[TPLAN_MAX_WARNINGS * TPLAN_WARNING_LEN];
-    const tplan_plan *p;
 
-    if (!row) {
-        assert_int_equal(ncols, tplan_field_count());
-        for (int i = 0; i < ncols; i++)
-            assert_string_equal(names[i], tplan_field_at(i)->name);
-        return 0;
-    }
-    p = &b->plans[b->rows++];
     for (int i = 0; i < ncols; i++) {
         tplan_value v = tplan_field_get(i, p, buf, sizeof buf);
 
@@ -205,6 +192,27 @@ static int check_db_row(void *ud, int ncols, const char *const *names,
             break;
         }
     }
+}
+
+typedef struct dbback {
+    const tplan_plan *plans;
+    int rows;
+} dbback;
+
+static int check_db_row(void *ud, int ncols, const char *const *names,
+                        const tplan_cell *row)
+{
+    dbback *b = ud;
+    const tplan_plan *p;
+
+    if (!row) {
+        assert_int_equal(ncols, tplan_field_count());
+        for (int i = 0; i < ncols; i++)
+            assert_string_equal(names[i], tplan_field_at(i)->name);
+        return 0;
+    }
+    p = &b->plans[b->rows++];
+    check_fields(row, ncols, p);
     return 0;
 }
 
@@ -256,6 +264,170 @@ static void test_store_keeps_values(void **state)
     assert_int_equal(
         tplan_store_query(db, sql, NULL, 0, check_db_row, &b, &err), TPLAN_OK);
     assert_int_equal(b.rows, NPLANS);
+    tplan_store_close(db);
+    unlink(path);
+    free(p);
+}
+
+/* ---- the writer thread: blocks, batches, a query mid-sweep, abort ---- */
+
+/* Rows through the writer: not a multiple of its 512-row blocks, past
+ * two 50,000-row commits (store_writer.c). */
+#define MANY 120003
+
+typedef struct manyback {
+    const tplan_plan *plans;
+    int64_t rows;
+} manyback;
+
+static double many_score(int64_t i)
+{
+    return i % 2 ? (double)NAN : (double)i * 0.5;
+}
+
+/* rank, config_index, pareto, score, key1, key2, key3, then the fields */
+static int check_many_row(void *ud, int ncols, const char *const *names,
+                          const tplan_cell *row)
+{
+    manyback *b = ud;
+    int64_t i = b->rows;
+    double sc = many_score(i), k1 = (double)i, k2 = -(double)i;
+
+    (void)names;
+    if (!row)
+        return 0;
+    assert_int_equal(row[0].type, TPLAN_CELL_INT);
+    assert_int_equal(row[0].i, i + 1);
+    assert_int_equal(row[1].i, i * 7);
+    assert_int_equal(row[2].i, i % 3 == 0);
+    if (isnan(sc)) {
+        assert_int_equal(row[3].type, TPLAN_CELL_NULL);
+    } else {
+        assert_int_equal(row[3].type, TPLAN_CELL_REAL);
+        assert_memory_equal(&row[3].r, &sc, sizeof sc);
+    }
+    assert_int_equal(row[4].type, TPLAN_CELL_REAL);
+    assert_memory_equal(&row[4].r, &k1, sizeof k1);
+    assert_memory_equal(&row[5].r, &k2, sizeof k2);
+    assert_int_equal(row[6].type, TPLAN_CELL_NULL); /* key3: not used */
+    check_fields(row + 7, ncols - 7, &b->plans[i % NPLANS]);
+    b->rows++;
+    return 0;
+}
+
+static int count_row(void *ud, int ncols, const char *const *names,
+                     const tplan_cell *row)
+{
+    (void)ncols;
+    (void)names;
+    if (row)
+        *(int64_t *)ud = row[0].i;
+    return 0;
+}
+
+static int text_row(void *ud, int ncols, const char *const *names,
+                    const tplan_cell *row)
+{
+    (void)ncols;
+    (void)names;
+    if (row)
+        snprintf(ud, 64, "%s", row[0].s);
+    return 0;
+}
+
+static void put_many(tplan_store *db, int64_t id, const tplan_plan *p,
+                     int64_t from, int64_t to)
+{
+    tplan_err err;
+
+    for (int64_t i = from; i < to; i++) {
+        double keys[2] = {(double)i, -(double)i};
+
+        if (tplan_store_plan(db, id, i + 1, i * 7, i % 3 == 0, many_score(i),
+                             keys, 2, &p[i % NPLANS], &err) != TPLAN_OK) {
+            print_error("row %lld: %s\n", (long long)i, err.msg);
+            fail();
+        }
+    }
+}
+
+static void test_store_writer_thread(void **state)
+{
+    tplan_plan *p = calloc(NPLANS, sizeof *p);
+    char path[] = "/tmp/tplan_test_many_XXXXXX", sql[4096], text[64];
+    int fd = mkstemp(path);
+    tplan_store *db;
+    tplan_sweep_meta m;
+    tplan_sweep_stats st;
+    tplan_err err;
+    int64_t id, n = -1;
+    size_t len;
+    manyback b = {p, 0};
+
+    (void)state;
+    assert_true(fd >= 0 && p);
+    close(fd);
+    unlink(path);
+    make_plans(p);
+    memset(&m, 0, sizeof m);
+    m.name = "many";
+    m.sweep_key = "k";
+    m.rank_by = "cost_usd,time_h";
+    m.keep = "all";
+    m.shards = 1;
+    m.space = MANY;
+    memset(&st, 0, sizeof st);
+    db = tplan_store_open(path, &err);
+    assert_non_null(db);
+    assert_int_equal(tplan_store_sweep_begin(db, &m, &id, &err), TPLAN_OK);
+    put_many(db, id, p, 0, 60001);
+    /* a query on the writing store first writes what is queued: the
+     * open transaction's rows are all there */
+    assert_int_equal(tplan_store_query(db, "SELECT count(*) FROM plans", NULL,
+                                       0, count_row, &n, &err),
+                     TPLAN_OK);
+    assert_int_equal(n, 60001);
+    put_many(db, id, p, 60001, MANY);
+    assert_int_equal(tplan_store_sweep_finish(db, id, &st, MANY, &err),
+                     TPLAN_OK);
+
+    /* a second sweep, abandoned: its rows never reach the file */
+    m.name = "dropped";
+    assert_int_equal(tplan_store_sweep_begin(db, &m, &id, &err), TPLAN_OK);
+    put_many(db, id, p, 0, 3000);
+    tplan_store_abort(db);
+    tplan_store_close(db);
+
+    db = tplan_store_open_ro(path, &err);
+    assert_non_null(db);
+    len = (size_t)snprintf(sql, sizeof sql,
+                           "SELECT rank, config_index, pareto, score, key1, "
+                           "key2, key3");
+    for (int i = 0; i < tplan_field_count(); i++)
+        len += (size_t)snprintf(sql + len, sizeof sql - len, ", %s",
+                                tplan_field_at(i)->name);
+    snprintf(sql + len, sizeof sql - len,
+             " FROM plans WHERE sweep_id = 1 ORDER BY rank");
+    assert_int_equal(
+        tplan_store_query(db, sql, NULL, 0, check_many_row, &b, &err),
+        TPLAN_OK);
+    assert_int_equal(b.rows, MANY);
+    assert_int_equal(tplan_store_query(db,
+                                       "SELECT count(*) FROM plans WHERE "
+                                       "sweep_id = 2",
+                                       NULL, 0, count_row, &n, &err),
+                     TPLAN_OK);
+    assert_int_equal(n, 0);
+    assert_int_equal(tplan_store_query(db,
+                                       "SELECT group_concat(completed) FROM "
+                                       "sweeps",
+                                       NULL, 0, text_row, text, &err),
+                     TPLAN_OK);
+    assert_string_equal(text, "1,0");
+    assert_int_equal(tplan_store_query(db, "PRAGMA integrity_check", NULL, 0,
+                                       text_row, text, &err),
+                     TPLAN_OK);
+    assert_string_equal(text, "ok");
     tplan_store_close(db);
     unlink(path);
     free(p);
@@ -338,6 +510,7 @@ int main(void)
         cmocka_unit_test(test_csv_reads_back_exactly),
         cmocka_unit_test(test_fmt_real_shortest),
         cmocka_unit_test(test_store_keeps_values),
+        cmocka_unit_test(test_store_writer_thread),
         cmocka_unit_test(test_schema_matches_fields),
         cmocka_unit_test(test_sha256_vectors),
     };
