@@ -13,7 +13,8 @@
  * writes queued leaves the file as if it had died before issuing them
  * (the rollback journal, written synchronously, restores the rest).
  * A failed queued write is returned by the next operation on the file.
- * Journals and temporary files go straight to the default VFS. */
+ * Journals and temporary files go straight to the default VFS, and so do
+ * the writes of a database in WAL mode (see afile.direct). */
 #include "async_vfs.h"
 
 #include <pthread.h>
@@ -53,7 +54,13 @@ typedef struct afile {
     int err;
     uint64_t seq_in, drop_upto;
     int sector_size, device_flags; /* the real file's, read at open */
-    struct afile *next;            /* open_files */
+    /* Write in place from now on: the file is a WAL database. There the
+     * main file is written only by checkpoints, which SQLite may record
+     * as done without a sync (SQLITE_FCNTL_CKPT_DONE), so a failed write
+     * must fail in place; and the page writes that matter go to the
+     * -wal file, which is not queued anyway. */
+    bool direct;
+    struct afile *next; /* open_files */
 } afile;
 
 static sqlite3_vfs *base_vfs;
@@ -169,10 +176,25 @@ static int a_close(sqlite3_file *p)
     return rc != SQLITE_OK ? rc : rc2;
 }
 
+/* The database header's read and write versions (bytes 18 and 19) are 2
+ * in WAL mode (SQLite file format, section 1.3). */
+static void note_wal(afile *f, const void *buf, int amt, sqlite3_int64 off)
+{
+    const unsigned char *h = buf;
+
+    if (off == 0 && amt >= 20 && (h[18] == 2 || h[19] == 2))
+        f->direct = true;
+}
+
 static int a_read(sqlite3_file *p, void *buf, int amt, sqlite3_int64 off)
 {
+    int rc;
+
     DRAIN_OR(p); /* not the page as it was before a write that failed */
-    return REAL(p)->pMethods->xRead(REAL(p), buf, amt, off);
+    rc = REAL(p)->pMethods->xRead(REAL(p), buf, amt, off);
+    if (rc == SQLITE_OK)
+        note_wal(FILE_OF(p), buf, amt, off);
+    return rc;
 }
 
 static int a_write(sqlite3_file *p, const void *buf, int amt, sqlite3_int64 off)
@@ -181,7 +203,8 @@ static int a_write(sqlite3_file *p, const void *buf, int amt, sqlite3_int64 off)
     int rc;
     slot *s;
 
-    if (amt > SLOT_SIZE) {
+    note_wal(f, buf, amt, off);
+    if (amt > SLOT_SIZE || f->direct) {
         DRAIN_OR(p);
         return f->real->pMethods->xWrite(f->real, buf, amt, off);
     }
@@ -259,6 +282,7 @@ static int a_device_characteristics(sqlite3_file *p)
 static int a_shm_map(sqlite3_file *p, int pg, int pgsz, int extend,
                      void volatile **out)
 {
+    FILE_OF(p)->direct = true; /* a WAL index: a WAL database */
     DRAIN(p);
     return REAL(p)->pMethods->xShmMap(REAL(p), pg, pgsz, extend, out);
 }

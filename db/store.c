@@ -249,6 +249,8 @@ int tplan_store_sweep_begin(tplan_store *s, const tplan_sweep_meta *m,
     sqlite3_stmt *st;
     int rc;
 
+    if (tplan_store_writer_stop(s, true, err))
+        return TPLAN_EINVAL;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return tplan_store_db_error(err, s, "cannot write to");
     sqlite3_bind_text(st, 1, m->name, -1, SQLITE_TRANSIENT);

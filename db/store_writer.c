@@ -15,6 +15,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@
 
 /* Rows per transaction: large enough that commits (an fsync each) cost
  * little, small enough that a kill loses at most one batch. */
-#define BATCH_ROWS 200000
+#define BATCH_ROWS 50000
 
 /* Rows per block, blocks in flight, and a block's text arena: every row
  * finds at least TPLAN_ROW_TEXT bytes free (names and warnings average
@@ -65,7 +66,9 @@ struct tplan_writer {
     int head;   /* oldest submitted block (the writer's next) */
     int queued; /* submitted, not yet written */
     int fill;   /* the block the caller fills */
-    bool stop, discard, failed;
+    bool stop, discard;
+    /* set under mu; read without it by tplan_store_plan */
+    atomic_bool failed;
     tplan_err err; /* the first failure */
 };
 
@@ -255,6 +258,8 @@ sqlite3_stmt *tplan_store_values_insert(tplan_store *s, tplan_err *err)
 
     if (s->insert_values)
         return s->insert_values;
+    if (tplan_store_writer_stop(s, true, err))
+        return NULL;
     for (int i = 1; i < ncols(); i++)
         n += (size_t)snprintf(values + n, sizeof values - n, ", ?");
     snprintf(values + n, sizeof values - n, ")");
@@ -318,8 +323,8 @@ static void *writer_main(void *arg)
             rc = write_block(w->s, b, &err);
         pthread_mutex_lock(&w->mu);
         if (rc && !w->failed) {
+            w->err = err; /* before failed: tplan_store_plan reads it after */
             w->failed = true;
-            w->err = err;
         }
         b->rows = 0;
         b->text_used = 0;
@@ -351,6 +356,7 @@ static int writer_start(tplan_store *s, tplan_err *err)
     if (!w)
         return tplan_err_set(err, TPLAN_ENOMEM, "db", "out of memory");
     w->s = s;
+    atomic_init(&w->failed, false);
     pthread_mutex_init(&w->mu, NULL);
     pthread_cond_init(&w->cv, NULL);
     for (int i = 0; i < NBLOCKS; i++) {
@@ -460,6 +466,11 @@ int tplan_store_plan(tplan_store *s, int64_t sweep_id, int64_t rank,
 
     if (!s->w && writer_start(s, err))
         return TPLAN_ENOMEM;
+    if (s->w->failed) { /* a caller going on after an error */
+        if (err)
+            *err = s->w->err;
+        return TPLAN_EINVAL;
+    }
     b = &s->w->blocks[s->w->fill];
     v = &b->vals[(size_t)b->rows * (size_t)ncols()];
     t = &b->types[(size_t)b->rows * (size_t)ncols()];

@@ -131,6 +131,14 @@ int64_t tplan_sweep_size(const tplan_sweep_spec *s);
 int tplan_sweep_config_at(const tplan_sweep_spec *s, int64_t index,
                           tplan_config *out, tplan_err *err);
 
+/* Evaluate in full (warnings and advice) the configurations of s at
+ * idx[0..n) into out[0..n), on up to threads threads, the caller's one of
+ * them. The same plans for any number of threads; on errors, the error of
+ * the first failing item. */
+int tplan_sweep_eval_at(const tplan_sweep_spec *s, const int64_t *idx,
+                        int64_t n, tplan_plan *out, int threads,
+                        tplan_err *err);
+
 /* Check a spec: axis values, objectives, keep. */
 int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err);
 

@@ -2,8 +2,9 @@
 # Writer speed, rows per second:
 #  - bench_store: the SQLite and CSV writers alone (the plans evaluated
 #    beforehand), 1M rows, RUNS runs each, median and range;
-#  - end to end: res:save of a keep = "all" sweep (tests/bench/save_bench.lua),
-#    which re-evaluates every kept plan in full before writing it.
+#  - end to end: res:save of a keep = "all" sweep (tests/bench/save_bench.lua,
+#    --threads = cores), which re-evaluates every kept plan in full on the
+#    sweep's threads before writing it.
 # The machine's other load moves single runs by +-20%: read the median.
 # Usage: scripts/bench_store.sh [RUNS] [DIR]   (default 7 runs, files in /tmp)
 set -euo pipefail
@@ -28,13 +29,13 @@ for _ in $(seq 3); do
 done | awk '{print $7}' | median
 
 out="$dir/tplan_save_bench_$$.db"
-echo "End to end, res:save of a keep = \"all\" sweep (re-evaluation included):"
+echo "End to end, res:save of 393,216 kept plans, --threads $(nproc) (re-evaluation included):"
 for _ in $(seq 3); do
     rm -f "$out"
     t0=$(now)
-    build/cli/tplan run tests/bench/save_bench.lua -- out="$out" save=0 >/dev/null
+    build/cli/tplan run tests/bench/save_bench.lua --threads "$(nproc)" -- out="$out" save=0 >/dev/null
     t1=$(now)
-    rows=$(build/cli/tplan run tests/bench/save_bench.lua -- out="$out" save=1 | awk '{print $(NF - 2)}')
+    rows=$(build/cli/tplan run tests/bench/save_bench.lua --threads "$(nproc)" -- out="$out" save=1 | awk '{print $(NF - 2)}')
     t2=$(now)
     awk -v r="$rows" -v a="$t0" -v b="$t1" -v c="$t2" 'BEGIN {printf "%d\n", r / ((c - b) - (b - a))}'
 done | median

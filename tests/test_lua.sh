@@ -73,11 +73,14 @@ out=$("$tplan" run args.lua --threads 2 -- alpha --beta 2>&1)
 
 # --- identical results for any thread count ------------------------------
 for t in 1 2 3; do
-    "$tplan" run "$dir/lua/determinism.lua" --threads $t --csv "t$t.csv" >"t$t.out" 2>"t$t.err" ||
+        "$tplan" run "$dir/lua/determinism.lua" --threads $t --csv "t$t.csv" --db "t$t.db" >"t$t.out" 2>"t$t.err" ||
         bad "determinism --threads $t: $(cat "t$t.err")"
+    # kept plans are evaluated again on the sweep's threads before they are written
+    "$tplan" query "t$t.db" "SELECT * FROM plans ORDER BY sweep_id, rank, config_index" --csv >"t$t.dbcsv"
 done
 if cmp -s t1.csv t2.csv && cmp -s t1.csv t3.csv && cmp -s t1.out t2.out &&
-    cmp -s t1.out t3.out; then
+    cmp -s t1.out t3.out && cmp -s t1.dbcsv t2.dbcsv && cmp -s t1.dbcsv t3.dbcsv &&
+    [ "$(wc -l <t1.dbcsv)" -gt 100 ]; then
     ok
 else
     bad "--threads 1/2/3 differ"

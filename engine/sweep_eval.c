@@ -1,0 +1,93 @@
+/* Full evaluations of chosen configurations of a sweep, on threads: the
+ * kept plans, evaluated again with their warnings and advice before they
+ * are written (res:save, res:csv, --db, --csv). Plans are independent, so
+ * the result is the same for any number of threads. */
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+
+#include "sweep.h"
+
+typedef struct eval_job {
+    const tplan_sweep_spec *spec;
+    const int64_t *idx;
+    tplan_plan *out;
+    int64_t n;
+    atomic_llong next;
+    pthread_mutex_t lock;
+    int64_t err_at; /* the lowest failing item, n when none */
+    tplan_err err;
+} eval_job;
+
+/* Items are taken a few at a time: a full evaluation is microseconds.
+ * Threads as many as tplan.sweep allows. */
+#define EVAL_MAX_THREADS 256
+#define TAKE             8
+
+static void *eval_work(void *arg)
+{
+    eval_job *j = arg;
+    tplan_config c;
+    tplan_err e;
+
+    for (;;) {
+        int64_t from = atomic_fetch_add(&j->next, TAKE);
+
+        if (from >= j->n)
+            break;
+        for (int64_t i = from; i < from + TAKE && i < j->n; i++) {
+            if (tplan_sweep_config_at(j->spec, j->idx[i], &c, &e) == TPLAN_OK &&
+                tplan_plan_eval(&c, &j->out[i], &e) == TPLAN_OK)
+                continue;
+            pthread_mutex_lock(&j->lock);
+            if (i < j->err_at) {
+                j->err_at = i;
+                j->err = e;
+            }
+            pthread_mutex_unlock(&j->lock);
+        }
+    }
+    return NULL;
+}
+
+int tplan_sweep_eval_at(const tplan_sweep_spec *s, const int64_t *idx,
+                        int64_t n, tplan_plan *out, int threads, tplan_err *err)
+{
+    pthread_t th[EVAL_MAX_THREADS];
+    int started = 0;
+    eval_job j;
+
+    if (threads > EVAL_MAX_THREADS)
+        threads = EVAL_MAX_THREADS;
+    if (threads > n / TAKE)
+        threads = (int)(n / TAKE);
+    j.spec = s;
+    j.idx = idx;
+    j.out = out;
+    j.n = n;
+    atomic_init(&j.next, 0);
+    pthread_mutex_init(&j.lock, NULL);
+    j.err_at = n;
+    if (threads > 1) {
+        /* the helpers leave signals to the caller's thread */
+        sigset_t all, old;
+
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &old);
+        while (started < threads - 1 &&
+               pthread_create(&th[started], NULL, eval_work, &j) == 0)
+            started++;
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    }
+    eval_work(&j); /* the caller works too; alone if no thread started */
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i], NULL);
+    pthread_mutex_destroy(&j.lock);
+    if (j.err_at < n) {
+        if (err)
+            *err = j.err;
+        return j.err.code ? j.err.code : TPLAN_EINVAL;
+    }
+    return TPLAN_OK;
+}
