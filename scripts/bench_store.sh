@@ -6,6 +6,12 @@
 #    --threads = cores), which re-evaluates every kept plan in full on the
 #    sweep's threads before writing it.
 # The machine's other load moves single runs by +-20%: read the median.
+# Each SQLite run starts after PAUSE seconds (default 3): on this project's
+# VMs, page-cache memory a run frees goes back to the host within seconds,
+# and writing into such fresh memory is ~4x slower (dd of 460 MB: 1.0 GB/s
+# after a pause, 4.0 GB/s right after a delete); back-to-back runs
+# alternate between the two. With the pause every run meets the slower
+# case, as a first sweep in a session does. PAUSE=0 runs back to back.
 # Usage: scripts/bench_store.sh [RUNS] [DIR]   (default 7 runs, files in /tmp)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,9 +24,11 @@ median() {
 now() { date +%s.%N; }
 
 echo "tplan $(build/cli/tplan --version | cut -d' ' -f2), $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); SQLite $(sqlite3 --version 2>/dev/null | cut -d' ' -f1); $dir on $(df -T "$dir" | awk 'NR == 2 {print $2}')"
-echo "SQLite writer, 1,000,000 rows of 56 columns:"
+echo "SQLite writer, 1,000,000 rows of 56 columns, ${PAUSE:-3} s apart:"
+pause=${PAUSE:-3}
 for _ in $(seq "$runs"); do
     sync
+    sleep "$pause"
     build/tests/bench_store 1000000 "$dir" sqlite
 done | awk '{print $7}' | median
 echo "CSV writer, 300,000 rows:"

@@ -4,7 +4,8 @@
 set -euo pipefail
 
 packages=(cmake gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev
-          libcmocka-dev jq parallel clang libclang-rt-14-dev sqlite3)
+          libcmocka-dev jq parallel clang libclang-rt-14-dev sqlite3
+          python3 libreoffice-calc-nogui)
 
 missing=()
 for p in "${packages[@]}"; do
