@@ -22,16 +22,12 @@ struct tplan_csv {
     bool bad;   /* a write failed */
 };
 
-int tplan_fmt_real(char *buf, size_t len, double v)
+/* One thread writes a file: stdio's per-call lock is skipped for the
+ * short pieces (putc_unlocked, POSIX), which took a fifth of the time. */
+static void put_chars(FILE *f, const char *s, size_t n)
 {
-    int n = 0;
-
-    for (int digits = 15; digits <= 17; digits++) {
-        n = snprintf(buf, len, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    return n;
+    for (size_t i = 0; i < n; i++)
+        putc_unlocked(s[i], f);
 }
 
 /* RFC 4180: quote a field only when it holds a separator, a quote, a line
@@ -44,7 +40,8 @@ static int put_text(FILE *f, const char *s)
     quote = quote || strpbrk(s, ",\"\r\n") != NULL;
     if (quote)
         return csv_fwrite(f, s, n) == 0 ? 0 : -1;
-    return fwrite(s, 1, n, f) == n ? 0 : -1;
+    put_chars(f, s, n); /* errors: ferror at the row's end */
+    return 0;
 }
 
 static int io_error(tplan_err *err, const char *path, const char *doing)
@@ -133,7 +130,7 @@ tplan_csv *tplan_csv_create(const char *path, tplan_err *err)
 static void sep(tplan_csv *w)
 {
     if (w->col++ > 0)
-        fputc(',', w->f);
+        putc_unlocked(',', w->f);
 }
 
 void tplan_csv_text(tplan_csv *w, const char *s)
@@ -145,8 +142,18 @@ void tplan_csv_text(tplan_csv *w, const char *s)
 
 void tplan_csv_int(tplan_csv *w, int64_t v)
 {
+    char num[24];
+    size_t i = sizeof num;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+
     sep(w);
-    fprintf(w->f, "%lld", (long long)v);
+    do {
+        num[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    if (v < 0)
+        num[--i] = '-';
+    put_chars(w->f, num + i, sizeof num - i);
 }
 
 void tplan_csv_real(tplan_csv *w, double v)
@@ -155,8 +162,9 @@ void tplan_csv_real(tplan_csv *w, double v)
 
     sep(w);
     if (!isnan(v)) {
-        tplan_fmt_real(num, sizeof num, v);
-        fputs(num, w->f);
+        size_t n = (size_t)tplan_fmt_real(num, sizeof num, v);
+
+        put_chars(w->f, num, n < sizeof num ? n : sizeof num - 1);
     }
 }
 

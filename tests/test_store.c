@@ -163,6 +163,92 @@ static void test_fmt_real_shortest(void **state)
     assert_string_equal(buf, "0.1");
 }
 
+/* The rule tplan_fmt_real follows, as glibc computes it: the first of
+ * "%.15g", "%.16g", "%.17g" that strtod reads back to the same double. */
+static void fmt_reference(char *buf, size_t len, double v)
+{
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            break;
+    }
+}
+
+static int fmt_mismatches;
+
+static void fmt_same(double v)
+{
+    char got[48], want[48];
+
+    tplan_fmt_real(got, sizeof got, v);
+    fmt_reference(want, sizeof want, v);
+    if (strcmp(got, want) != 0 && fmt_mismatches++ < 10)
+        print_error("%a: %s, want %s\n", v, got, want);
+}
+
+/* x and its neighbours, both signs */
+static void fmt_around(double x)
+{
+    double lo = x, hi = x;
+
+    for (int i = 0; i < 3; i++) {
+        fmt_same(lo);
+        fmt_same(-lo);
+        fmt_same(hi);
+        fmt_same(-hi);
+        lo = nextafter(lo, 0);
+        hi = nextafter(hi, INFINITY);
+    }
+}
+
+static uint64_t fmt_rand(uint64_t *s)
+{ /* splitmix64 (Steele, Lea and Flood 2014): any fixed stream will do */
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+/* The exact path against the reference, text for text: every power of
+ * ten and of two in and around its range with their neighbours, ties
+ * (k + 1/2 at every scale), and a million random doubles: uniform bits
+ * over the exponents of 1e-7..1e40 and ratios of random integers, the
+ * kind a plan's figures are. */
+static void test_fmt_real_reference(void **state)
+{
+    uint64_t seed = 20261124;
+    double p10 = 1e-8;
+
+    (void)state;
+    fmt_mismatches = 0;
+    for (int i = -8; i <= 40; i++, p10 *= 10) {
+        fmt_around(p10);
+        fmt_around(strtod("1e-8", NULL) * pow(10, i + 8)); /* other roundings */
+        for (int j = 1; j <= 9; j++)
+            fmt_around(j * p10 * 0.999999999999999);
+    }
+    for (int i = -30; i <= 130; i++)
+        fmt_around(ldexp(1.0, i));
+    for (int i = 0; i < 60; i++) /* ties: k + 1/2 with 16 to 18 digits */
+        fmt_around((double)(1ULL << 53) / 8 + 0.5 + (double)i * 1024);
+    for (int i = 0; i < 1000000; i++) {
+        uint64_t r = fmt_rand(&seed);
+        double v;
+
+        if (i & 1) { /* bits: sign, exponent in [-24, 133], mantissa */
+            int ex = (int)(r >> 52 & 0xff) % 158 - 24;
+
+            v = ldexp(1.0 + (double)(r & ((1ULL << 52) - 1)) / 0x1p52, ex);
+            v = (r >> 63) ? -v : v;
+        } else { /* a ratio of integers, as figures are */
+            v = (double)(r >> 20) / (double)((fmt_rand(&seed) >> 40) + 1);
+        }
+        fmt_same(v);
+    }
+    assert_int_equal(fmt_mismatches, 0);
+}
+
 /* row: the plan fields in field order, as the store gave them back: the
  * plan's values bit for bit, with their storage classes. */
 static void check_fields(const tplan_cell *row, int ncols, const tplan_plan *p)
@@ -509,6 +595,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_csv_reads_back_exactly),
         cmocka_unit_test(test_fmt_real_shortest),
+        cmocka_unit_test(test_fmt_real_reference),
         cmocka_unit_test(test_store_keeps_values),
         cmocka_unit_test(test_store_writer_thread),
         cmocka_unit_test(test_schema_matches_fields),
