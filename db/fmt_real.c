@@ -26,17 +26,19 @@
 __extension__ typedef unsigned __int128 u128;
 __extension__ typedef __int128 i128;
 
-/* The reference rule, for values outside the exact path's range. */
+/* The reference rule, for values outside the exact path's range; tried
+ * in a buffer of its own (the longest, "-4.9406564584124654e-324", is
+ * 24 bytes), then cut to len as snprintf cuts. */
 static int fmt_printf(char *buf, size_t len, double v)
 {
-    int n = 0;
+    char t[40];
 
     for (int digits = 15; digits <= 17; digits++) {
-        n = snprintf(buf, len, "%.*g", digits, v);
-        if (strtod(buf, NULL) == v)
+        snprintf(t, sizeof t, "%.*g", digits, v);
+        if (strtod(t, NULL) == v)
             break;
     }
-    return n;
+    return snprintf(buf, len, "%s", t);
 }
 
 static const uint64_t pow10_64[20] = {
@@ -100,8 +102,8 @@ static bool scale(uint64_t m, int e, int k, scaled *s)
             s->width = pow10_128(k);
         }
     } else {
-        if (-k > 38 || e < 0 || e > 73)
-            return false; /* m * 2^e < 2^126 */
+        if (-k > 38 || e < 0 || e > 74)
+            return false; /* m * 2^e < 2^127 */
         n = (u128)m << e;
         s->d = pow10_128(-k);
         s->q = n / s->d;

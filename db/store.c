@@ -4,12 +4,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sqlite3.h>
 
 #include "async_vfs.h"
 #include "schema_sql.h"
 #include "store_int.h"
+
+/* How long a connection waits for another process's lock: a read-only
+ * one per statement (sqlite3_busy_timeout), a writer per transaction. */
+#define BUSY_MS 10000
 
 int tplan_store_db_error(tplan_err *err, tplan_store *s, const char *doing)
 {
@@ -53,9 +58,10 @@ static int check(tplan_store *s, int *empty, tplan_err *err)
         "(SELECT count(*) FROM sqlite_master)";
     int64_t app = -1, ver = -1, objects = -1;
     sqlite3_stmt *st;
+    int rc = SQLITE_OK;
 
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
-        if (sqlite3_step(st) == SQLITE_ROW) {
+        if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             app = sqlite3_column_int64(st, 0);
             ver = sqlite3_column_int64(st, 1);
             objects = sqlite3_column_int64(st, 2);
@@ -63,6 +69,11 @@ static int check(tplan_store *s, int *empty, tplan_err *err)
         sqlite3_finalize(st);
     }
 
+    if ((rc & 0xff) == SQLITE_BUSY)
+        return tplan_err_set(err, TPLAN_EINVAL, "db",
+                             "%s is locked by another connection (waited "
+                             "%d s): %s",
+                             s->path, BUSY_MS / 1000, sqlite3_errstr(rc));
     if (app < 0 || ver < 0 || objects < 0)
         return tplan_err_set(err, TPLAN_EINVAL, "db",
                              "%s is not a tplan result database: %s", s->path,
@@ -83,6 +94,61 @@ static int check(tplan_store *s, int *empty, tplan_err *err)
     return TPLAN_OK;
 }
 
+static double monotonic_s(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* A writer's busy handler: BUSY_MS in all for one transaction, not for
+ * each lock request in it. With a small page cache every INSERT may
+ * spill and ask for the exclusive lock; with a per-request timeout (SQLite's
+ * own) a reader holding a read transaction open stalled a run for as
+ * long as it held it, and the pending lock the writer keeps meanwhile
+ * shut out every new reader. Now the transaction's COMMIT fails after
+ * BUSY_MS with "database is locked" and the locks go. The delays are
+ * SQLite's own default handler's. */
+static int busy_wait(void *arg, int n)
+{
+    static const int delay_ms[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50,
+                                   100};
+    tplan_store *s = arg;
+    double now = monotonic_s(), left_ms;
+    int ms = delay_ms[n < 12 ? n : 11];
+    struct timespec ts;
+
+    /* A wait that does not hold the write lock yet (a read, BEGIN, an
+     * autocommit statement) starts its own deadline; spills and COMMIT
+     * inside a write transaction share the transaction's. (Not
+     * sqlite3_get_autocommit: it already reads 1 during COMMIT.) */
+    if (s->busy_deadline_s == 0 ||
+        (n == 0 && sqlite3_txn_state(s->db, NULL) != SQLITE_TXN_WRITE))
+        s->busy_deadline_s = now + BUSY_MS / 1000.0;
+    left_ms = (s->busy_deadline_s - now) * 1000;
+    if (left_ms <= 0)
+        return 0;
+    if (ms > left_ms)
+        ms = (int)left_ms + 1;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    nanosleep(&ts, NULL);
+    return 1;
+}
+
+/* a transaction ended: the next one waits afresh */
+static int tx_committed(void *arg)
+{
+    ((tplan_store *)arg)->busy_deadline_s = 0;
+    return 0;
+}
+
+static void tx_rolled_back(void *arg)
+{
+    ((tplan_store *)arg)->busy_deadline_s = 0;
+}
+
 static tplan_store *open_db(const char *path, int flags, const char *vfs,
                             tplan_err *err)
 {
@@ -101,7 +167,13 @@ static tplan_store *open_db(const char *path, int flags, const char *vfs,
         return NULL;
     }
     sqlite3_extended_result_codes(s->db, 1);
-    sqlite3_busy_timeout(s->db, 10000);
+    if (flags & SQLITE_OPEN_READWRITE) {
+        sqlite3_busy_handler(s->db, busy_wait, s);
+        sqlite3_commit_hook(s->db, tx_committed, s);
+        sqlite3_rollback_hook(s->db, tx_rolled_back, s);
+    } else {
+        sqlite3_busy_timeout(s->db, BUSY_MS);
+    }
     return s;
 }
 

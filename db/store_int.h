@@ -19,6 +19,9 @@ struct tplan_store {
     bool read_only; /* queries may not write (not even VACUUM INTO) */
     bool hold_tx;   /* a caller's transaction (merge): never commit inside */
     int64_t batch;
+    /* a writer's deadline for lock waits in the open transaction
+     * (monotonic seconds; 0: none yet), see busy_wait in store.c */
+    double busy_deadline_s;
     char path[512];
 };
 

@@ -10,7 +10,8 @@ the same characters, empty cells empty, and every other cell a number cell
 with the CSV's value. Calc keeps doubles but writes them to ODF with 15
 significant digits (seen in its own .fods, .xlsx and CSV output), so a
 number matches when it agrees to 15 significant digits: a relative
-difference of at most 5e-15, checked as 1e-14.
+difference of at most 5e-15, checked as 1e-14. (That the CSV's numbers
+read back exactly is tests/test_store.c's check, with strict libcsv.)
 Prints one line per mismatch (at most 20) and a tally; exit 1 on any.
 """
 import csv

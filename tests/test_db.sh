@@ -158,6 +158,53 @@ else
     bad "the writing sweep finished before it could be killed (make big.lua bigger)"
 fi
 
+# A reader that keeps a read transaction open while a run writes: the
+# writer waits at most 10 s in all for one transaction (spills and COMMIT
+# together), then fails with "database is locked" and lets go; it does not
+# stall for as long as the reader holds on (SQLite's own per-request
+# timeout did, keeping every new reader out meanwhile). The reader, a
+# sqlite3 fed through a fifo, gets in between two batches; a run that ends
+# before it gets in proves nothing and is tried again (3 tries).
+sed 's/price = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}/price = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32}/' \
+    big.lua >big2.lua
+held=inconclusive
+for _ in 1 2 3; do
+    rm -f hold.db* hold.fifo
+    "$tplan" run save.lua -- hold.db >/dev/null 2>&1
+    mkfifo hold.fifo
+    sqlite3 hold.db <hold.fifo >/dev/null 2>&1 &
+    holder=$!
+    exec 7>hold.fifo
+    echo ".timeout 60000" >&7
+    t0=$(cut -d. -f1 /proc/uptime) # monotonic seconds
+    timeout 60 "$tplan" run big2.lua --db hold.db >/dev/null 2>err &
+    pid=$!
+    for _ in $(seq 1 1200); do
+        [ "$(stat -c %s hold.db 2>/dev/null || echo 0)" -gt 30000000 ] && break
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.05
+    done
+    echo "BEGIN; SELECT count(*) FROM sweeps;" >&7
+    wait $pid
+    rc=$?
+    secs=$(($(cut -d. -f1 /proc/uptime) - t0))
+    # while the reader still holds its snapshot, others can read
+    during=$("$tplan" query hold.db "SELECT count(*) FROM sweeps" --csv 2>&1 | tail -n 1 | tr -d '\r')
+    echo "COMMIT;" >&7
+    exec 7>&-
+    wait $holder
+    [ "$rc" = 0 ] && continue # the run ended before the reader got in
+    if [ "$rc" = 1 ] && [ "$secs" -le 30 ] && grep -q -- "--db: hold.db: database is locked" err &&
+        [ "$during" = 2 ] && [ "$(q hold.db 'PRAGMA integrity_check')" = ok ] &&
+        [ "$(q hold.db "SELECT group_concat(completed, '+') FROM sweeps")" = "1+0" ]; then
+        held=ok
+    else
+        held="exit $rc after ${secs} s, '$(cat err)', a query meanwhile: $during"
+    fi
+    break
+done
+[ "$held" = ok ] && ok || bad "a writer with a reader holding a read transaction: $held"
+
 # a process killed in the middle of a commit leaves a hot journal: readers
 # roll it back (one read-write open) and see the last committed state. Made
 # deterministic with sqlite3: a 1-page cache spills the update to the file

@@ -33,8 +33,11 @@ LUA
 "$tplan" run sheet.lua --csv plans.csv --db plans.db >/dev/null 2>err || bad "run: $(cat err)"
 "$tplan" export plans.db --csv export.csv --sweep "with, budget" 2>err || bad "export: $(cat err)"
 # the sweep has what the check is for
-grep -q '"my ""8b"", v2"' plans.csv && ok || bad "no quoted model name in plans.csv"
-grep -q ' | would fit with' plans.csv && ok || bad "no multi-warning text in plans.csv"
+for f in plans export; do
+    grep -q '"my ""8b"", v2"' $f.csv && ok || bad "no quoted model name in $f.csv"
+    grep -q ' | would fit with' $f.csv && ok || bad "no multi-warning text in $f.csv"
+    [ "$(wc -l <$f.csv)" -gt 70 ] && ok || bad "$f.csv has $(wc -l <$f.csv) lines"
+done
 grep -q ',,,' plans.csv && ok || bad "no empty cells in plans.csv"
 
 # soffice keeps its profile in a directory of its own (no clash with a

@@ -249,6 +249,32 @@ static void test_fmt_real_reference(void **state)
     assert_int_equal(fmt_mismatches, 0);
 }
 
+/* A short buffer is cut as snprintf cuts, and the full length returned,
+ * on both paths (5e-324 and -1e-300 take printf). */
+static void test_fmt_real_short_buffer(void **state)
+{
+    static const double v[] = {5e-324, -1e-300, 0.1, 1.0 / 3.0, -2.5e30};
+    static const size_t lens[] = {1, 2, 5, 8};
+    char full[48], buf[48];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+        int n;
+
+        fmt_reference(full, sizeof full, v[i]);
+        n = (int)strlen(full);
+        assert_int_equal(tplan_fmt_real(NULL, 0, v[i]), n);
+        for (size_t j = 0; j < sizeof lens / sizeof lens[0]; j++) {
+            size_t cut = (size_t)n < lens[j] ? (size_t)n : lens[j] - 1;
+
+            memset(buf, 'x', sizeof buf);
+            assert_int_equal(tplan_fmt_real(buf, lens[j], v[i]), n);
+            assert_int_equal(strlen(buf), cut);
+            assert_memory_equal(buf, full, cut);
+        }
+    }
+}
+
 /* row: the plan fields in field order, as the store gave them back: the
  * plan's values bit for bit, with their storage classes. */
 static void check_fields(const tplan_cell *row, int ncols, const tplan_plan *p)
@@ -596,6 +622,7 @@ int main(void)
         cmocka_unit_test(test_csv_reads_back_exactly),
         cmocka_unit_test(test_fmt_real_shortest),
         cmocka_unit_test(test_fmt_real_reference),
+        cmocka_unit_test(test_fmt_real_short_buffer),
         cmocka_unit_test(test_store_keeps_values),
         cmocka_unit_test(test_store_writer_thread),
         cmocka_unit_test(test_schema_matches_fields),
