@@ -21,6 +21,16 @@ expect() {
     fi
 }
 q() { "$tplan" query "$@" --csv | tail -n +2 | tr -d '\r'; }
+# grown FILE BYTES PID: wait (60 s at most) until FILE is larger than
+# BYTES, or until process PID has ended
+grown() {
+    for _ in $(seq 1 1200); do
+        [ "$(stat -c %s "$1" 2>/dev/null || echo 0)" -gt "$2" ] && return 0
+        kill -0 "$3" 2>/dev/null || return 1
+        sleep 0.05
+    done
+    return 1
+}
 
 # --- --db, the schema, query ------------------------------------------------
 "$tplan" run "$dir/lua/db_sweep.lua" --db r.db --csv r.csv >/dev/null || bad "run --db"
@@ -135,11 +145,7 @@ pid=$!
 # (a 50,000-row batch is ~23 MB; at most 8 MB of it waits in the page
 # cache and the I/O queue). The writer holds its write lock from the
 # first spilled page to each COMMIT, so the size is watched, not queried.
-for _ in $(seq 1 600); do
-    [ "$(stat -c %s k.db 2>/dev/null || echo 0)" -gt 48000000 ] && break
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.05
-done
+grown k.db 48000000 $pid
 if kill -9 $pid 2>/dev/null; then
     wait $pid 2>/dev/null
     if [ "$(q k.db 'PRAGMA integrity_check')" = ok ] &&
@@ -179,11 +185,7 @@ for _ in 1 2 3; do
     t0=$(cut -d. -f1 /proc/uptime) # monotonic seconds
     timeout 60 "$tplan" run big2.lua --db hold.db >/dev/null 2>err &
     pid=$!
-    for _ in $(seq 1 1200); do
-        [ "$(stat -c %s hold.db 2>/dev/null || echo 0)" -gt 30000000 ] && break
-        kill -0 $pid 2>/dev/null || break
-        sleep 0.05
-    done
+    grown hold.db 30000000 $pid
     echo "BEGIN; SELECT count(*) FROM sweeps;" >&7
     wait $pid
     rc=$?
