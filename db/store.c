@@ -104,16 +104,16 @@ static double monotonic_s(void)
 
 /* A writer's busy handler: BUSY_MS in all for one transaction, not for
  * each lock request in it. With a small page cache every INSERT may
- * spill and ask for the exclusive lock; with a per-request timeout (SQLite's
- * own) a reader holding a read transaction open stalled a run for as
- * long as it held it, and the pending lock the writer keeps meanwhile
- * shut out every new reader. Now the transaction's COMMIT fails after
- * BUSY_MS with "database is locked" and the locks go. The delays are
- * SQLite's own default handler's. */
+ * spill and ask for the exclusive lock; with a per-request timeout
+ * (SQLite's own) a reader holding a read transaction open stalled a run
+ * for as long as it held it, and the pending lock the writer keeps
+ * meanwhile shut out every new reader. Now the transaction's COMMIT
+ * fails after BUSY_MS with "database is locked" and the locks go. The
+ * delays are SQLite's own default handler's. */
 static int busy_wait(void *arg, int n)
 {
-    static const int delay_ms[] = {1, 2, 5, 10, 15, 20, 25, 25, 25, 50, 50,
-                                   100};
+    static const int delay_ms[] = {1,  2,  5,  10, 15, 20,
+                                   25, 25, 25, 50, 50, 100};
     tplan_store *s = arg;
     double now = monotonic_s(), left_ms;
     int ms = delay_ms[n < 12 ? n : 11];
@@ -266,10 +266,9 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err)
      * and the I/O thread writes them while the writer encodes the next
      * rows. With a cache that held a whole 50,000-row batch (64 MiB)
      * every page was written in one burst at COMMIT, with the writer
-     * waiting on it: bench_store, 1M rows, 5 runs each, 2 to 4 MiB
-     * 540k-660k rows/s, 64 MiB 455k-470k where fresh page-cache memory
-     * is slow (README). New pages are spilled first and need no journal
-     * sync, so spilling adds no fsync. */
+     * waiting on it (bench_store, interleaved runs: +8% on a quiet host,
+     * +30% on a loaded one; README). New pages are spilled first and
+     * need no journal sync, so spilling adds no fsync. */
     static const char tune[] = "PRAGMA cache_size = -4096";
     int empty;
     char pragma[96];
