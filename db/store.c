@@ -58,9 +58,10 @@ static int check(tplan_store *s, int *empty, tplan_err *err)
         "(SELECT count(*) FROM sqlite_master)";
     int64_t app = -1, ver = -1, objects = -1;
     sqlite3_stmt *st;
-    int rc = SQLITE_OK;
+    /* a busy file fails the prepare (reading the schema) or the step */
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
 
-    if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) == SQLITE_OK) {
+    if (rc == SQLITE_OK) {
         if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
             app = sqlite3_column_int64(st, 0);
             ver = sqlite3_column_int64(st, 1);
@@ -137,16 +138,17 @@ static int busy_wait(void *arg, int n)
     return 1;
 }
 
-/* a transaction ended: the next one waits afresh */
-static int tx_committed(void *arg)
+/* a transaction ended (the rollback hook): the next one waits afresh */
+static void tx_ended(void *arg)
 {
     ((tplan_store *)arg)->busy_deadline_s = 0;
-    return 0;
 }
 
-static void tx_rolled_back(void *arg)
+/* the commit hook: the same, and the commit goes on (0) */
+static int tx_committed(void *arg)
 {
-    ((tplan_store *)arg)->busy_deadline_s = 0;
+    tx_ended(arg);
+    return 0;
 }
 
 static tplan_store *open_db(const char *path, int flags, const char *vfs,
@@ -170,7 +172,7 @@ static tplan_store *open_db(const char *path, int flags, const char *vfs,
     if (flags & SQLITE_OPEN_READWRITE) {
         sqlite3_busy_handler(s->db, busy_wait, s);
         sqlite3_commit_hook(s->db, tx_committed, s);
-        sqlite3_rollback_hook(s->db, tx_rolled_back, s);
+        sqlite3_rollback_hook(s->db, tx_ended, s);
     } else {
         sqlite3_busy_timeout(s->db, BUSY_MS);
     }

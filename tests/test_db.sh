@@ -31,6 +31,19 @@ grown() {
     done
     return 1
 }
+# hold_open DB: a sqlite3 shell on DB fed through a fifo on descriptor 7
+# (echo "SQL;" >&7), to hold locks and snapshots; hold_close ends it
+hold_open() {
+    rm -f hold.fifo
+    mkfifo hold.fifo
+    sqlite3 "$1" <hold.fifo >/dev/null 2>&1 &
+    holder=$!
+    exec 7>hold.fifo
+}
+hold_close() {
+    exec 7>&-
+    wait $holder
+}
 
 # --- --db, the schema, query ------------------------------------------------
 "$tplan" run "$dir/lua/db_sweep.lua" --db r.db --csv r.csv >/dev/null || bad "run --db"
@@ -175,12 +188,9 @@ sed 's/price = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16}/price = {
     big.lua >big2.lua
 held=inconclusive
 for _ in 1 2 3; do
-    rm -f hold.db* hold.fifo
+    rm -f hold.db*
     "$tplan" run save.lua -- hold.db >/dev/null 2>&1
-    mkfifo hold.fifo
-    sqlite3 hold.db <hold.fifo >/dev/null 2>&1 &
-    holder=$!
-    exec 7>hold.fifo
+    hold_open hold.db
     echo ".timeout 60000" >&7
     t0=$(cut -d. -f1 /proc/uptime) # monotonic seconds
     timeout 60 "$tplan" run big2.lua --db hold.db >/dev/null 2>err &
@@ -193,8 +203,7 @@ for _ in 1 2 3; do
     # while the reader still holds its snapshot, others can read
     during=$("$tplan" query hold.db "SELECT count(*) FROM sweeps" --csv 2>&1 | tail -n 1 | tr -d '\r')
     echo "COMMIT;" >&7
-    exec 7>&-
-    wait $holder
+    hold_close
     [ "$rc" = 0 ] && continue # the run ended before the reader got in
     if [ "$rc" = 1 ] && [ "$secs" -le 30 ] && grep -q -- "--db: hold.db: database is locked" err &&
         [ "$during" = 2 ] && [ "$(q hold.db 'PRAGMA integrity_check')" = ok ] &&
@@ -206,6 +215,15 @@ for _ in 1 2 3; do
     break
 done
 [ "$held" = ok ] && ok || bad "a writer with a reader holding a read transaction: $held"
+
+# a file another process holds exclusively: after 10 s a reader says it
+# is locked (not that it is no tplan database)
+hold_open hold.db
+echo "BEGIN EXCLUSIVE;" >&7
+sleep 0.3
+expect 1 "tplan: hold.db is locked by another connection (waited 10 s): database is locked" query hold.db
+echo "COMMIT;" >&7
+hold_close
 
 # a process killed in the middle of a commit leaves a hot journal: readers
 # roll it back (one read-write open) and see the last committed state. Made
@@ -274,13 +292,10 @@ if [ -f "$fault" ] && ! ldd "$tplan" | grep -q libasan; then
     # pages it claims copied are lost). A sqlite3 fed through a fifo holds a
     # connection (the WAL stays) and then the snapshot.
     bench="$dir/bench/save_bench.lua"
-    rm -f fw.db* hold.fifo
+    rm -f fw.db*
     "$tplan" run "$bench" -- out=fw.db size=small >/dev/null 2>&1
     sqlite3 fw.db "PRAGMA journal_mode = WAL" >/dev/null
-    mkfifo hold.fifo
-    sqlite3 fw.db <hold.fifo >/dev/null 2>&1 &
-    holder=$!
-    exec 7>hold.fifo
+    hold_open fw.db
     echo "SELECT count(*) FROM sweeps;" >&7
     sleep 0.3
     "$tplan" run "$bench" -- out=fw.db size=small >/dev/null 2>&1 # frames in the WAL
@@ -291,8 +306,7 @@ if [ -f "$fault" ] && ! ldd "$tplan" | grep -q libasan; then
     rc=$?
     during="$(q fw.db 'PRAGMA integrity_check' 2>&1) $(q fw.db "SELECT group_concat(n, '+') FROM (SELECT count(*) AS n FROM plans GROUP BY sweep_id ORDER BY sweep_id)" 2>&1)"
     echo "COMMIT;" >&7
-    exec 7>&-
-    wait $holder
+    hold_close
     after="$(q fw.db 'PRAGMA integrity_check' 2>&1) $(q fw.db "SELECT group_concat(n, '+') FROM (SELECT count(*) AS n FROM plans GROUP BY sweep_id ORDER BY sweep_id)" 2>&1)"
     if [ "$rc" = 0 ]; then want="ok 192+192+393216"; else want="ok 192+192"; fi
     [ "$during" = "$want" ] && [ "$after" = "$want" ] && ok ||
