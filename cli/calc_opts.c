@@ -4,14 +4,19 @@
 #include "calc_opts.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
+#include "fields.h"
 
+/* calc's own options: a model's shape (tplan.model's fields in Lua),
+ * lists of plans to compare, and the output. Every plan field (--seq,
+ * --zero, --price...) comes from the engine's field table. */
 enum opt_id {
-    O_MODEL,
     O_PARAMS,
     O_ACT_BYTES,
+    O_FLOPS,
     O_LAYERS,
     O_HIDDEN,
     O_HEADS,
@@ -26,65 +31,8 @@ enum opt_id {
     O_UNTIED,
     O_BIAS,
     O_NO_BIAS,
-    O_SEQ,
-    O_MICRO_BATCH,
     O_MAX_BATCH,
-    O_GPU,
-    O_GPUS,
-    O_GPUS_PER_NODE,
-    O_TP,
-    O_PP,
-    O_VPP,
-    O_SP,
-    O_ZERO,
-    O_PRECISION,
-    O_OPTIMIZER,
-    O_RECOMPUTE,
-    O_ATTENTION,
-    O_DROPOUT,
-    O_PROFILE,
-    O_ACCUM,
-    O_RESERVE,
-    O_CONTEXT_MIB,
-    O_TOKENS,
-    O_EPOCHS,
-    O_DATASET,
-    O_PRICE,
-    O_NIC_GBPS,
-    O_LINK_GBS,
-    O_OVERLAP,
-    O_EFFICIENCY,
-    O_PUE,
-    O_POWER_UTIL,
-    O_GRID,
     O_COMPARE_GPUS,
-    O_EFF_MAX,
-    O_EFF_H0,
-    O_EFF_TOK0,
-    O_ATTN_EFF,
-    O_FP8_RATIO,
-    O_EFF_TP,
-    O_FP32_GRADS,
-    O_FLOPS,
-    O_FUSED_LOSS,
-    O_GLOBAL_BATCH,
-    O_GLOBAL_BATCH_TOKENS,
-    O_LR,
-    O_LR_BASE_BATCH,
-    O_LR_RULE,
-    O_LR_THRESHOLD,
-    O_LR_CAP,
-    O_LR_FLOOR,
-    O_WEIGHT_DECAY,
-    O_WARMUP,
-    O_SCHEDULE,
-    O_WSD_DECAY,
-    O_CRITICAL_BATCH,
-    O_TARGET_LOSS,
-    O_BATCH_RAMP,
-    O_FINETUNE,
-    O_BATCH_NORM,
-    O_NO_LOSS_SCALING,
     O_COMPARE_BATCHES,
     O_JSON,
     O_INVENTORY,
@@ -93,14 +41,14 @@ enum opt_id {
 };
 
 typedef struct opt_def {
-    const char *name; /* without the leading dashes; also the field name */
+    const char *name; /* without the leading dashes */
     bool value;
 } opt_def;
 
 static const opt_def defs[O_COUNT] = {
-    [O_MODEL] = {"model", true},
     [O_PARAMS] = {"params", true},
     [O_ACT_BYTES] = {"act-bytes", true},
+    [O_FLOPS] = {"flops-per-sample", true},
     [O_LAYERS] = {"layers", true},
     [O_HIDDEN] = {"hidden", true},
     [O_HEADS] = {"heads", true},
@@ -115,205 +63,151 @@ static const opt_def defs[O_COUNT] = {
     [O_UNTIED] = {"untied", false},
     [O_BIAS] = {"bias", false},
     [O_NO_BIAS] = {"no-bias", false},
-    [O_SEQ] = {"seq", true},
-    [O_MICRO_BATCH] = {"micro-batch", true},
     [O_MAX_BATCH] = {"max-batch", false},
-    [O_GPU] = {"gpu", true},
-    [O_GPUS] = {"gpus", true},
-    [O_GPUS_PER_NODE] = {"gpus-per-node", true},
-    [O_TP] = {"tp", true},
-    [O_PP] = {"pp", true},
-    [O_VPP] = {"vpp", true},
-    [O_SP] = {"sp", false},
-    [O_ZERO] = {"zero", true},
-    [O_PRECISION] = {"precision", true},
-    [O_OPTIMIZER] = {"optimizer", true},
-    [O_RECOMPUTE] = {"recompute", true},
-    [O_ATTENTION] = {"attention", true},
-    [O_DROPOUT] = {"dropout", true},
-    [O_PROFILE] = {"profile", true},
-    [O_ACCUM] = {"accum", true},
-    [O_RESERVE] = {"reserve", true},
-    [O_CONTEXT_MIB] = {"context-mib", true},
-    [O_TOKENS] = {"tokens", true},
-    [O_EPOCHS] = {"epochs", true},
-    [O_DATASET] = {"dataset", true},
-    [O_PRICE] = {"price", true},
-    [O_NIC_GBPS] = {"nic-gbps", true},
-    [O_LINK_GBS] = {"link-gbs", true},
-    [O_OVERLAP] = {"overlap", true},
-    [O_EFFICIENCY] = {"efficiency", true},
-    [O_PUE] = {"pue", true},
-    [O_POWER_UTIL] = {"power-util", true},
-    [O_GRID] = {"grid", true},
     [O_COMPARE_GPUS] = {"compare-gpus", true},
-    [O_EFF_MAX] = {"eff-max", true},
-    [O_EFF_H0] = {"eff-h0", true},
-    [O_EFF_TOK0] = {"eff-tok0", true},
-    [O_ATTN_EFF] = {"attn-eff", true},
-    [O_FP8_RATIO] = {"fp8-ratio", true},
-    [O_EFF_TP] = {"eff-tp", true},
-    [O_FP32_GRADS] = {"fp32-grads", false},
-    [O_FLOPS] = {"flops-per-sample", true},
-    [O_FUSED_LOSS] = {"fused-loss", false},
-    [O_GLOBAL_BATCH] = {"global-batch", true},
-    [O_GLOBAL_BATCH_TOKENS] = {"global-batch-tokens", true},
-    [O_LR] = {"lr", true},
-    [O_LR_BASE_BATCH] = {"lr-base-batch", true},
-    [O_LR_RULE] = {"lr-rule", true},
-    [O_LR_THRESHOLD] = {"lr-threshold", true},
-    [O_LR_CAP] = {"lr-cap", true},
-    [O_LR_FLOOR] = {"lr-floor", true},
-    [O_WEIGHT_DECAY] = {"weight-decay", true},
-    [O_WARMUP] = {"warmup", true},
-    [O_SCHEDULE] = {"schedule", true},
-    [O_WSD_DECAY] = {"wsd-decay", true},
-    [O_CRITICAL_BATCH] = {"critical-batch-tokens", true},
-    [O_TARGET_LOSS] = {"target-loss", true},
-    [O_BATCH_RAMP] = {"batch-ramp", true},
-    [O_FINETUNE] = {"finetune", false},
-    [O_BATCH_NORM] = {"batch-norm", false},
-    [O_NO_LOSS_SCALING] = {"no-loss-scaling", false},
     [O_COMPARE_BATCHES] = {"compare-batches", true},
     [O_JSON] = {"json", false},
     [O_INVENTORY] = {"inventory", false},
     [O_HELP] = {"help", false},
 };
 
+/* The options as given: calc's own by opt_id, plan fields by field id
+ * (text as typed; a bool flag without a value reads "true", or "false"
+ * for --no-loss-scaling). */
 typedef struct gathered {
     const char *val[O_COUNT];
     bool set[O_COUNT];
+    const char **fval; /* [tplan_field_count()] */
 } gathered;
+
+/* The field an option names: its calc flag, or its input name with '-'
+ * for '_' (so every bool also takes --name=true|false). -1: none. */
+static int field_option(const char *name, size_t len)
+{
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+        size_t k;
+
+        if (!(f->flags & TPLAN_FIELD_IN))
+            continue;
+        if (strlen(f->flag) == len + 2 && strncmp(f->flag + 2, name, len) == 0)
+            return id;
+        for (k = 0; k < len && f->input[k]; k++)
+            if (name[k] != (f->input[k] == '_' ? '-' : f->input[k]))
+                break;
+        if (k == len && !f->input[k])
+            return id;
+    }
+    return -1;
+}
+
+/* A field's id by input name (the table always has it). */
+static int fid(const char *input)
+{
+    return tplan_field_find_input(input);
+}
+
+/* One line per plan field: the flag, what it takes, its doc and default. */
+static void usage_fields(void)
+{
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+        char valid[200], opt[64];
+
+        if (!(f->flags & TPLAN_FIELD_IN) || f->kind == TPLAN_FK_NAME)
+            continue;
+        tplan_field_valid(id, valid, sizeof valid);
+        if (f->flags & TPLAN_FIELD_FLAG)
+            snprintf(opt, sizeof opt, "%s", f->flag);
+        else
+            snprintf(opt, sizeof opt, "%s %s", f->flag,
+                     f->kind == TPLAN_FK_ENUM ? "NAME"
+                     : f->unit[0]             ? f->unit
+                                              : "X");
+        printf("  %-26s %s%s%s (default %s)\n", opt, f->doc,
+               f->kind == TPLAN_FK_ENUM ? ": " : "",
+               f->kind == TPLAN_FK_ENUM ? valid : "", f->def);
+    }
+}
 
 void calc_usage(void)
 {
     fputs(
         "usage: tplan calc [OPTIONS] [--json]\n"
         "\n"
-        "One training plan: per-GPU memory, largest micro-batch, fit advice.\n"
+        "One training plan: per-GPU memory, largest micro-batch, time, cost,\n"
+        "LR recipe and fit advice. Every option also takes --opt=value.\n"
         "\n"
         "model (one of):\n"
-        "  --model PRESET          a preset from `tplan models`\n"
+        "  --model PRESET             a preset from `tplan models`\n"
         "  --params N [--act-bytes B] [--flops-per-sample F]\n"
-        "                          generic model: N parameters, B fp32 "
+        "                             generic model: N parameters, B fp32 "
         "activation\n"
-        "                          bytes and F forward FLOPs per sample\n"
-        "  --layers L --hidden H --heads A [--kv-heads K] [--ffn F] [--vocab "
-        "V]\n"
+        "                             bytes and F forward FLOPs per sample\n"
+        "  --layers L --hidden H --heads A [--kv-heads K] [--ffn F] "
+        "[--vocab V]\n"
         "      [--mlp gelu|swiglu] [--norm layernorm|rmsnorm] [--pos "
         "learned|rotary]\n"
         "      [--tied|--untied] [--bias|--no-bias] [--max-seq S]\n"
-        "                          a decoder transformer (these also override "
-        "a preset)\n"
-        "  --dropout P             dropout probability (presets: GPT-2/BERT "
-        "0.1, Llama 0)\n"
+        "                             a decoder transformer (these also "
+        "override a preset)\n"
+        "  --gpu NAME                 from `tplan gpus` (default h100-sxm)\n"
         "\n"
-        "batch and sequence:\n"
-        "  --seq S                 sequence length (default: the model's)\n"
-        "  --micro-batch B | --max-batch\n"
-        "                          micro-batch per GPU (default: the largest "
-        "that fits)\n"
-        "  --accum K               micro-batches per step (default 1, or pp "
-        "with pipelining)\n"
-        "\n"
-        "hardware and parallelism:\n"
-        "  --gpu NAME              from `tplan gpus` (default h100-sxm)\n"
-        "  --gpus N  --gpus-per-node G  --tp T  --pp P  [--vpp V]  [--sp]\n"
-        "  --zero 0|1|2|3          ZeRO stage over the data-parallel group\n"
-        "\n"
-        "training recipe:\n"
-        "  --precision fp32|amp-bf16|amp-fp16|mixed-bf16|mixed-fp16|bf16|fp8\n"
-        "                          (default mixed-bf16)\n"
-        "  --fp32-grads            keep gradients in fp32 (Megatron's default "
-        "for bf16)\n"
-        "\n"
-        "batch and learning-rate recipe:\n"
-        "  --global-batch G | --global-batch-tokens T\n"
-        "                          target samples (or tokens) per step: "
-        "micro-batch and\n"
-        "                          accumulation are derived\n"
-        "  --lr LR --lr-base-batch B\n"
-        "                          a learning rate tuned at batch B "
-        "(samples)\n"
-        "  --lr-rule none|linear|sqrt|linear-sqrt|deepseek|gpt3\n"
-        "                          (linear for SGD, sqrt for adaptive)\n"
-        "  --lr-threshold B --lr-cap LR --weight-decay W\n"
-        "  --warmup N[steps]|Ntokens|Nepochs|P%\n"
-        "  --schedule constant|linear|cosine|wsd|inverse-sqrt (cosine)\n"
-        "  --lr-floor F --wsd-decay F   final LR / peak (0.1), WSD decay "
-        "share (0.1)\n"
-        "  --critical-batch-tokens B | --target-loss L\n"
-        "                          the critical batch, or Kaplan's at loss L "
-        "(nats)\n"
-        "  --batch-ramp 4M:252M,8M:2.87T,16M\n"
-        "                          batch (tokens) until tokens trained, phase "
-        "by phase\n"
-        "  --compare-batches G,G,...\n"
-        "                          the plan at other global batches "
-        "(samples)\n"
-        "  --finetune --batch-norm --no-loss-scaling   for the advice\n"
-        "  --fused-loss            a fused cross-entropy kernel: no fp32 "
-        "logits or log-softmax\n"
-        "  --optimizer adamw|adam|sgd|sgd-momentum|adafactor|lion|adamw-8bit|"
-        "\n"
-        "              adagrad|rmsprop (default adamw)\n"
-        "  --recompute none|selective|full   (default none)\n"
-        "  --attention eager|flash           (default flash)\n"
-        "  --profile torch|megatron|torch-cpu\n"
-        "                          how the framework saves activations "
-        "(default torch)\n"
-        "  --reserve FRACTION      memory kept free (default 0.10)\n"
-        "  --context-mib M         CUDA context per GPU (default 1000)\n"
-        "\n"
-        "time, cost and energy:\n"
-        "  --tokens T              training tokens (default 20 per parameter)\n"
-        "  --epochs E --dataset N  or E epochs over N samples\n"
-        "  --price USD             $ per GPU-hour (default: the catalog's)\n"
-        "  --nic-gbps B            inter-node network per GPU, Gb/s\n"
-        "  --link-gbs B            intra-node link per GPU, GB/s one way\n"
-        "  --overlap F             share of data-parallel traffic hidden "
-        "under compute (0.9)\n"
-        "  --efficiency E          fraction of peak achieved (default: the "
-        "GPU's model)\n"
-        "  --pue X                 data-centre PUE (1.1)\n"
-        "  --power-util U          average power as a fraction of TDP (1.0)\n"
-        "  --grid KG               kg CO2e per kWh (0.429)\n"
-        "  --compare-gpus N,N,...  the same plan at other GPU counts, same "
-        "global batch\n"
-        "  --eff-max E --eff-h0 H --eff-tok0 N --attn-eff A --fp8-ratio R "
-        "--eff-tp L\n"
-        "                          the GPU's efficiency model (see README)\n"
-        "\n"
-        "output:\n"
-        "  --json                  one JSON object (keys in README)\n"
-        "  --inventory             list the activation tensors counted\n",
+        "plan fields (`tplan fields` gives each one's unit and range):\n",
         stdout);
+    usage_fields();
+    fputs("\n"
+          "calc only:\n"
+          "  --max-batch                the largest micro-batch that fits "
+          "(the default)\n"
+          "  --compare-gpus N,N,...     the same plan at other GPU counts, "
+          "same global batch\n"
+          "  --compare-batches G,G,...  the plan at other global batches "
+          "(samples)\n"
+          "  --json                     one JSON object (keys in README)\n"
+          "  --inventory                list the activation tensors counted\n",
+          stdout);
 }
 
 static int gather(int argc, char **argv, gathered *g)
 {
-    memset(g, 0, sizeof *g);
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        int id = -1;
+        const char *a = argv[i], *eq, *name;
+        size_t len;
+        int id = -1, fld = -1;
+        bool value;
 
         if (strncmp(a, "--", 2) != 0)
             return usage_error("calc takes no positional arguments (got "
                                "'%s'); see tplan calc --help",
                                a);
-        for (int k = 0; k < O_COUNT; k++) {
-            if (strcmp(a + 2, defs[k].name) == 0) {
+        name = a + 2;
+        eq = strchr(name, '=');
+        len = eq ? (size_t)(eq - name) : strlen(name);
+        for (int k = 0; k < O_COUNT && id < 0; k++)
+            if (strlen(defs[k].name) == len &&
+                strncmp(name, defs[k].name, len) == 0)
                 id = k;
-                break;
-            }
-        }
-        if (id < 0)
-            return usage_error("unknown option %s; see tplan calc --help", a);
-        g->set[id] = true;
-        if (defs[id].value) {
-            if (i + 1 >= argc)
-                return usage_error("option %s needs a value", a);
-            g->val[id] = argv[++i];
+        if (id < 0 && (fld = field_option(name, len)) < 0)
+            return usage_error("unknown option --%.*s; see tplan calc --help",
+                               (int)len, name);
+        value = id >= 0 ? defs[id].value
+                        : !(tplan_field_at(fld)->flags & TPLAN_FIELD_FLAG);
+        if (!value && eq && id >= 0)
+            return usage_error("option --%.*s takes no value (%s)", (int)len,
+                               name, a);
+        if (value && !eq && i + 1 >= argc)
+            return usage_error("option %s needs a value", a);
+        if (id >= 0) {
+            g->set[id] = true;
+            if (value)
+                g->val[id] = eq ? eq + 1 : argv[++i];
+        } else if (eq || value) {
+            g->fval[fld] = eq ? eq + 1 : argv[++i];
+        } else { /* a bool flag: --sp, --no-loss-scaling */
+            g->fval[fld] =
+                strncmp(tplan_field_at(fld)->flag, "--no-", 5) == 0 ? "false"
+                                                                    : "true";
         }
     }
     return 0;
@@ -349,15 +243,16 @@ static int choice(const gathered *g, int id, const char *a, const char *b,
 
 static int build_model(const gathered *g, tplan_model *m)
 {
+    const char *model = g->fval[TPLAN_FIELD_ID_MODEL];
     tplan_err err;
     int64_t v;
     int c, rc;
     bool dims = g->set[O_LAYERS] || g->set[O_HIDDEN] || g->set[O_HEADS];
 
-    if (g->set[O_MODEL] && g->set[O_PARAMS])
+    if (model && g->set[O_PARAMS])
         return usage_error("give either --model or --params, not both "
                            "(model=%s, params=%s)",
-                           g->val[O_MODEL], g->val[O_PARAMS]);
+                           model, g->val[O_PARAMS]);
     if (g->set[O_ACT_BYTES] && !g->set[O_PARAMS])
         return usage_error("--act-bytes goes with --params (act-bytes=%s); "
                            "transformers derive their activations",
@@ -368,8 +263,8 @@ static int build_model(const gathered *g, tplan_model *m)
                            "their FLOPs",
                            g->val[O_FLOPS]);
     tplan_model_init(m);
-    if (g->set[O_MODEL]) {
-        if (tplan_model_preset(g->val[O_MODEL], m, &err))
+    if (model) {
+        if (tplan_model_preset(model, m, &err))
             return engine_error(&err);
     } else if (g->set[O_PARAMS]) {
         static const int shape[] = {O_LAYERS, O_HIDDEN, O_HEADS,   O_KV_HEADS,
@@ -424,7 +319,7 @@ static int build_model(const gathered *g, tplan_model *m)
         if ((rc = count_opt(g, O_HEADS, 1, &v)))
             return rc;
         m->heads = v;
-        if (!g->set[O_MODEL])
+        if (!model)
             m->kv_heads = v;
     }
     if ((rc = count_opt(g, O_KV_HEADS, 1, &m->kv_heads)))
@@ -452,102 +347,13 @@ static int build_model(const gathered *g, tplan_model *m)
     if (g->set[O_FFN]) {
         if ((rc = count_opt(g, O_FFN, 1, &m->ffn)))
             return rc;
-    } else if (!g->set[O_MODEL] && m->hidden > 0 && m->hidden <= 1000000) {
+    } else if (!model && m->hidden > 0 && m->hidden <= 1000000) {
         /* GELU: 4h (Vaswani et al. 2017). SwiGLU: 2/3 of 4h rounded up to
          * a multiple of 256, as Llama's reference code does. */
         m->ffn = 4 * m->hidden;
         if (m->mlp == TPLAN_MLP_SWIGLU)
             m->ffn = (8 * m->hidden / 3 + 255) / 256 * 256;
     }
-    return 0;
-}
-
-static int parse_enum(const gathered *g, int id, int *out, tplan_enum_kind kind)
-{
-    tplan_err err;
-
-    if (!g->set[id])
-        return 0;
-    if (tplan_enum_parse(kind, g->val[id], out, &err))
-        return engine_error(&err);
-    return 0;
-}
-
-/* A positive real option scaled into the engine's unit. */
-static int positive(const gathered *g, int id, double max, double scale,
-                    double *out)
-{
-    double v;
-    int rc;
-
-    if (!g->set[id])
-        return 0;
-    if ((rc = parse_positive(defs[id].name, g->val[id], max, &v)))
-        return rc;
-    *out = v * scale;
-    return 0;
-}
-
-/* A performance knob in [min, max]: below min the model's figures stop
- * meaning anything (a step of 1e300 seconds). */
-static int knob(const gathered *g, int id, double min, double max, double scale,
-                double *out)
-{
-    double v;
-
-    if (!g->set[id])
-        return 0;
-    if (!read_positive(g->val[id], max, &v) || v < min)
-        return usage_error("%s must be a number in [%g, %g] (%s=%s)",
-                           defs[id].name, min, max, defs[id].name, g->val[id]);
-    *out = v * scale;
-    return 0;
-}
-
-static int parse_run(const gathered *g, tplan_config *c)
-{
-    int rc;
-
-    if ((rc = positive(g, O_TOKENS, 1e18, 1.0, &c->tokens)) ||
-        (rc = positive(g, O_EPOCHS, 1e9, 1.0, &c->epochs)) ||
-        (rc = positive(g, O_DATASET, 1e18, 1.0, &c->dataset_samples)) ||
-        (rc = positive(g, O_PRICE, 1e6, 1.0, &c->price_usd_per_h)) ||
-        (rc = knob(g, O_NIC_GBPS, 0.1, 1e7, 1e9 / 8.0, &c->nic_bytes_per_s)) ||
-        (rc = knob(g, O_LINK_GBS, 0.1, 1e6, 1e9, &c->link_bytes_per_s)) ||
-        (rc = knob(g, O_EFFICIENCY, 0.01, 1.0, 1.0, &c->efficiency)) ||
-        (rc = knob(g, O_POWER_UTIL, 0.01, 2.0, 1.0, &c->power_util)))
-        return rc;
-    if (g->set[O_TOKENS] && g->set[O_EPOCHS])
-        return usage_error("give --tokens or --epochs, not both (tokens=%s, "
-                           "epochs=%s)",
-                           g->val[O_TOKENS], g->val[O_EPOCHS]);
-    if (g->set[O_EPOCHS] != g->set[O_DATASET])
-        return usage_error("--epochs and --dataset go together (%s=%s)",
-                           g->set[O_EPOCHS] ? "epochs" : "dataset",
-                           g->set[O_EPOCHS] ? g->val[O_EPOCHS]
-                                            : g->val[O_DATASET]);
-    if ((rc = knob(g, O_EFF_MAX, 0.01, 1.0, 1.0, &c->gpu.eff_max)) ||
-        (rc = knob(g, O_ATTN_EFF, 0.01, 1.0, 1.0, &c->gpu.attn_eff)) ||
-        (rc = knob(g, O_FP8_RATIO, 0.01, 1.0, 1.0, &c->gpu.fp8_ratio)))
-        return rc;
-    if (g->set[O_EFF_TP] &&
-        (rc = parse_real("eff-tp", g->val[O_EFF_TP], 0.0, 0.5, &c->gpu.eff_tp)))
-        return rc;
-    if (g->set[O_EFF_H0] &&
-        (rc = parse_real("eff-h0", g->val[O_EFF_H0], 0.0, 1e8, &c->gpu.eff_h0)))
-        return rc;
-    if (g->set[O_EFF_TOK0] && (rc = parse_real("eff-tok0", g->val[O_EFF_TOK0],
-                                               0.0, 1e11, &c->gpu.eff_tok0)))
-        return rc;
-    if (g->set[O_OVERLAP] &&
-        (rc = parse_real("overlap", g->val[O_OVERLAP], 0.0, 1.0, &c->overlap)))
-        return rc;
-    if (g->set[O_PUE] &&
-        (rc = parse_real("pue", g->val[O_PUE], 1.0, 10.0, &c->pue)))
-        return rc;
-    if (g->set[O_GRID] && (rc = parse_real("grid", g->val[O_GRID], 0.0, 10.0,
-                                           &c->grid_kg_per_kwh)))
-        return rc;
     return 0;
 }
 
@@ -579,192 +385,108 @@ static int parse_list(const gathered *g, int id, int64_t *list, int *n)
     return 0;
 }
 
-static int parse_compare(const gathered *g, calc_out *out)
-{
-    return parse_list(g, O_COMPARE_GPUS, out->compare, &out->n_compare);
-}
-
-static int parse_warmup(const char *text, tplan_config *c)
+/* Every plan field given, through the table, in the table's order. */
+static int set_fields(const gathered *g, tplan_config *c)
 {
     tplan_err err;
 
-    if (tplan_warmup_parse(text, &c->warmup, &c->warmup_unit, &err))
-        return engine_error(&err);
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+
+        if (!g->fval[id] || f->kind == TPLAN_FK_NAME)
+            continue;
+        if (tplan_field_set_text(id, g->fval[id], c, &err))
+            return engine_error(&err);
+    }
     return 0;
 }
 
-static int parse_ramp(const char *text, tplan_config *c)
+/* Options that only make sense together, or not together. */
+static int check_pairs(const gathered *g)
 {
-    tplan_err err;
+    const char *const *v = g->fval;
+    const char *gb = v[fid("global_batch")], *gbt = v[fid("global_batch_tokens")];
+    const char *accum = v[fid("accum")], *tokens = v[fid("tokens")];
+    const char *epochs = v[fid("epochs")], *dataset = v[fid("dataset")];
 
-    if (tplan_ramp_parse(text, c->ramp, &c->n_ramp, &err))
-        return engine_error(&err);
-    return 0;
-}
-
-static int parse_recipe(const gathered *g, tplan_config *c, calc_out *out)
-{
-    tplan_err err;
-    int64_t v;
-    int rc;
-
-    if (g->set[O_GLOBAL_BATCH] && g->set[O_GLOBAL_BATCH_TOKENS])
+    if (v[fid("micro_batch")] && g->set[O_MAX_BATCH])
+        return usage_error("give --micro-batch or --max-batch, not both "
+                           "(micro-batch=%s)",
+                           v[fid("micro_batch")]);
+    if (gb && gbt)
         return usage_error("give --global-batch or --global-batch-tokens, "
                            "not both (global-batch=%s)",
-                           g->val[O_GLOBAL_BATCH]);
-    if ((g->set[O_GLOBAL_BATCH] || g->set[O_GLOBAL_BATCH_TOKENS] ||
-         g->set[O_BATCH_RAMP]) &&
-        g->set[O_ACCUM])
+                           gb);
+    if ((gb || gbt || v[fid("batch_ramp")]) && accum)
         return usage_error("a global batch sets the accumulation; drop "
                            "--accum (accum=%s)",
-                           g->val[O_ACCUM]);
-    if (g->set[O_GLOBAL_BATCH]) {
-        if ((rc = parse_big_count("global-batch", g->val[O_GLOBAL_BATCH], 1,
-                                  &v)))
-            return rc;
-        c->global_batch = v;
-    }
-    if ((rc = positive(g, O_GLOBAL_BATCH_TOKENS, 1e15, 1.0,
-                       &c->global_batch_tokens)) ||
-        (rc = positive(g, O_LR, 100.0, 1.0, &c->lr)) ||
-        (rc = positive(g, O_LR_BASE_BATCH, 1e12, 1.0, &c->lr_base_batch)) ||
-        (rc = positive(g, O_LR_THRESHOLD, 1e12, 1.0, &c->lr_threshold)) ||
-        (rc = positive(g, O_LR_CAP, 100.0, 1.0, &c->lr_cap)) ||
-        (rc = positive(g, O_WEIGHT_DECAY, 100.0, 1.0, &c->weight_decay)) ||
-        (rc = positive(g, O_CRITICAL_BATCH, 1e15, 1.0, &c->b_noise_tokens)) ||
-        (rc = positive(g, O_TARGET_LOSS, 100.0, 1.0, &c->target_loss)))
-        return rc;
-    if (g->set[O_LR_BASE_BATCH] && !g->set[O_LR])
+                           accum);
+    if (v[fid("lr_base_batch")] && !v[fid("lr")])
         return usage_error("--lr-base-batch goes with --lr (lr-base-batch=%s)",
-                           g->val[O_LR_BASE_BATCH]);
-    if (g->set[O_LR_FLOOR] && (rc = parse_real("lr-floor", g->val[O_LR_FLOOR],
-                                               0.0, 1.0, &c->lr_floor)))
-        return rc;
-    if (g->set[O_WSD_DECAY] &&
-        (rc = parse_real("wsd-decay", g->val[O_WSD_DECAY], 0.0, 1.0,
-                         &c->wsd_decay)))
-        return rc;
-    if (g->set[O_LR_RULE]) {
-        tplan_lr_rule r;
-
-        if (tplan_lr_rule_parse(g->val[O_LR_RULE], &r, &err))
-            return engine_error(&err);
-        c->lr_rule = r;
-        c->lr_rule_set = true;
-    }
-    if (g->set[O_SCHEDULE]) {
-        tplan_schedule sch;
-
-        if (tplan_schedule_parse(g->val[O_SCHEDULE], &sch, &err))
-            return engine_error(&err);
-        c->schedule = sch;
-    }
-    if (g->set[O_WARMUP] && (rc = parse_warmup(g->val[O_WARMUP], c)))
-        return rc;
-    if (g->set[O_BATCH_RAMP] && (rc = parse_ramp(g->val[O_BATCH_RAMP], c)))
-        return rc;
-    /* With a ramp the plan itself is the last phase's. */
-    if (c->n_ramp && !g->set[O_GLOBAL_BATCH] && !g->set[O_GLOBAL_BATCH_TOKENS])
-        c->global_batch_tokens = c->ramp[c->n_ramp - 1].batch_tokens;
-    return parse_list(g, O_COMPARE_BATCHES, out->batches, &out->n_batches);
+                           v[fid("lr_base_batch")]);
+    if (tokens && epochs)
+        return usage_error("give --tokens or --epochs, not both (tokens=%s, "
+                           "epochs=%s)",
+                           tokens, epochs);
+    if (!epochs != !dataset)
+        return usage_error("--epochs and --dataset go together (%s=%s)",
+                           epochs ? "epochs" : "dataset",
+                           epochs ? epochs : dataset);
+    return 0;
 }
 
 int calc_parse(int argc, char **argv, tplan_config *c, calc_out *out)
 {
+    const char **fval = calloc((size_t)tplan_field_count(), sizeof *fval);
     gathered g;
     tplan_err err;
-    int rc, e;
-    int64_t v;
-    double mib;
+    int rc;
 
     memset(out, 0, sizeof *out);
+    memset(&g, 0, sizeof g);
+    if (!(g.fval = fval)) {
+        fputs("tplan: out of memory\n", stderr);
+        return 1;
+    }
     if ((rc = gather(argc, argv, &g)))
-        return rc;
+        goto done;
     out->help = g.set[O_HELP];
     out->json = g.set[O_JSON];
     out->inventory = g.set[O_INVENTORY];
     if (out->help)
-        return 0;
-    if (out->json && out->inventory)
-        return usage_error("give --json or --inventory, not both");
+        goto done;
+    if (out->json && out->inventory) {
+        rc = usage_error("give --json or --inventory, not both");
+        goto done;
+    }
+    if ((rc = check_pairs(&g)))
+        goto done;
     memset(c, 0, sizeof *c);
     if ((rc = build_model(&g, &c->model)))
-        return rc;
-    if (tplan_gpu_lookup(g.set[O_GPU] ? g.val[O_GPU] : "h100-sxm", &c->gpu,
-                         &err))
-        return engine_error(&err);
+        goto done;
+    if (tplan_gpu_lookup(fval[TPLAN_FIELD_ID_GPU] ? fval[TPLAN_FIELD_ID_GPU]
+                                                  : "h100-sxm",
+                         &c->gpu, &err)) {
+        rc = engine_error(&err);
+        goto done;
+    }
     tplan_config_init(c);
-    if (g.set[O_DROPOUT] && (rc = parse_real("dropout", g.val[O_DROPOUT], 0.0,
-                                             0.99, &c->model.dropout)))
-        return rc;
-
     c->seq = c->model.arch == TPLAN_ARCH_GENERIC ? 1 : c->model.max_seq;
-    if ((rc = count_opt(&g, O_SEQ, 1, &c->seq)))
-        return rc;
+    if ((rc = set_fields(&g, c)))
+        goto done;
+    /* a custom model's learned positions are sized to --seq */
     if (c->model.max_seq == 0)
         c->model.max_seq = c->seq > 0 ? c->seq : 2048;
     if (c->seq == 0)
         c->seq = c->model.max_seq;
-    if (g.set[O_MICRO_BATCH] && g.set[O_MAX_BATCH])
-        return usage_error("give --micro-batch or --max-batch, not both "
-                           "(micro-batch=%s)",
-                           g.val[O_MICRO_BATCH]);
-    if ((rc = count_opt(&g, O_MICRO_BATCH, 1, &c->micro_batch)) ||
-        (rc = count_opt(&g, O_ACCUM, 1, &c->accum)) ||
-        (rc = count_opt(&g, O_GPUS, 1, &c->gpus)) ||
-        (rc = count_opt(&g, O_GPUS_PER_NODE, 1, &c->gpus_per_node)) ||
-        (rc = count_opt(&g, O_TP, 1, &c->tp)) ||
-        (rc = count_opt(&g, O_PP, 1, &c->pp)) ||
-        (rc = count_opt(&g, O_VPP, 1, &c->vpp)))
-        return rc;
-    if (g.set[O_ZERO]) {
-        if ((rc = count_opt(&g, O_ZERO, 0, &v)))
-            return rc;
-        if (v > 3)
-            return usage_error("zero must be 0, 1, 2 or 3 (zero=%s)",
-                               g.val[O_ZERO]);
-        c->zero = (int)v;
-    }
-    c->sp = g.set[O_SP];
-    c->fp32_grads = g.set[O_FP32_GRADS];
-    c->fused_loss = g.set[O_FUSED_LOSS];
-    c->finetune = g.set[O_FINETUNE];
-    c->loss_scaling = !g.set[O_NO_LOSS_SCALING];
-    if (g.set[O_BATCH_NORM])
-        c->model.batch_norm = true;
-    e = (int)c->precision;
-    if ((rc = parse_enum(&g, O_PRECISION, &e, TPLAN_ENUM_PRECISION)))
-        return rc;
-    c->precision = (tplan_precision)e;
-    e = (int)c->optimizer;
-    if ((rc = parse_enum(&g, O_OPTIMIZER, &e, TPLAN_ENUM_OPTIMIZER)))
-        return rc;
-    c->optimizer = (tplan_optimizer)e;
-    e = (int)c->recompute;
-    if ((rc = parse_enum(&g, O_RECOMPUTE, &e, TPLAN_ENUM_RECOMPUTE)))
-        return rc;
-    c->recompute = (tplan_recompute)e;
-    e = (int)c->attention;
-    if ((rc = parse_enum(&g, O_ATTENTION, &e, TPLAN_ENUM_ATTENTION)))
-        return rc;
-    c->attention = (tplan_attention)e;
-    e = (int)c->profile;
-    if ((rc = parse_enum(&g, O_PROFILE, &e, TPLAN_ENUM_PROFILE)))
-        return rc;
-    c->profile = (tplan_profile)e;
-    if (g.set[O_RESERVE] && (rc = parse_real("reserve", g.val[O_RESERVE], 0.0,
-                                             0.99, &c->reserve_fraction)))
-        return rc;
-    if (g.set[O_CONTEXT_MIB]) {
-        if ((rc = parse_real("context-mib", g.val[O_CONTEXT_MIB], 0.0, 1e7,
-                             &mib)))
-            return rc;
-        c->context_bytes = mib * 1024.0 * 1024.0;
-    }
-    if ((rc = parse_run(&g, c)) || (rc = parse_compare(&g, out)) ||
-        (rc = parse_recipe(&g, c, out)))
-        return rc;
+    tplan_fields_finish(c);
+    if ((rc = parse_list(&g, O_COMPARE_GPUS, out->compare, &out->n_compare)) ||
+        (rc = parse_list(&g, O_COMPARE_BATCHES, out->batches,
+                         &out->n_batches)))
+        goto done;
     if (tplan_config_validate(c, &err))
-        return engine_error(&err);
-    return 0;
+        rc = engine_error(&err);
+done:
+    free(fval);
+    return rc;
 }

@@ -1,10 +1,13 @@
-/* `tplan gpus` and `tplan models`: the built-in catalogs. */
+/* `tplan gpus`, `tplan models` and `tplan fields`: the built-in catalogs
+ * and the plan field table. */
 #include "catalog.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "args.h"
+#include "fields.h"
 #include "hardware.h"
 #include "json.h"
 #include "model.h"
@@ -18,9 +21,16 @@ static int want_json(int argc, char **argv, const char *cmd, int *json)
         if (strcmp(argv[i], "--json") == 0) {
             *json = 1;
         } else if (strcmp(argv[i], "--help") == 0) {
-            printf("usage: tplan %s [--json]\n\nList the built-in %s "
-                   "catalog with sources.\n",
-                   cmd, cmd);
+            if (strcmp(cmd, "fields") == 0)
+                printf("usage: tplan fields [--json]\n\nEvery plan field: "
+                       "its name (CSV header, database column,\nLua plan "
+                       "key), type, unit, whether it is an input (calc flag, "
+                       "Lua\nfield, sweep axis) and an output, its valid "
+                       "values and default.\n");
+            else
+                printf("usage: tplan %s [--json]\n\nList the built-in %s "
+                       "catalog with sources.\n",
+                       cmd, cmd);
             return -1;
         } else {
             return usage_error("unknown option %s; see tplan %s --help",
@@ -146,5 +156,78 @@ int cmd_models(int argc, char **argv)
     }
     if (json)
         json_arr_end(&w);
+    return 0;
+}
+
+static const char *type_name(tplan_field_type t)
+{
+    static const char *const names[] = {"int", "real", "text", "bool"};
+
+    return names[t];
+}
+
+static void fields_json(void)
+{
+    json_w w;
+
+    json_init(&w, stdout);
+    json_arr_begin(&w, NULL);
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+        bool in = f->flags & TPLAN_FIELD_IN;
+        bool range = f->kind == TPLAN_FK_INT || f->kind == TPLAN_FK_REAL;
+
+        json_obj_begin(&w, NULL);
+        json_str(&w, "name", f->name);
+        json_str(&w, "type", type_name(f->type));
+        json_str(&w, "unit", f->unit);
+        json_bool(&w, "input", in);
+        json_bool(&w, "output", f->flags & TPLAN_FIELD_OUT);
+        json_bool(&w, "axis", f->flags & TPLAN_FIELD_AXIS);
+        json_str(&w, "flag", in ? f->flag : NULL);
+        json_str(&w, "lua", in ? f->input : NULL);
+        if (f->kind == TPLAN_FK_ENUM) { /* names; other forms in "doc" */
+            json_arr_begin(&w, "values");
+            for (int i = 0; f->values[i]; i++)
+                json_str(&w, NULL, f->values[i]);
+            json_arr_end(&w);
+        } else {
+            json_str(&w, "values", NULL);
+        }
+        json_num(&w, "min", range ? f->min : (double)NAN);
+        json_num(&w, "max", range ? f->max : (double)NAN);
+        json_str(&w, "default", in ? f->def : NULL);
+        json_str(&w, "doc", f->doc);
+        json_obj_end(&w);
+    }
+    json_arr_end(&w);
+}
+
+int cmd_fields(int argc, char **argv)
+{
+    int json, rc = want_json(argc, argv, "fields", &json);
+
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (json) {
+        fields_json();
+        return 0;
+    }
+    printf("%-22s %-5s %-10s %-3s %-24s %s\n", "field", "type", "unit", "io",
+           "calc flag", "valid values; doc");
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+        bool in = f->flags & TPLAN_FIELD_IN;
+        char valid[200];
+
+        tplan_field_valid(id, valid, sizeof valid);
+        printf("%-22s %-5s %-10s %-3s %-24s %s%s%s\n", f->name,
+               type_name(f->type), f->unit[0] ? f->unit : "-",
+               !in ? "out" : f->flags & TPLAN_FIELD_AXIS ? "ax" : "in",
+               in ? f->flag : "-", in ? valid : "", in ? "; " : "", f->doc);
+    }
+    printf("\nio: out = output only; in = input and output; ax = also a "
+           "sweep axis.\nLua names equal the field names but price "
+           "(price_usd_per_h).\n");
     return 0;
 }

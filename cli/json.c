@@ -158,7 +158,10 @@ void json_num(json_w *w, const char *key, double v)
 void json_str(json_w *w, const char *key, const char *v)
 {
     member(w, key);
-    put_string(w->f, v);
+    if (v)
+        put_string(w->f, v);
+    else
+        fputs("null", w->f);
 }
 
 void json_bool(json_w *w, const char *key, bool v)

@@ -23,6 +23,7 @@ void json_arr_begin(json_w *w, const char *key);
 void json_arr_end(json_w *w);
 void json_int(json_w *w, const char *key, int64_t v);
 void json_num(json_w *w, const char *key, double v);
+/* v NULL: null. */
 void json_str(json_w *w, const char *key, const char *v);
 void json_bool(json_w *w, const char *key, bool v);
 

@@ -12,7 +12,7 @@
 #include "args.h"
 #include "csv_out.h"
 #include "json.h"
-#include "plan_fields.h"
+#include "fields.h"
 #include "store.h"
 
 /* ---- output sinks ----------------------------------------------------- */
@@ -335,12 +335,9 @@ static int select_list(const char *columns, char *out, size_t len)
 {
     size_t n = 0;
 
-    if (!columns) {
-        n += (size_t)snprintf(out + n, len - n, "s.name AS sweep, p.rank");
-        for (int i = 0; i < tplan_field_count() && n < len; i++)
-            n += (size_t)snprintf(out + n, len - n, ", p.%s",
-                                  tplan_field_at(i)->name);
-        return n < len ? 0 : usage_error("too many columns");
+    if (!columns) { /* the plan fields follow once the file is open */
+        snprintf(out, len, "s.name AS sweep, p.rank");
+        return 0;
     }
     out[0] = '\0';
     for (const char *c = columns; *c;) {
@@ -399,7 +396,7 @@ int cmd_export(int argc, char **argv)
     const char *path = NULL, *csv = NULL, *sweep = NULL, *where = NULL;
     const char *columns = NULL;
     int64_t top = 0, found[2] = {-1, 0}, id;
-    char cols[4096], *sql = NULL;
+    char cols[8192], *sql = NULL;
     tplan_cell param;
     tplan_store *db = NULL;
     tplan_err err;
@@ -453,6 +450,11 @@ int cmd_export(int argc, char **argv)
                            where);
     if (!(db = tplan_store_open_ro(path, &err)))
         goto fail;
+    if (!columns && !tplan_store_plan_select(db, "p.", cols, sizeof cols)) {
+        tplan_err_set(&err, TPLAN_EINVAL, "db", "cannot list the columns of %s",
+                      path);
+        goto fail;
+    }
     /* the sweep: an id, else the latest of that name, else the latest */
     param.type = TPLAN_CELL_TEXT;
     param.s = sweep;

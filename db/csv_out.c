@@ -12,7 +12,7 @@
 
 #include <csv.h>
 
-#include "plan_fields.h"
+#include "fields.h"
 
 struct tplan_csv {
     FILE *f;
@@ -216,8 +216,8 @@ int tplan_csv_row(tplan_csv *w, const char *sweep, int64_t rank,
         case TPLAN_FT_REAL:
             tplan_csv_real(w, v.r);
             break;
-        default:
-            tplan_csv_text(w, v.s);
+        default: /* NULL: no value, an empty cell */
+            tplan_csv_text(w, v.s ? v.s : "");
             break;
         }
     }

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "plan_fields.h"
+#include "fields.h"
 #include "rank.h"
 #include "store.h"
 #include "store_int.h"
@@ -353,16 +353,17 @@ static int copy_row(void *ud, int ncols, const char *const *names,
     return 0;
 }
 
-/* The SELECT of an input's plan rows in the insert's column order. */
-static void select_rows_sql(char *sql, size_t len)
+/* The SELECT of an input's plan rows in the insert's column order (NULL
+ * for the columns a schema 1 input lacks). */
+static void select_rows_sql(tplan_store *in, char *sql, size_t len)
 {
     size_t n = (size_t)snprintf(sql, len,
                                 "SELECT rank, config_index, pareto, score, "
                                 "key1, key2, key3, key4");
 
-    for (int i = 0; i < tplan_field_count(); i++)
-        n +=
-            (size_t)snprintf(sql + n, len - n, ", %s", tplan_field_at(i)->name);
+    sql[n < len ? n : len - 1] = '\0';
+    tplan_store_plan_select(in, "", sql, len);
+    n = strlen(sql);
     snprintf(sql + n, len - n, " FROM plans WHERE sweep_id = ?1");
 }
 
@@ -386,7 +387,7 @@ static int merge_group(merge_ctx *m, tplan_store *out, int group,
     tplan_ranked *fbuf = NULL;
     pick *picks = NULL;
     int64_t n_picks = 0, keep = -1, kept = 0, sweep_id;
-    char sql[4096], started[40] = "", finished[40] = "";
+    char sql[8192], started[40] = "", finished[40] = "";
     int nobj, rc = TPLAN_OK;
 
     memset(&total, 0, sizeof total);
@@ -472,7 +473,6 @@ static int merge_group(merge_ctx *m, tplan_store *out, int group,
     meta.space = first->space;
     if ((rc = tplan_store_sweep_begin(out, &meta, &sweep_id, err)))
         goto done;
-    select_rows_sql(sql, sizeof sql);
     for (int i = 0; i < m->n_rows && rc == TPLAN_OK; i++) {
         const shard_row *r = &m->rows[i];
         tplan_cell id = {TPLAN_CELL_INT, r->id, 0, NULL};
@@ -480,6 +480,7 @@ static int merge_group(merge_ctx *m, tplan_store *out, int group,
 
         if (r->group != group)
             continue;
+        select_rows_sql(m->in[r->input], sql, sizeof sql);
         rc = tplan_store_query(m->in[r->input], sql, &id, 1, copy_row, &x, err);
         rep->plans += x.written;
     }

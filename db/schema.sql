@@ -1,4 +1,4 @@
--- tplan result database, schema version 1 (PRAGMA user_version), marked
+-- tplan result database, schema version 2 (PRAGMA user_version), marked
 -- as tplan's by PRAGMA application_id = 0x74706c6e ("tpln"). Compiled into
 -- the binary; applied to new files, checked on existing ones. Column names
 -- of `plans` are the Lua plan table's keys and the CSV header (DESIGN.md).
@@ -47,60 +47,13 @@ CREATE TABLE sweeps (
 -- is not converted for comparison, so write gpus = 8, not gpus = '8'.
 -- Files made with the typed columns of earlier builds read and write the
 -- same (the columns and their names are the contract, DESIGN.md).
-CREATE TABLE plans (
-    sweep_id REFERENCES sweeps(id),         -- INTEGER
-    rank,                                   -- INTEGER; NULL: Pareto-only
-    config_index,                           -- INTEGER
-    pareto,                                 -- INTEGER
-    score,                                  -- REAL
-    key1, key2, key3, key4,                 -- REAL
-    model,                                  -- TEXT
-    gpu,                                    -- TEXT
-    gpus,                                   -- INTEGER
-    tp,                                     -- INTEGER
-    pp,                                     -- INTEGER
-    dp,                                     -- INTEGER
-    vpp,                                    -- INTEGER
-    sp,                                     -- INTEGER
-    zero,                                   -- INTEGER
-    precision,                              -- TEXT
-    optimizer,                              -- TEXT
-    recompute,                              -- TEXT
-    attention,                              -- TEXT
-    profile,                                -- TEXT
-    seq,                                    -- INTEGER
-    micro_batch,                            -- INTEGER
-    accum,                                  -- INTEGER
-    global_batch,                           -- INTEGER
-    tokens_per_step,                        -- INTEGER
-    params,                                 -- INTEGER
-    weights_bytes,                          -- INTEGER
-    grads_bytes,                            -- INTEGER
-    optimizer_bytes,                        -- INTEGER
-    activations_bytes,                      -- INTEGER
-    overhead_bytes,                         -- INTEGER
-    total_bytes,                            -- INTEGER
-    capacity_bytes,                         -- INTEGER
-    usable_bytes,                           -- INTEGER
-    headroom_bytes,                         -- INTEGER
-    fits,                                   -- INTEGER
-    max_micro_batch,                        -- INTEGER
-    flops_per_step,                         -- REAL
-    step_time_s,                            -- REAL
-    tokens_per_s,                           -- REAL
-    samples_per_s,                          -- REAL
-    mfu,                                    -- REAL
-    hfu,                                    -- REAL
-    steps,                                  -- REAL
-    time_h,                                 -- REAL
-    gpu_hours,                              -- REAL
-    cost_usd,                               -- REAL
-    energy_kwh,                             -- REAL
-    co2_kg,                                 -- REAL
-    lr_peak,                                -- REAL
-    warmup_steps,                           -- REAL
-    warnings                                -- TEXT, '' for none
-);
+-- CREATE TABLE plans (sweep_id, rank, config_index, pareto, score,
+--                     key1, key2, key3, key4, <one column per plan field>)
+-- is made by db/store.c from the field table (engine/fields.c, listed by
+-- `tplan fields`), in the table's order, before this file runs: every
+-- writer, reader and front end names the same columns. Schema 1 files
+-- (before inputs became columns) gain the new columns at their end when
+-- a writer opens them; readers see NULL for a column a file lacks.
 
 -- Rows arrive in rank order, so this index grows at its end: the writer
 -- stays fast. (sweep_id, config_index) is unique by construction.

@@ -9,6 +9,7 @@
 #include <sqlite3.h>
 
 #include "async_vfs.h"
+#include "fields.h"
 #include "schema_sql.h"
 #include "store_int.h"
 
@@ -87,11 +88,13 @@ static int check(tplan_store *s, int *empty, tplan_err *err)
                              "%s is not a tplan result database "
                              "(application_id=%lld)",
                              s->path, (long long)app);
-    if (ver != TPLAN_SCHEMA_VERSION)
+    if (ver < TPLAN_SCHEMA_OLDEST || ver > TPLAN_SCHEMA_VERSION)
         return tplan_err_set(err, TPLAN_EINVAL, "db",
                              "%s has result schema %lld; this tplan reads "
-                             "schema %d",
-                             s->path, (long long)ver, TPLAN_SCHEMA_VERSION);
+                             "schemas %d to %d",
+                             s->path, (long long)ver, TPLAN_SCHEMA_OLDEST,
+                             TPLAN_SCHEMA_VERSION);
+    s->version = (int)ver;
     return TPLAN_OK;
 }
 
@@ -226,6 +229,90 @@ static int roll_back_journal(const char *path, tplan_err *err)
     return TPLAN_OK;
 }
 
+/* Whether the plans table has column name (false when it cannot say). */
+static bool has_column(tplan_store *s, const char *name)
+{
+    sqlite3_stmt *st;
+    bool found = false;
+
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT 1 FROM pragma_table_info('plans') "
+                           "WHERE name = ?1",
+                           -1, &st, NULL) != SQLITE_OK)
+        return false;
+    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+    found = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return found;
+}
+
+bool tplan_store_plan_select(tplan_store *s, const char *prefix, char *out,
+                             size_t len)
+{
+    size_t n = strlen(out);
+
+    for (int i = 0; i < tplan_field_count() && n < len; i++) {
+        const char *name = tplan_field_at(i)->name;
+
+        if (s->version >= TPLAN_SCHEMA_VERSION || has_column(s, name))
+            n += (size_t)snprintf(out + n, len - n, ", %s%s", prefix, name);
+        else
+            n += (size_t)snprintf(out + n, len - n, ", NULL AS %s", name);
+    }
+    return n < len;
+}
+
+/* The plans table's definition, from the field table. */
+static int create_plans(tplan_store *s, tplan_err *err)
+{
+    char sql[8192];
+    size_t n = (size_t)snprintf(sql, sizeof sql,
+                                "CREATE TABLE plans (sweep_id REFERENCES "
+                                "sweeps(id), rank, config_index, pareto, "
+                                "score, key1, key2, key3, key4");
+
+    for (int i = 0; i < tplan_field_count() && n < sizeof sql; i++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, ", %s",
+                              tplan_field_at(i)->name);
+    if (n + 2 >= sizeof sql)
+        return tplan_err_set(err, TPLAN_EINVAL, "db",
+                             "the plans table is too wide to create");
+    memcpy(sql + n, ")", 2);
+    return tplan_store_exec(s, sql, err);
+}
+
+/* A schema 1 file opened for writing: its plans table gains a column for
+ * every field it lacks, at its end, and the file says schema 2, in one
+ * transaction (a file is either upgraded whole or untouched). */
+static int upgrade(tplan_store *s, tplan_err *err)
+{
+    char sql[160], pragma[64];
+
+    if (s->version >= TPLAN_SCHEMA_VERSION)
+        return TPLAN_OK;
+    if (tplan_store_exec(s, "BEGIN IMMEDIATE", err))
+        return TPLAN_EINVAL;
+    for (int i = 0; i < tplan_field_count(); i++) {
+        const char *name = tplan_field_at(i)->name;
+
+        if (has_column(s, name))
+            continue;
+        snprintf(sql, sizeof sql, "ALTER TABLE plans ADD COLUMN %s", name);
+        if (tplan_store_exec(s, sql, err))
+            goto fail;
+    }
+    snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d",
+             TPLAN_SCHEMA_VERSION);
+    if (tplan_store_exec(s, pragma, err) ||
+        tplan_store_exec(s, "COMMIT", err))
+        goto fail;
+    s->version = TPLAN_SCHEMA_VERSION;
+    return TPLAN_OK;
+fail:
+    sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+    return TPLAN_EINVAL;
+}
+
 tplan_store *tplan_store_open_ro(const char *path, tplan_err *err)
 {
     tplan_store *s = open_db(path, SQLITE_OPEN_READONLY, NULL, err);
@@ -301,14 +388,18 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err)
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             goto fail;
         }
-        if ((empty && (tplan_store_exec(s, (const char *)schema_sql, err) ||
+        if ((empty && (create_plans(s, err) ||
+                       tplan_store_exec(s, (const char *)schema_sql, err) ||
                        tplan_store_exec(s, pragma, err))) ||
             tplan_store_exec(s, "COMMIT", err)) {
             sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
             goto fail;
         }
     }
-    if (tplan_store_exec(s, tune, err) || tplan_store_writer_prepare(s, err))
+    if (empty)
+        s->version = TPLAN_SCHEMA_VERSION;
+    if (upgrade(s, err) || tplan_store_exec(s, tune, err) ||
+        tplan_store_writer_prepare(s, err))
         goto fail;
     return s;
 fail:

@@ -12,7 +12,11 @@
 #include "plan.h"
 #include "sweep.h"
 
-#define TPLAN_SCHEMA_VERSION 1
+/* Schema 2 added a column for every input field; schema 1 files are read
+ * as they are (NULL for the columns they lack) and upgraded when a writer
+ * opens them. */
+#define TPLAN_SCHEMA_VERSION 2
+#define TPLAN_SCHEMA_OLDEST  1
 #define TPLAN_APPLICATION_ID 0x74706c6e /* "tpln" */
 
 typedef struct tplan_store tplan_store;
@@ -37,6 +41,13 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err);
 tplan_store *tplan_store_open_ro(const char *path, tplan_err *err);
 
 void tplan_store_close(tplan_store *db);
+
+/* Append to out (len bytes, NUL-terminated) ", PREFIXcol" for every plan
+ * field, in the field table's order, or ", NULL AS col" for a column the
+ * file lacks (a schema 1 file read as it is). False when out is too
+ * small or the file's columns cannot be read. */
+bool tplan_store_plan_select(tplan_store *db, const char *prefix, char *out,
+                             size_t len);
 
 /* Insert a sweep row (completed = 0) and commit it; *id is its id. */
 int tplan_store_sweep_begin(tplan_store *db, const tplan_sweep_meta *m,

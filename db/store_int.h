@@ -17,6 +17,7 @@ struct tplan_store {
     struct tplan_writer *w; /* the writer thread while a sweep's rows flow */
     bool in_tx;
     bool read_only; /* queries may not write (not even VACUUM INTO) */
+    int version;    /* the file's schema (PRAGMA user_version) */
     bool hold_tx;   /* a caller's transaction (merge): never commit inside */
     int64_t batch;
     /* a writer's deadline for lock waits in the open transaction

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_fields.h"
+#include "fields.h"
 #include "store_int.h"
 
 /* Rows per transaction: large enough that commits (an fsync each) cost
@@ -498,7 +498,13 @@ int tplan_store_plan(tplan_store *s, int64_t sweep_id, int64_t rank,
             break;
         default: {
             /* copied: the plan and buf change before the block is written */
-            size_t len = strlen(f.s);
+            size_t len;
+
+            if (!f.s) { /* no value */
+                t[k] = TPLAN_CELL_NULL;
+                break;
+            }
+            len = strlen(f.s);
 
             if (used + len + 1 > TPLAN_ROW_TEXT)
                 len = used + 1 < TPLAN_ROW_TEXT ? TPLAN_ROW_TEXT - used - 1 : 0;

@@ -20,48 +20,63 @@
 /* Spaces beyond this are refused: counts and indexes stay exact int64. */
 #define MAX_SPACE 1e18
 
-static const char *const axis_names[TPLAN_AX_COUNT] = {
-    [TPLAN_AX_GPU] = "gpu",
-    [TPLAN_AX_GPUS] = "gpus",
-    [TPLAN_AX_GPUS_PER_NODE] = "gpus_per_node",
-    [TPLAN_AX_TP] = "tp",
-    [TPLAN_AX_PP] = "pp",
-    [TPLAN_AX_VPP] = "vpp",
-    [TPLAN_AX_SP] = "sp",
-    [TPLAN_AX_ZERO] = "zero",
-    [TPLAN_AX_PRECISION] = "precision",
-    [TPLAN_AX_OPTIMIZER] = "optimizer",
-    [TPLAN_AX_RECOMPUTE] = "recompute",
-    [TPLAN_AX_ATTENTION] = "attention",
-    [TPLAN_AX_PROFILE] = "profile",
-    [TPLAN_AX_SEQ] = "seq",
-    [TPLAN_AX_MICRO_BATCH] = "micro_batch",
-    [TPLAN_AX_ACCUM] = "accum",
-    [TPLAN_AX_GLOBAL_BATCH] = "global_batch",
-    [TPLAN_AX_GLOBAL_BATCH_TOKENS] = "global_batch_tokens",
-    [TPLAN_AX_OVERLAP] = "overlap",
-    [TPLAN_AX_NIC_GBPS] = "nic_gbps",
-    [TPLAN_AX_PRICE] = "price",
-    [TPLAN_AX_LR] = "lr",
-};
+/* The axes of the first sweeps, in their order: indexes of a space over
+ * these stay what they were. Axes added since follow in the field
+ * table's order. */
+static const char *const axis_first[] = {
+    "gpu",          "gpus",      "gpus_per_node", "tp",
+    "pp",           "vpp",       "sp",            "zero",
+    "precision",    "optimizer", "recompute",     "attention",
+    "profile",      "seq",       "micro_batch",   "accum",
+    "global_batch", "global_batch_tokens",        "overlap",
+    "nic_gbps",     "price",     "lr",            NULL};
 
 const char *tplan_axis_name(tplan_axis_id a)
 {
-    return a >= 0 && a < TPLAN_AX_COUNT ? axis_names[a] : "?";
+    const tplan_field *f = tplan_field_at(a);
+
+    return f && f->input ? f->input : "?";
+}
+
+int tplan_axis_order(tplan_axis_id a)
+{
+    const char *name = tplan_axis_name(a);
+
+    for (int i = 0; axis_first[i]; i++)
+        if (strcmp(axis_first[i], name) == 0)
+            return i;
+    return 1000 + a;
 }
 
 int tplan_axis_parse(const char *name, tplan_axis_id *out, tplan_err *err)
 {
-    for (int i = 0; i < TPLAN_AX_COUNT; i++) {
-        if (strcmp(name, axis_names[i]) == 0) {
-            *out = (tplan_axis_id)i;
+    int id = tplan_field_find_input(name);
+
+    if (id < 0 || !(tplan_field_at(id)->flags & TPLAN_FIELD_AXIS))
+        return tplan_err_set(err, TPLAN_ENOTFOUND, "axes",
+                             "axes.%.64s: %s (tplan fields lists the axes)",
+                             name,
+                             id < 0 ? "not a plan field"
+                                    : "a sweep cannot vary this field");
+    *out = id;
+    return TPLAN_OK;
+}
+
+int tplan_axis_check(tplan_axis_id a, double v, tplan_err *err)
+{
+    const tplan_field *f = tplan_field_at(a);
+
+    if (f && (f->flags & TPLAN_FIELD_MAX) && v == 0)
+        return TPLAN_OK; /* max: the largest that fits */
+    if (f && f->kind == TPLAN_FK_ENUM) {
+        int n = 0;
+
+        while (f->values[n])
+            n++;
+        if (v == floor(v) && v >= 0 && v < n)
             return TPLAN_OK;
-        }
     }
-    return tplan_err_set(err, TPLAN_ENOTFOUND, "axes",
-                         "unknown axis (axes.%.64s); see the README for the "
-                         "fields a sweep can vary",
-                         name);
+    return tplan_field_check(a, v, err);
 }
 
 int64_t tplan_sweep_size(const tplan_sweep_spec *s)
@@ -76,82 +91,11 @@ int64_t tplan_sweep_size(const tplan_sweep_spec *s)
 static void apply(const tplan_sweep_spec *s, tplan_axis_id id, double v,
                   tplan_config *c)
 {
-    /* only integer and enum axes are cast; tplan_sweep_validate bounds
-     * them (real axes may hold any finite value) */
-    int64_t iv = v >= -1e15 && v <= 1e15 ? (int64_t)v : 0;
-
-    switch (id) {
-    case TPLAN_AX_GPU:
-        c->gpu = s->gpus[iv];
-        break;
-    case TPLAN_AX_GPUS:
-        c->gpus = iv;
-        break;
-    case TPLAN_AX_GPUS_PER_NODE:
-        c->gpus_per_node = iv;
-        break;
-    case TPLAN_AX_TP:
-        c->tp = iv;
-        break;
-    case TPLAN_AX_PP:
-        c->pp = iv;
-        break;
-    case TPLAN_AX_VPP:
-        c->vpp = iv;
-        break;
-    case TPLAN_AX_SP:
-        c->sp = iv != 0;
-        break;
-    case TPLAN_AX_ZERO:
-        c->zero = (int)iv;
-        break;
-    case TPLAN_AX_PRECISION:
-        c->precision = (tplan_precision)iv;
-        break;
-    case TPLAN_AX_OPTIMIZER:
-        c->optimizer = (tplan_optimizer)iv;
-        break;
-    case TPLAN_AX_RECOMPUTE:
-        c->recompute = (tplan_recompute)iv;
-        break;
-    case TPLAN_AX_ATTENTION:
-        c->attention = (tplan_attention)iv;
-        break;
-    case TPLAN_AX_PROFILE:
-        c->profile = (tplan_profile)iv;
-        break;
-    case TPLAN_AX_SEQ:
-        c->seq = iv;
-        break;
-    case TPLAN_AX_MICRO_BATCH:
-        c->micro_batch = iv;
-        break;
-    case TPLAN_AX_ACCUM:
-        c->accum = iv;
-        break;
-    case TPLAN_AX_GLOBAL_BATCH:
-        c->global_batch = iv;
-        c->global_batch_tokens = 0;
-        break;
-    case TPLAN_AX_GLOBAL_BATCH_TOKENS:
-        c->global_batch_tokens = v;
-        c->global_batch = 0;
-        break;
-    case TPLAN_AX_OVERLAP:
-        c->overlap = v;
-        break;
-    case TPLAN_AX_NIC_GBPS:
-        c->nic_bytes_per_s = v * 1e9 / 8.0;
-        break;
-    case TPLAN_AX_PRICE:
-        c->price_usd_per_h = v;
-        break;
-    case TPLAN_AX_LR:
-        c->lr = v;
-        break;
-    default:
-        break;
-    }
+    /* values passed tplan_sweep_validate: the gpu axis's are indexes */
+    if (id == TPLAN_FIELD_ID_GPU)
+        c->gpu = s->gpus[(int)v];
+    else
+        tplan_field_apply(id, v, c);
 }
 
 /* Set every axis field of c for index. Fields no axis touches keep
@@ -254,13 +198,21 @@ int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err)
                                  "axes.%s needs 1 to %d values (values=%d)",
                                  tplan_axis_name(a->id), TPLAN_MAX_AXIS_VALUES,
                                  a->n);
-        for (int k = 0; k < a->n; k++)
-            if (!isfinite(a->values[k]) ||
-                (a->id == TPLAN_AX_GPU &&
-                 (a->values[k] < 0 || a->values[k] >= s->n_gpus)))
+        if (!tplan_field_at(a->id) ||
+            !(tplan_field_at(a->id)->flags & TPLAN_FIELD_AXIS))
+            return tplan_err_set(err, TPLAN_EINVAL, "axes",
+                                 "axis %d is not a field a sweep can vary",
+                                 a->id);
+        for (int k = 0; k < a->n; k++) {
+            if (a->id != TPLAN_FIELD_ID_GPU) {
+                if ((rc = tplan_axis_check(a->id, a->values[k], err)))
+                    return rc;
+            } else if (!(a->values[k] >= 0 && a->values[k] < s->n_gpus)) {
                 return tplan_err_set(err, TPLAN_EINVAL, "axes",
-                                     "axes.%s has a bad value (value=%g)",
-                                     tplan_axis_name(a->id), a->values[k]);
+                                     "axes.gpu has a bad value (value=%g)",
+                                     a->values[k]);
+            }
+        }
         for (int j = 0; j < i; j++)
             if (s->axes[j].id == a->id)
                 return tplan_err_set(err, TPLAN_EINVAL, "axes",
@@ -271,8 +223,8 @@ int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err)
         bool gb = false, gbt = false;
 
         for (int i = 0; i < s->n_axes; i++) {
-            gb = gb || s->axes[i].id == TPLAN_AX_GLOBAL_BATCH;
-            gbt = gbt || s->axes[i].id == TPLAN_AX_GLOBAL_BATCH_TOKENS;
+            gb = gb || s->axes[i].id == tplan_field_find("global_batch");
+            gbt = gbt || s->axes[i].id == tplan_field_find("global_batch_tokens");
         }
         if (gb && gbt)
             return tplan_err_set(err, TPLAN_EINVAL, "axes",

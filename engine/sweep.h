@@ -13,34 +13,14 @@
 
 #include "config.h"
 #include "err.h"
+#include "fields.h"
 #include "plan.h"
 #include "rank.h"
 
-typedef enum {
-    TPLAN_AX_GPU, /* values index spec->gpus */
-    TPLAN_AX_GPUS,
-    TPLAN_AX_GPUS_PER_NODE,
-    TPLAN_AX_TP,
-    TPLAN_AX_PP,
-    TPLAN_AX_VPP,
-    TPLAN_AX_SP, /* 0 or 1 */
-    TPLAN_AX_ZERO,
-    TPLAN_AX_PRECISION, /* tplan_precision codes */
-    TPLAN_AX_OPTIMIZER,
-    TPLAN_AX_RECOMPUTE,
-    TPLAN_AX_ATTENTION,
-    TPLAN_AX_PROFILE,
-    TPLAN_AX_SEQ,
-    TPLAN_AX_MICRO_BATCH, /* 0: the largest that fits */
-    TPLAN_AX_ACCUM,
-    TPLAN_AX_GLOBAL_BATCH,
-    TPLAN_AX_GLOBAL_BATCH_TOKENS,
-    TPLAN_AX_OVERLAP,
-    TPLAN_AX_NIC_GBPS,
-    TPLAN_AX_PRICE,
-    TPLAN_AX_LR,
-    TPLAN_AX_COUNT
-} tplan_axis_id;
+/* An axis varies one input field: the field's id (fields.h). Its values
+ * are the field's values as tplan_field_apply takes them (enum codes, 0/1,
+ * numbers in the input's unit); the gpu axis's index spec->gpus. */
+typedef int tplan_axis_id;
 
 #define TPLAN_MAX_AXES        16
 #define TPLAN_MAX_AXIS_VALUES 256
@@ -70,7 +50,7 @@ typedef struct tplan_sweep_spec {
     tplan_config base; /* copied */
     tplan_axis axes[TPLAN_MAX_AXES];
     int n_axes;
-    tplan_gpu gpus[TPLAN_MAX_SWEEP_GPUS]; /* for TPLAN_AX_GPU */
+    tplan_gpu gpus[TPLAN_MAX_SWEEP_GPUS]; /* for the gpu axis */
     int n_gpus;
     tplan_constraints where;
     tplan_objective rank[TPLAN_MAX_OBJECTIVES];
@@ -149,7 +129,16 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err);
 /* Free the run's results; accepts a zeroed run. */
 void tplan_sweep_run_free(tplan_sweep_run *r);
 
+/* The axis's name (its field's input name). */
 const char *tplan_axis_name(tplan_axis_id a);
+/* The axis an input name varies: the fields with TPLAN_FIELD_AXIS. */
 int tplan_axis_parse(const char *name, tplan_axis_id *out, tplan_err *err);
+/* Where an axis stands in a spec's axes (ascending; the last varies
+ * fastest): a fixed order, so a script's table order does not change
+ * configuration indexes. */
+int tplan_axis_order(tplan_axis_id a);
+/* Check one value of axis a (not the gpu axis: an index, checked by
+ * tplan_sweep_validate); the same message as every input of the field. */
+int tplan_axis_check(tplan_axis_id a, double v, tplan_err *err);
 
 #endif

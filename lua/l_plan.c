@@ -1,12 +1,12 @@
 /* tplan.plan (one evaluation as a plain table), the plan view hooks see,
- * and tplan.lr_at. Field names come from db/plan_fields. */
+ * and tplan.lr_at. Field names come from the engine's field table. */
 #include "l_tplan.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "l_util.h"
-#include "plan_fields.h"
+#include "fields.h"
 
 /* Push field id of p (nil for a missing REAL). */
 static void push_field(lua_State *L, int id, const tplan_plan *p)
@@ -90,7 +90,7 @@ static int l_plan(lua_State *L)
     tplan_err err;
 
     luaL_checktype(L, 1, LUA_TTABLE);
-    lu_check_fields(L, 1, "tplan.plan", lt_config_fields);
+    lt_check_config_fields(L, 1, "tplan.plan", NULL);
     /* scratch space as userdata: reclaimed even if parsing raises */
     c = lua_newuserdatauv(L, sizeof *c, 0); /* t c */
     p = lua_newuserdatauv(L, sizeof *p, 0); /* t c p */

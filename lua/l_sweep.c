@@ -68,15 +68,7 @@ static result *check_result(lua_State *L, int idx)
 
 static void check_sweep_fields(lua_State *L, int idx)
 {
-    const char *all[96];
-    int n = 0;
-
-    for (int i = 0; lt_config_fields[i]; i++)
-        all[n++] = lt_config_fields[i];
-    for (int i = 0; sweep_fields_extra[i]; i++)
-        all[n++] = sweep_fields_extra[i];
-    all[n] = NULL;
-    lu_check_fields(L, idx, "tplan.sweep", all);
+    lt_check_config_fields(L, idx, "tplan.sweep", sweep_fields_extra);
 }
 
 static int add_gpu(lua_State *L, tplan_sweep_spec *s, const tplan_gpu *g)
@@ -107,113 +99,42 @@ static int add_gpu(lua_State *L, tplan_sweep_spec *s, const tplan_gpu *g)
     return s->n_gpus++;
 }
 
-/* One axis value at the stack top, as the engine's number. */
+/* One axis value at the stack top, as the engine's number: the field's
+ * value as tplan.plan and tplan calc read it (one message for a bad one),
+ * or the gpu's index into s->gpus. */
 static double axis_value(lua_State *L, tplan_sweep_spec *s, tplan_axis_id id)
 {
-    const char *name = tplan_axis_name(id);
     tplan_err err;
-    int t = lua_type(L, -1);
+    tplan_gpu g;
 
-    switch (id) {
-    case TPLAN_AX_GPU: {
-        tplan_gpu g;
-
-        if (t == LUA_TSTRING) {
-            if (lt_gpu_lookup(L, lua_tostring(L, -1), &g, &err))
-                lu_engine_error(L, "tplan.sweep", &err);
-        } else if (luaL_testudata(L, -1, TPLAN_GPU_MT)) {
-            g = *(tplan_gpu *)lua_touserdata(L, -1);
-        } else {
-            lu_error(L, "tplan.sweep",
-                     "axes.gpu takes GPU names or "
-                     "tplan.gpu values (got %s)",
-                     luaL_typename(L, -1));
-        }
-        return add_gpu(L, s, &g);
-    }
-    case TPLAN_AX_SP:
-        if (t != LUA_TBOOLEAN)
-            lu_error(L, "tplan.sweep", "axes.sp takes booleans (got %s)",
-                     luaL_typename(L, -1));
-        return lua_toboolean(L, -1);
-    case TPLAN_AX_PRECISION:
-    case TPLAN_AX_OPTIMIZER:
-    case TPLAN_AX_RECOMPUTE:
-    case TPLAN_AX_ATTENTION:
-    case TPLAN_AX_PROFILE: {
-        tplan_enum_kind kind = id == TPLAN_AX_PRECISION   ? TPLAN_ENUM_PRECISION
-                               : id == TPLAN_AX_OPTIMIZER ? TPLAN_ENUM_OPTIMIZER
-                               : id == TPLAN_AX_RECOMPUTE ? TPLAN_ENUM_RECOMPUTE
-                               : id == TPLAN_AX_ATTENTION ? TPLAN_ENUM_ATTENTION
-                                                          : TPLAN_ENUM_PROFILE;
-        int v = 0;
-
-        if (t != LUA_TSTRING)
-            lu_error(L, "tplan.sweep", "axes.%s takes names (got %s)", name,
-                     luaL_typename(L, -1));
-        if (tplan_enum_parse(kind, lua_tostring(L, -1), &v, &err))
+    if (id != TPLAN_FIELD_ID_GPU)
+        return lt_field_value(L, id, "tplan.sweep");
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        if (lt_gpu_lookup(L, lua_tostring(L, -1), &g, &err))
             lu_engine_error(L, "tplan.sweep", &err);
-        return v;
+    } else if (luaL_testudata(L, -1, TPLAN_GPU_MT)) {
+        g = *(tplan_gpu *)lua_touserdata(L, -1);
+    } else {
+        lu_error(L, "tplan.sweep",
+                 "axes.gpu takes GPU names or tplan.gpu values (got %s)",
+                 luaL_typename(L, -1));
     }
-    case TPLAN_AX_MICRO_BATCH:
-        if (t == LUA_TSTRING && strcmp(lua_tostring(L, -1), "max") == 0)
-            return 0;
-        /* a positive integer otherwise */
-        __attribute__((fallthrough));
-    default: {
-        /* the ranges tplan.plan accepts for the same fields (l_config.c) */
-        static const struct {
-            tplan_axis_id id;
-            bool integer;
-            double min, max;
-        } range[] = {
-            {TPLAN_AX_GPUS, true, 1, 1e7},
-            {TPLAN_AX_GPUS_PER_NODE, true, 1, 1e5},
-            {TPLAN_AX_TP, true, 1, 1e7},
-            {TPLAN_AX_PP, true, 1, 1e7},
-            {TPLAN_AX_VPP, true, 1, 1e5},
-            {TPLAN_AX_ZERO, true, 0, 3},
-            {TPLAN_AX_SEQ, true, 1, 1e8},
-            {TPLAN_AX_MICRO_BATCH, true, 1, 1e8},
-            {TPLAN_AX_ACCUM, true, 1, 1e8},
-            {TPLAN_AX_GLOBAL_BATCH, true, 1, 1e9},
-            {TPLAN_AX_GLOBAL_BATCH_TOKENS, false, 1, 1e15},
-            {TPLAN_AX_OVERLAP, false, 0, 1},
-            {TPLAN_AX_NIC_GBPS, false, 0.1, 1e7},
-            {TPLAN_AX_PRICE, false, 1e-9, 1e6},
-            {TPLAN_AX_LR, false, 1e-12, 100},
-        };
-        double v = lua_tonumber(L, -1);
+    return add_gpu(L, s, &g);
+}
 
-        for (size_t k = 0; k < sizeof range / sizeof range[0]; k++) {
-            if (range[k].id != id)
-                continue;
-            if (t != LUA_TNUMBER)
-                lu_error(L, "tplan.sweep", "axes.%s takes %s (got %s)", name,
-                         id == TPLAN_AX_MICRO_BATCH ? "integers or \"max\""
-                         : range[k].integer         ? "integers"
-                                                    : "numbers",
-                         luaL_typename(L, -1));
-            if (range[k].integer && !lua_isinteger(L, -1) && v != floor(v))
-                lu_error(L, "tplan.sweep", "axes.%s takes integers (%s=%.14g)",
-                         name, name, v);
-            if (!(v >= range[k].min && v <= range[k].max))
-                lu_error(L, "tplan.sweep",
-                         "axes.%s values must be in [%g, %g] "
-                         "(%s=%.14g)",
-                         name, range[k].min, range[k].max, name, v);
-            return v;
-        }
-        return lu_error(L, "tplan.sweep", "axes.%s: no range known", name);
-    }
-    }
+static int axis_cmp(const void *a, const void *b)
+{
+    int x = tplan_axis_order(*(const tplan_axis_id *)a);
+    int y = tplan_axis_order(*(const tplan_axis_id *)b);
+
+    return (x > y) - (x < y);
 }
 
 /* axes = { name = value or {values...}, ... }: ordered by the engine's
  * axis order, whatever the table's, so indexes are reproducible. */
 static void parse_axes(lua_State *L, int idx, tplan_sweep_spec *s)
 {
-    tplan_axis_id ids[TPLAN_AX_COUNT];
+    tplan_axis_id ids[TPLAN_MAX_AXES];
     int n = 0;
     tplan_err err;
 
@@ -226,28 +147,22 @@ static void parse_axes(lua_State *L, int idx, tplan_sweep_spec *s)
                  luaL_typename(L, -1));
     lua_pushnil(L);           /* ... axes k */
     while (lua_next(L, -2)) { /* ... axes k v */
-        tplan_axis_id id;
-
         if (lua_type(L, -2) != LUA_TSTRING)
             lu_error(L, "tplan.sweep", "axes are named by plan fields");
-        if (tplan_axis_parse(lua_tostring(L, -2), &id, &err))
-            lu_engine_error(L, "tplan.sweep", &err);
-        ids[n++] = id;
-        lua_pop(L, 1); /* ... axes k */
-    }
-    for (int a = 0; a < TPLAN_AX_COUNT; a++) {
-        tplan_axis *ax;
-        bool used = false;
-
-        for (int i = 0; i < n && !used; i++)
-            used = ids[i] == (tplan_axis_id)a;
-        if (!used)
-            continue;
-        if (s->n_axes >= TPLAN_MAX_AXES)
+        if (n >= TPLAN_MAX_AXES)
             lu_error(L, "tplan.sweep", "a sweep has at most %d axes",
                      TPLAN_MAX_AXES);
-        ax = &s->axes[s->n_axes++];
-        ax->id = (tplan_axis_id)a;
+        if (tplan_axis_parse(lua_tostring(L, -2), &ids[n], &err))
+            lu_engine_error(L, "tplan.sweep", &err);
+        n++;
+        lua_pop(L, 1); /* ... axes k */
+    }
+    /* the engine's axis order, whatever the table's: indexes reproduce */
+    qsort(ids, (size_t)n, sizeof ids[0], axis_cmp);
+    for (int a = 0; a < n; a++) {
+        tplan_axis *ax = &s->axes[s->n_axes++];
+
+        ax->id = ids[a];
         ax->n = 0;
         lua_getfield(L, -1, tplan_axis_name(ax->id)); /* ... axes v */
         if (lua_istable(L, -1) && !luaL_testudata(L, -1, TPLAN_GPU_MT)) {

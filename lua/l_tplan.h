@@ -44,9 +44,19 @@ int lt_model_lookup(lua_State *L, const char *name, tplan_model *out,
 int lt_gpu_lookup(lua_State *L, const char *name, tplan_gpu *out,
                   tplan_err *err);
 
-/* The config fields a plan or a sweep's base accepts (NULL-terminated):
- * model, gpu and every tplan_config field by its column/option name. */
-extern const char *const lt_config_fields[];
+/* Check that the table at idx names only input fields (engine/fields.h)
+ * and the names in extra (NULL-terminated, may be NULL). */
+void lt_check_config_fields(lua_State *L, int idx, const char *what,
+                            const char *const *extra);
+
+/* The value at the stack top as input field id's value (a number, a name
+ * or text as tplan calc reads it, a boolean); raises the field's message
+ * ("FIELD: VALUE: why (valid: ...)") for anything else. */
+double lt_field_value(lua_State *L, int id, const char *what);
+
+/* Set input field id of c from the value at the stack top (TEXT fields
+ * too); raises as lt_field_value. */
+void lt_field_set(lua_State *L, int id, const char *what, tplan_config *c);
 
 /* Fill *c from the table at idx: model (userdata or preset name) and gpu
  * (userdata or name) unless already set (need_model/need_gpu false), then

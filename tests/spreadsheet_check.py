@@ -15,6 +15,7 @@ read back exactly is tests/test_store.c's check, with strict libcsv.)
 Prints one line per mismatch (at most 20) and a tally; exit 1 on any.
 """
 import csv
+import json
 import sys
 import xml.etree.ElementTree as ET
 
@@ -23,8 +24,9 @@ NS = {
     "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
     "text": "urn:oasis:names:tc:opendocument:xmlns:text:1.0",
 }
-TEXT_COLUMNS = {"sweep", "model", "gpu", "precision", "optimizer", "recompute",
-                "attention", "profile", "warnings"}
+# The text columns: "sweep" and every field `tplan fields --json` types
+# as text (argv[3]: that JSON), so a new text field is checked as text.
+TEXT_COLUMNS = {"sweep"}
 REL_TOL = 1e-14
 
 
@@ -79,8 +81,12 @@ def sheet_rows(path):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: spreadsheet_check.py PLANS.csv PLANS.fods")
+    if len(sys.argv) != 4:
+        sys.exit("usage: spreadsheet_check.py PLANS.csv PLANS.fods "
+                 "FIELDS.json")
+    with open(sys.argv[3], encoding="utf-8") as f:
+        TEXT_COLUMNS.update(x["name"] for x in json.load(f)
+                            if x["type"] == "text")
     with open(sys.argv[1], newline="", encoding="utf-8") as f:
         want = list(csv.reader(f, strict=True))
     got = sheet_rows(sys.argv[2])

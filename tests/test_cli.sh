@@ -47,12 +47,12 @@ golden() {
 
 # --- bad input: one line naming the field and value, exit 2 ---------------
 C=(calc --model llama3-8b --gpu h100-sxm)
-expect_error 2 "tplan: gpus must be an integer >= 1 (gpus=0)" "${C[@]}" --gpus 0
-expect_error 2 "tplan: gpus must be an integer >= 1 (gpus=-8)" "${C[@]}" --gpus -8
-expect_error 2 "tplan: seq must be an integer >= 1 (seq=0)" "${C[@]}" --seq 0
-expect_error 2 "tplan: seq must be an integer >= 1 (seq=abc)" "${C[@]}" --seq abc
-expect_error 2 "tplan: micro-batch must be an integer >= 1 (micro-batch=-1)" "${C[@]}" --micro-batch -1
-expect_error 2 "tplan: micro-batch must be an integer >= 1 (micro-batch=2.5)" "${C[@]}" --micro-batch 2.5
+expect_error 2 "tplan: gpus: 0: out of range (valid: an integer from 1 to 10000000)" "${C[@]}" --gpus 0
+expect_error 2 "tplan: gpus: -8: out of range (valid: an integer from 1 to 10000000)" "${C[@]}" --gpus -8
+expect_error 2 "tplan: seq: 0: out of range (valid: an integer from 1 to 100000000)" "${C[@]}" --seq 0
+expect_error 2 "tplan: seq: abc: not an integer (valid: an integer from 1 to 100000000)" "${C[@]}" --seq abc
+expect_error 2 "tplan: micro_batch: -1: out of range (valid: an integer from 1 to 100000000, or max)" "${C[@]}" --micro-batch -1
+expect_error 2 "tplan: micro_batch: 2.5: not an integer (valid: an integer from 1 to 100000000, or max)" "${C[@]}" --micro-batch 2.5
 expect_error 2 "tplan: hidden must be an integer >= 1 (hidden=0)" calc --layers 2 --hidden 0 --heads 2
 expect_error 2 "tplan: layers must be an integer >= 1 (layers=-3)" calc --layers -3 --hidden 64 --heads 2
 expect_error 2 "tplan: vocab must be an integer >= 1 (vocab=0)" calc --layers 2 --hidden 64 --heads 2 --vocab 0
@@ -61,26 +61,26 @@ expect_error 2 "tplan: kv_heads must divide heads (heads=8, kv_heads=3)" calc --
 expect_error 2 "tplan: tp must divide heads (heads=32, tp=3)" "${C[@]}" --gpus 3 --tp 3
 expect_error 2 "tplan: pp must divide layers (layers=12, pp=5)" calc --model gpt2 --gpus 5 --pp 5
 expect_error 2 "tplan: tp*pp must divide gpus (gpus=6, tp=4, pp=1)" "${C[@]}" --gpus 6 --tp 4
-expect_error 2 "tplan: zero must be 0, 1, 2 or 3 (zero=4)" "${C[@]}" --zero 4
-expect_error 2 "tplan: zero must be an integer >= 0 (zero=-1)" "${C[@]}" --zero -1
+expect_error 2 "tplan: zero: 4: out of range (valid: an integer from 0 to 3)" "${C[@]}" --zero 4
+expect_error 2 "tplan: zero: -1: out of range (valid: an integer from 0 to 3)" "${C[@]}" --zero -1
 expect_error 2 "tplan: unknown model preset (model=llama9); see \`tplan models\`" calc --model llama9
 expect_error 2 "tplan: unknown GPU (gpu=h900); see \`tplan gpus\`" "${C[@]}" --gpu h900
-expect_error 2 "tplan: unknown precision (precision=fp4); expected fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16 or fp8" "${C[@]}" --precision fp4
-expect_error 2 "tplan: unknown optimizer (optimizer=adamax); expected adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad or rmsprop" "${C[@]}" --optimizer adamax
-expect_error 2 "tplan: unknown recompute (recompute=some); expected none, selective or full" "${C[@]}" --recompute some
-expect_error 2 "tplan: unknown profile (profile=jax); expected torch, megatron or torch-cpu" "${C[@]}" --profile jax
-expect_error 2 "tplan: dropout must be a number in [0, 0.99] (dropout=1.5)" "${C[@]}" --dropout 1.5
-expect_error 2 "tplan: reserve must be a number in [0, 0.99] (reserve=-0.1)" "${C[@]}" --reserve -0.1
+expect_error 2 "tplan: precision: fp4: unknown name (valid: fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp8)" "${C[@]}" --precision fp4
+expect_error 2 "tplan: optimizer: adamax: unknown name (valid: adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad, rmsprop)" "${C[@]}" --optimizer adamax
+expect_error 2 "tplan: recompute: some: unknown name (valid: none, selective, full)" "${C[@]}" --recompute some
+expect_error 2 "tplan: profile: jax: unknown name (valid: torch, megatron, torch-cpu)" "${C[@]}" --profile jax
+expect_error 2 "tplan: dropout: 1.5: out of range (valid: a number from 0 to 0.99)" "${C[@]}" --dropout 1.5
+expect_error 2 "tplan: reserve: -0.1: out of range (valid: a number from 0 to 0.99)" "${C[@]}" --reserve -0.1
 expect_error 2 "tplan: seq exceeds the model's learned positions (seq=2048, max_seq=1024)" calc --model gpt2 --seq 2048
 expect_error 2 "tplan: unknown option --gpu-count; see tplan calc --help" "${C[@]}" --gpu-count 8
 expect_error 2 "tplan: option --seq needs a value" "${C[@]}" --seq
 expect_error 2 "tplan: no model: give --model PRESET, --params N or --layers/--hidden/--heads" calc
 expect_error 2 "tplan: heads is required for a custom model (give --layers, --hidden and --heads)" calc --layers 2 --hidden 64
 expect_error 2 "tplan: params must be an integer >= 1 (params=0)" calc --params 0
-expect_error 2 "tplan: seq must be an integer >= 1 (seq=8k)" "${C[@]}" --seq 8k
-expect_error 2 "tplan: seq must be an integer >= 1 (seq=0x400)" "${C[@]}" --seq 0x400
-expect_error 2 "tplan: gpus must be an integer >= 1 (gpus=nan)" "${C[@]}" --gpus nan
-expect_error 2 "tplan: tp must be at most 10000000 (tp=4294967296)" calc --model gpt2 --gpus 8 --tp 4294967296 --pp 4294967296
+expect_error 2 "tplan: seq: 8k: not an integer (valid: an integer from 1 to 100000000)" "${C[@]}" --seq 8k
+expect_error 2 "tplan: seq: 0x400: not an integer (valid: an integer from 1 to 100000000)" "${C[@]}" --seq 0x400
+expect_error 2 "tplan: gpus: nan: not an integer (valid: an integer from 1 to 10000000)" "${C[@]}" --gpus nan
+expect_error 2 "tplan: tp: 4294967296: out of range (valid: an integer from 1 to 10000000)" calc --model gpt2 --gpus 8 --tp 4294967296 --pp 4294967296
 expect_error 2 "tplan: per-GPU memory out of range (over 1e18 bytes): check seq, micro_batch and the model's sizes (seq=100000000, micro_batch=0)" "${C[@]}" --seq 1e8 --attention eager
 expect_error 2 "tplan: params must be at most 1000000000000000 (params=4700000000000000000)" calc --params 4.7e18
 expect_error 2 "tplan: hidden must be at most 1000000 (hidden=9000000000000000000)" calc --layers 4 --hidden 9e18 --heads 4
@@ -92,16 +92,16 @@ expect_error 2 "tplan: --act-bytes goes with --params (act-bytes=5); transformer
 expect_error 2 "tplan: give --json or --inventory, not both" calc --model gpt2 --json --inventory
 expect_error 2 "tplan: unknown model preset (model=gpt?2); see \`tplan models\`" calc --model $'gpt\n2'
 # time, cost and energy inputs
-expect_error 2 "tplan: nic-gbps must be a number in [0.1, 1e+07] (nic-gbps=0)" "${C[@]}" --nic-gbps 0
-expect_error 2 "tplan: nic-gbps must be a number in [0.1, 1e+07] (nic-gbps=-100)" "${C[@]}" --nic-gbps -100
-expect_error 2 "tplan: link-gbs must be a number in [0.1, 1e+06] (link-gbs=0)" "${C[@]}" --link-gbs 0
-expect_error 2 "tplan: price must be a number in (0, 1e+06] (price=0)" "${C[@]}" --price 0
-expect_error 2 "tplan: price must be a number in (0, 1e+06] (price=-4)" "${C[@]}" --price -4
-expect_error 2 "tplan: tokens must be a number in (0, 1e+18] (tokens=0)" "${C[@]}" --tokens 0
-expect_error 2 "tplan: tokens must be a number in (0, 1e+18] (tokens=-1T)" "${C[@]}" --tokens -1T
-expect_error 2 "tplan: pue must be a number in [1, 10] (pue=0.8)" "${C[@]}" --pue 0.8
-expect_error 2 "tplan: overlap must be a number in [0, 1] (overlap=2)" "${C[@]}" --overlap 2
-expect_error 2 "tplan: efficiency must be a number in [0.01, 1] (efficiency=1.5)" "${C[@]}" --efficiency 1.5
+expect_error 2 "tplan: nic_gbps: 0: out of range (valid: a number from 0.1 to 10000000)" "${C[@]}" --nic-gbps 0
+expect_error 2 "tplan: nic_gbps: -100: out of range (valid: a number from 0.1 to 10000000)" "${C[@]}" --nic-gbps -100
+expect_error 2 "tplan: link_gbs: 0: out of range (valid: a number from 0.1 to 1000000)" "${C[@]}" --link-gbs 0
+expect_error 2 "tplan: price: 0: out of range (valid: a number from 1e-09 to 1000000)" "${C[@]}" --price 0
+expect_error 2 "tplan: price: -4: out of range (valid: a number from 1e-09 to 1000000)" "${C[@]}" --price -4
+expect_error 2 "tplan: tokens: 0: out of range (valid: a number from 1 to 1e+18)" "${C[@]}" --tokens 0
+expect_error 2 "tplan: tokens: -1T: out of range (valid: a number from 1 to 1e+18)" "${C[@]}" --tokens -1T
+expect_error 2 "tplan: pue: 0.8: out of range (valid: a number from 1 to 10)" "${C[@]}" --pue 0.8
+expect_error 2 "tplan: overlap: 2: out of range (valid: a number from 0 to 1)" "${C[@]}" --overlap 2
+expect_error 2 "tplan: efficiency: 1.5: out of range (valid: a number from 0.01 to 1)" "${C[@]}" --efficiency 1.5
 expect_error 2 "tplan: --epochs and --dataset go together (epochs=3)" "${C[@]}" --epochs 3
 expect_error 2 "tplan: give --tokens or --epochs, not both (tokens=1T, epochs=1)" "${C[@]}" --tokens 1T --epochs 1 --dataset 1000
 expect_error 2 "tplan: compare-gpus must be an integer >= 1 (compare-gpus=x)" "${C[@]}" --compare-gpus 8,x
@@ -109,20 +109,20 @@ expect_error 2 "tplan: each GPU count must be a multiple of tp*pp=8 (gpus=12)" "
 # batch and learning-rate recipe inputs
 expect_error 2 "tplan: global_batch is below micro_batch x dp (global_batch=64, micro_batch=16, dp=8)" "${C[@]}" --gpus 8 --micro-batch 16 --global-batch 64
 expect_error 2 "tplan: global_batch is below one sample per data-parallel GPU (global_batch=4, dp=8)" "${C[@]}" --gpus 8 --global-batch 4
-expect_error 2 "tplan: lr must be a number in (0, 100] (lr=-0.1)" "${C[@]}" --lr -0.1
-expect_error 2 "tplan: lr must be a number in (0, 100] (lr=0)" "${C[@]}" --lr 0
+expect_error 2 "tplan: lr: -0.1: out of range (valid: a number from 1e-12 to 100)" "${C[@]}" --lr -0.1
+expect_error 2 "tplan: lr: 0: out of range (valid: a number from 1e-12 to 100)" "${C[@]}" --lr 0
 expect_error 2 "tplan: warmup is longer than training (warmup_steps=20000, steps=10000)" calc --model llama2-7b --gpus 64 --recompute full --global-batch 1024 --tokens 41943040000 --lr 3e-4 --warmup 20000
-expect_error 2 "tplan: warmup must be below 100% of training (warmup=150%)" "${C[@]}" --lr 3e-4 --warmup 150%
-expect_error 2 "tplan: warmup must be a number in (0, 1e+15] with an optional unit steps, tokens, epochs or % (warmup=-5steps)" "${C[@]}" --lr 3e-4 --warmup -5steps
+expect_error 2 "tplan: warmup: 150%: not a warmup (valid: N or Nsteps, Ntokens, Nepochs, or P% below 100% (N up to 1e15))" "${C[@]}" --lr 3e-4 --warmup 150%
+expect_error 2 "tplan: warmup: -5steps: not a warmup (valid: N or Nsteps, Ntokens, Nepochs, or P% below 100% (N up to 1e15))" "${C[@]}" --lr 3e-4 --warmup -5steps
 expect_error 2 "tplan: warmup in epochs needs the dataset size (warmup=5 epochs)" "${C[@]}" --lr 3e-4 --warmup 5epochs
-expect_error 2 "tplan: unknown lr rule (lr_rule=cubic); expected none, linear, sqrt, linear-sqrt, deepseek or gpt3" "${C[@]}" --lr 3e-4 --lr-rule cubic
-expect_error 2 "tplan: unknown schedule (schedule=step); expected constant, linear, cosine, wsd or inverse-sqrt" "${C[@]}" --schedule step
+expect_error 2 "tplan: lr_rule: cubic: unknown name (valid: none, linear, sqrt, linear-sqrt, deepseek, gpt3)" "${C[@]}" --lr 3e-4 --lr-rule cubic
+expect_error 2 "tplan: schedule: step: unknown name (valid: constant, linear, cosine, wsd, inverse-sqrt)" "${C[@]}" --schedule step
 expect_error 2 "tplan: give --global-batch or --global-batch-tokens, not both (global-batch=512)" "${C[@]}" --global-batch 512 --global-batch-tokens 4M
 expect_error 2 "tplan: a global batch sets the accumulation; drop --accum (accum=4)" "${C[@]}" --global-batch 512 --accum 4
 expect_error 2 "tplan: --lr-base-batch goes with --lr (lr-base-batch=256)" "${C[@]}" --lr-base-batch 256
-expect_error 2 "tplan: batch_ramp phases are BATCH:UNTIL in tokens, like 4M:252M,8M (batch_ramp=x:1M)" "${C[@]}" --batch-ramp x:1M
+expect_error 2 "tplan: batch_ramp: x:1M: not a batch ramp (valid: BATCH:UNTIL phases in tokens, last without UNTIL, like 4M:252M,8M (at most 8))" "${C[@]}" --batch-ramp x:1M
 expect_error 2 "tplan: ramp phase 2 must end after the one before (until=1e+08 tokens)" "${C[@]}" --batch-ramp 4M:200M,8M:100M,16M
-expect_error 2 "tplan: target-loss must be a number in (0, 100] (target-loss=0)" "${C[@]}" --target-loss 0
+expect_error 2 "tplan: target_loss: 0: out of range (valid: a number from 1e-06 to 100)" "${C[@]}" --target-loss 0
 expect_error 2 "tplan: comparing batches needs a training budget (give tokens, or epochs and a dataset)" calc --params 1B --act-bytes 1e6 --flops-per-sample 6e9 --compare-batches 8,16
 expect_error 2 "tplan: unknown command 'plan'; see tplan --help" plan
 expect_error 2 "tplan: unknown option --csv; see tplan gpus --help" gpus --csv

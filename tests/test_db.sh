@@ -53,7 +53,7 @@ hold_close() {
 [ "$(q r.db 'SELECT count(*) FROM plans WHERE rank IS NOT NULL')" = 40 ] && ok || bad "40 ranked rows"
 [ "$(q r.db 'SELECT count(*) FROM plans WHERE pareto = 1')" -ge 1 ] && ok || bad "front rows"
 [ "$(q r.db 'SELECT min(rank), max(rank), count(DISTINCT rank) FROM plans')" = "1,40,40" ] && ok || bad "ranks 1..40"
-[ "$(q r.db 'PRAGMA user_version')" = 1 ] && ok || bad "schema version"
+[ "$(q r.db 'PRAGMA user_version')" = 2 ] && ok || bad "schema version"
 [ "$(q r.db 'SELECT count(*) FROM best_plans')" = 10 ] && ok || bad "best_plans view"
 "$tplan" query r.db >out 2>err && head -n1 out | grep -q "^sweep 1 'db': 40 kept of" &&
     [ "$(wc -l <out)" = 22 ] && ok || bad "default query: $(head -n2 out) $(cat err)"

@@ -40,6 +40,8 @@ for f in plans export; do
 done
 grep -q ',,,' plans.csv && ok || bad "no empty cells in plans.csv"
 
+"$tplan" fields --json >fields.json && ok || bad "tplan fields --json"
+
 # soffice keeps its profile in a directory of its own (no clash with a
 # user's running LibreOffice, nothing left in HOME)
 for f in plans export; do
@@ -48,7 +50,7 @@ for f in plans export; do
         >soffice.out 2>&1
     if [ -s "$f.fods" ]; then
         ok
-        python3 "$dir/spreadsheet_check.py" "$f.csv" "$f.fods" >check.out 2>&1 &&
+        python3 "$dir/spreadsheet_check.py" "$f.csv" "$f.fods" fields.json >check.out 2>&1 &&
             ok || bad "$f.csv in LibreOffice: $(cat check.out)"
         tail -n 1 check.out
     else

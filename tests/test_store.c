@@ -9,7 +9,7 @@
 #include "csv_in.h"
 #include "csv_out.h"
 #include "plan.h"
-#include "plan_fields.h"
+#include "fields.h"
 #include "sha256.h"
 #include "store.h"
 
@@ -107,8 +107,8 @@ static int check_record(void *ud, int64_t line, bool header, int n,
                 }
             }
             break;
-        default:
-            assert_string_equal(cell, v.s);
+        default: /* NULL text: an empty cell */
+            assert_string_equal(cell, v.s ? v.s : "");
             break;
         }
         rb->checked++;
@@ -299,6 +299,10 @@ static void check_fields(const tplan_cell *row, int ncols, const tplan_plan *p)
             }
             break;
         default:
+            if (!v.s) { /* no value */
+                assert_int_equal(row[i].type, TPLAN_CELL_NULL);
+                break;
+            }
             assert_int_equal(row[i].type, TPLAN_CELL_TEXT);
             assert_string_equal(row[i].s, v.s);
             break;

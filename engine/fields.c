@@ -1,0 +1,1073 @@
+/* The plan field table: one row per field, the parsing and checking of
+ * inputs, the setting of a config and the reading of a plan. Ranges are
+ * the engine's (config.c validates the same bounds); sources of defaults
+ * are in config.c and docs/MODEL.md. */
+#include "fields.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan.h"
+
+enum {
+    F_MODEL,
+    F_GPU,
+    F_GPUS,
+    F_TP,
+    F_PP,
+    F_DP,
+    F_VPP,
+    F_SP,
+    F_ZERO,
+    F_PRECISION,
+    F_OPTIMIZER,
+    F_RECOMPUTE,
+    F_ATTENTION,
+    F_PROFILE,
+    F_SEQ,
+    F_MICRO_BATCH,
+    F_ACCUM,
+    F_GLOBAL_BATCH,
+    F_TOKENS_PER_STEP,
+    F_PARAMS,
+    F_WEIGHTS_BYTES,
+    F_GRADS_BYTES,
+    F_OPTIMIZER_BYTES,
+    F_ACTIVATIONS_BYTES,
+    F_OVERHEAD_BYTES,
+    F_TOTAL_BYTES,
+    F_CAPACITY_BYTES,
+    F_USABLE_BYTES,
+    F_HEADROOM_BYTES,
+    F_FITS,
+    F_MAX_MICRO_BATCH,
+    F_FLOPS_PER_STEP,
+    F_STEP_TIME_S,
+    F_TOKENS_PER_S,
+    F_SAMPLES_PER_S,
+    F_MFU,
+    F_HFU,
+    F_STEPS,
+    F_TIME_H,
+    F_GPU_HOURS,
+    F_COST_USD,
+    F_ENERGY_KWH,
+    F_CO2_KG,
+    F_LR_PEAK,
+    F_WARMUP_STEPS,
+    F_WARNINGS,
+    /* inputs that became columns after the first schema: appended, so
+     * older databases gain them at their end (db/store.c) */
+    F_GPUS_PER_NODE,
+    F_FP32_GRADS,
+    F_FUSED_LOSS,
+    F_DROPOUT,
+    F_BATCH_NORM,
+    F_GLOBAL_BATCH_TOKENS,
+    F_RESERVE,
+    F_CONTEXT_MIB,
+    F_TOKENS,
+    F_EPOCHS,
+    F_DATASET,
+    F_PRICE,
+    F_NIC_GBPS,
+    F_LINK_GBS,
+    F_OVERLAP,
+    F_EFFICIENCY,
+    F_EFF_MAX,
+    F_EFF_H0,
+    F_EFF_TOK0,
+    F_ATTN_EFF,
+    F_FP8_RATIO,
+    F_EFF_TP,
+    F_PUE,
+    F_POWER_UTIL,
+    F_GRID,
+    F_LR,
+    F_LR_BASE_BATCH,
+    F_LR_RULE,
+    F_LR_THRESHOLD,
+    F_LR_CAP,
+    F_LR_FLOOR,
+    F_WEIGHT_DECAY,
+    F_WARMUP,
+    F_SCHEDULE,
+    F_WSD_DECAY,
+    F_CRITICAL_BATCH_TOKENS,
+    F_TARGET_LOSS,
+    F_BATCH_RAMP,
+    F_FINETUNE,
+    F_LOSS_SCALING,
+    F_COUNT
+};
+
+_Static_assert((int)F_MODEL == (int)TPLAN_FIELD_ID_MODEL &&
+                   (int)F_GPU == (int)TPLAN_FIELD_ID_GPU,
+               "fields.h names the model and gpu ids");
+
+/* Names of the enum fields, in the engine's code order (tests/test_fields.c
+ * checks them against each module's own names). */
+static const char *const precision_names[] = {
+    "fp32", "amp-bf16", "amp-fp16", "mixed-bf16", "mixed-fp16",
+    "bf16", "fp8",      NULL};
+static const char *const optimizer_names[] = {
+    "adamw",      "adam",    "sgd",     "sgd-momentum", "adafactor", "lion",
+    "adamw-8bit", "adagrad", "rmsprop", NULL};
+static const char *const recompute_names[] = {"none", "selective", "full",
+                                              NULL};
+static const char *const attention_names[] = {"eager", "flash", NULL};
+static const char *const profile_names[] = {"torch", "megatron", "torch-cpu",
+                                            NULL};
+static const char *const lr_rule_names[] = {
+    "none", "linear", "sqrt", "linear-sqrt", "deepseek", "gpt3", NULL};
+static const char *const schedule_names[] = {
+    "constant", "linear", "cosine", "wsd", "inverse-sqrt", NULL};
+/* NAME and TEXT fields: the accepted forms, in words */
+static const char *const model_forms[] = {
+    "a preset (tplan models), a catalog model or a custom model", NULL};
+static const char *const gpu_forms[] = {
+    "a GPU of the catalog (tplan gpus) or a custom GPU", NULL};
+static const char *const warmup_forms[] = {
+    "N or Nsteps, Ntokens, Nepochs, or P% below 100% (N up to 1e15)", NULL};
+static const char *const ramp_forms[] = {
+    "BATCH:UNTIL phases in tokens, last without UNTIL, like 4M:252M,8M "
+    "(at most 8)",
+    NULL};
+
+#define OUT TPLAN_FIELD_OUT
+#define IN  (TPLAN_FIELD_IN | TPLAN_FIELD_OUT)
+#define AX  (TPLAN_FIELD_IN | TPLAN_FIELD_OUT | TPLAN_FIELD_AXIS)
+#define SFX TPLAN_FIELD_SUFFIX
+
+/* Outputs only: name, type, unit, doc. */
+#define O(id, nm, ty, un, dc)                                                  \
+    [id] = {nm, TPLAN_FT_##ty, TPLAN_FK_NONE, OUT, un, NULL, NULL, 0, 0,      \
+            NULL, NULL, dc}
+/* Inputs: name, output type, input kind, flags, unit, calc flag, input
+ * name, range, enum names, default, doc. */
+#define I(id, nm, ty, kd, fl, un, flag, in, lo, hi, vals, df, dc)              \
+    [id] = {nm, TPLAN_FT_##ty, TPLAN_FK_##kd, fl, un, flag, in, lo, hi, vals,  \
+            df, dc}
+
+static const tplan_field fields[F_COUNT] = {
+    I(F_MODEL, "model", TEXT, NAME, IN, "", "--model", "model", 0, 0,
+      model_forms,
+      "none: required", "model preset or custom model (tplan models)"),
+    I(F_GPU, "gpu", TEXT, NAME, AX, "", "--gpu", "gpu", 0, 0, gpu_forms,
+      "h100-sxm", "GPU from the catalog (tplan gpus)"),
+    I(F_GPUS, "gpus", INT, INT, AX, "GPUs", "--gpus", "gpus", 1, 1e7, NULL,
+      "1", "GPUs in the job"),
+    I(F_TP, "tp", INT, INT, AX, "", "--tp", "tp", 1, 1e7, NULL, "1",
+      "tensor-parallel degree"),
+    I(F_PP, "pp", INT, INT, AX, "", "--pp", "pp", 1, 1e7, NULL, "1",
+      "pipeline-parallel degree"),
+    O(F_DP, "dp", INT, "", "data-parallel degree gpus / (tp * pp)"),
+    I(F_VPP, "vpp", INT, INT, AX, "", "--vpp", "vpp", 1, 1e5, NULL, "1",
+      "virtual pipeline stages per device (interleaving)"),
+    I(F_SP, "sp", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "", "--sp", "sp", 0, 1,
+      NULL, "false", "Megatron sequence parallelism (needs tp >= 2)"),
+    I(F_ZERO, "zero", INT, INT, AX, "", "--zero", "zero", 0, 3, NULL, "0",
+      "ZeRO stage over the data-parallel group"),
+    I(F_PRECISION, "precision", TEXT, ENUM, AX, "", "--precision",
+      "precision", 0, 0, precision_names, "mixed-bf16",
+      "training precision recipe"),
+    I(F_OPTIMIZER, "optimizer", TEXT, ENUM, AX, "", "--optimizer",
+      "optimizer", 0, 0, optimizer_names, "adamw", "optimizer"),
+    I(F_RECOMPUTE, "recompute", TEXT, ENUM, AX, "", "--recompute",
+      "recompute", 0, 0, recompute_names, "none", "activation recomputation"),
+    I(F_ATTENTION, "attention", TEXT, ENUM, AX, "", "--attention",
+      "attention", 0, 0, attention_names, "flash",
+      "attention kernel: eager keeps the score matrix"),
+    I(F_PROFILE, "profile", TEXT, ENUM, AX, "", "--profile", "profile", 0, 0,
+      profile_names, "torch", "how the framework saves activations"),
+    I(F_SEQ, "seq", INT, INT, AX, "tokens", "--seq", "seq", 1, 1e8, NULL,
+      "the model's context", "sequence length"),
+    I(F_MICRO_BATCH, "micro_batch", INT, INT, AX | TPLAN_FIELD_MAX,
+      "samples", "--micro-batch", "micro_batch", 1, 1e8, NULL,
+      "max (the largest that fits)",
+      "micro-batch per GPU, as evaluated (input: a count or max)"),
+    I(F_ACCUM, "accum", INT, INT, AX, "", "--accum", "accum", 1, 1e8, NULL,
+      "1, or pp when pipelining",
+      "micro-batches per optimizer step per pipeline, as evaluated"),
+    I(F_GLOBAL_BATCH, "global_batch", INT, INT, AX | SFX, "samples",
+      "--global-batch", "global_batch", 1, 1e9, NULL,
+      "micro_batch x dp x accum", "samples per optimizer step, as evaluated"),
+    O(F_TOKENS_PER_STEP, "tokens_per_step", INT, "tokens",
+      "global_batch x seq"),
+    O(F_PARAMS, "params", INT, "", "parameters of the whole model"),
+    O(F_WEIGHTS_BYTES, "weights_bytes", INT, "bytes",
+      "weights per GPU, working copies included"),
+    O(F_GRADS_BYTES, "grads_bytes", INT, "bytes", "gradients per GPU"),
+    O(F_OPTIMIZER_BYTES, "optimizer_bytes", INT, "bytes",
+      "master weights and optimizer states per GPU"),
+    O(F_ACTIVATIONS_BYTES, "activations_bytes", INT, "bytes",
+      "activations kept for backward per GPU"),
+    O(F_OVERHEAD_BYTES, "overhead_bytes", INT, "bytes",
+      "CUDA context and ZeRO-3 gathered layers per GPU"),
+    O(F_TOTAL_BYTES, "total_bytes", INT, "bytes", "memory per GPU"),
+    O(F_CAPACITY_BYTES, "capacity_bytes", INT, "bytes",
+      "GPU memory as the runtime reports it"),
+    O(F_USABLE_BYTES, "usable_bytes", INT, "bytes",
+      "capacity less the reserve"),
+    O(F_HEADROOM_BYTES, "headroom_bytes", INT, "bytes",
+      "usable less total (negative: does not fit)"),
+    O(F_FITS, "fits", BOOL, "", "total fits in usable memory"),
+    O(F_MAX_MICRO_BATCH, "max_micro_batch", INT, "samples",
+      "largest micro-batch that fits (0: none)"),
+    O(F_FLOPS_PER_STEP, "flops_per_step", REAL, "FLOP",
+      "model FLOPs of one step, whole job"),
+    O(F_STEP_TIME_S, "step_time_s", REAL, "s", "time per optimizer step"),
+    O(F_TOKENS_PER_S, "tokens_per_s", REAL, "tokens/s",
+      "throughput, whole job"),
+    O(F_SAMPLES_PER_S, "samples_per_s", REAL, "samples/s",
+      "throughput, whole job"),
+    O(F_MFU, "mfu", REAL, "", "model FLOPs utilisation"),
+    O(F_HFU, "hfu", REAL, "", "hardware FLOPs utilisation (recompute)"),
+    O(F_STEPS, "steps", REAL, "", "optimizer steps of the budget"),
+    O(F_TIME_H, "time_h", REAL, "h", "wall-clock time of the run"),
+    O(F_GPU_HOURS, "gpu_hours", REAL, "GPU-h", "GPU-hours of the run"),
+    O(F_COST_USD, "cost_usd", REAL, "USD", "cost of the run"),
+    O(F_ENERGY_KWH, "energy_kwh", REAL, "kWh", "energy of the run, PUE in"),
+    O(F_CO2_KG, "co2_kg", REAL, "kg", "CO2e of the run's energy"),
+    O(F_LR_PEAK, "lr_peak", REAL, "", "peak learning rate"),
+    O(F_WARMUP_STEPS, "warmup_steps", REAL, "steps", "warmup in steps"),
+    O(F_WARNINGS, "warnings", TEXT, "", "warnings joined by ' | '"),
+    I(F_GPUS_PER_NODE, "gpus_per_node", INT, INT, AX, "GPUs",
+      "--gpus-per-node", "gpus_per_node", 1, 1e5, NULL,
+      "the GPU's typical server", "GPUs per node"),
+    I(F_FP32_GRADS, "fp32_grads", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--fp32-grads", "fp32_grads", 0, 1, NULL, "false",
+      "keep gradients in fp32 (Megatron's main_grad)"),
+    I(F_FUSED_LOSS, "fused_loss", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--fused-loss", "fused_loss", 0, 1, NULL, "false",
+      "fused cross-entropy: no fp32 logits or log-softmax"),
+    I(F_DROPOUT, "dropout", REAL, REAL, AX, "", "--dropout", "dropout", 0,
+      0.99, NULL, "the model's (GPT-2/BERT 0.1, Llama 0)",
+      "dropout probability"),
+    I(F_BATCH_NORM, "batch_norm", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--batch-norm", "batch_norm", 0, 1, NULL, "the model's",
+      "the model uses batch norm (advice on small micro-batches)"),
+    I(F_GLOBAL_BATCH_TOKENS, "global_batch_tokens", REAL, REAL, AX | SFX,
+      "tokens", "--global-batch-tokens", "global_batch_tokens", 1, 1e15,
+      NULL, "none", "target tokens per step (rounded to samples)"),
+    I(F_RESERVE, "reserve", REAL, REAL, AX, "", "--reserve", "reserve", 0,
+      0.99, NULL, "0.1", "share of GPU memory kept free"),
+    I(F_CONTEXT_MIB, "context_mib", REAL, REAL, AX, "MiB", "--context-mib",
+      "context_mib", 0, 1e7, NULL, "1000",
+      "CUDA context and library workspaces per GPU"),
+    I(F_TOKENS, "tokens", REAL, REAL, AX | SFX, "tokens", "--tokens",
+      "tokens", 1, 1e18, NULL, "20 per parameter",
+      "training budget (output: the budget used)"),
+    I(F_EPOCHS, "epochs", REAL, REAL, AX, "", "--epochs", "epochs", 1e-9,
+      1e9, NULL, "none", "epochs over the dataset (with dataset)"),
+    I(F_DATASET, "dataset", REAL, REAL, AX | SFX, "samples", "--dataset",
+      "dataset", 1, 1e18, NULL, "none", "samples per epoch"),
+    I(F_PRICE, "price_usd_per_h", REAL, REAL, AX, "USD/GPU-h", "--price",
+      "price", 1e-9, 1e6, NULL, "the catalog's",
+      "price per GPU-hour (output: the price used)"),
+    I(F_NIC_GBPS, "nic_gbps", REAL, REAL, AX, "Gb/s", "--nic-gbps",
+      "nic_gbps", 0.1, 1e7, NULL, "the GPU's",
+      "inter-node network per GPU (output: the one used)"),
+    I(F_LINK_GBS, "link_gbs", REAL, REAL, AX, "GB/s", "--link-gbs",
+      "link_gbs", 0.1, 1e6, NULL, "the GPU's",
+      "intra-node link per GPU, one way (output: the one used)"),
+    I(F_OVERLAP, "overlap", REAL, REAL, AX, "", "--overlap", "overlap", 0, 1,
+      NULL, "0.9", "share of data-parallel traffic hidden under compute"),
+    I(F_EFFICIENCY, "efficiency", REAL, REAL, AX, "", "--efficiency",
+      "efficiency", 0.01, 1, NULL, "the GPU's efficiency model",
+      "fraction of peak for matmuls (output: the one used)"),
+    I(F_EFF_MAX, "eff_max", REAL, REAL, AX, "", "--eff-max", "eff_max", 0.01,
+      1, NULL, "the GPU's", "efficiency model: best matmul efficiency"),
+    I(F_EFF_H0, "eff_h0", REAL, REAL, AX, "", "--eff-h0", "eff_h0", 0, 1e8,
+      NULL, "the GPU's", "efficiency model: hidden size at half the gap"),
+    I(F_EFF_TOK0, "eff_tok0", REAL, REAL, AX, "tokens", "--eff-tok0",
+      "eff_tok0", 0, 1e11, NULL, "the GPU's",
+      "efficiency model: tokens per micro-batch at half the gap"),
+    I(F_ATTN_EFF, "attn_eff", REAL, REAL, AX, "", "--attn-eff", "attn_eff",
+      0.01, 1, NULL, "the GPU's", "efficiency model: attention efficiency"),
+    I(F_FP8_RATIO, "fp8_ratio", REAL, REAL, AX, "", "--fp8-ratio",
+      "fp8_ratio", 0.01, 1, NULL, "the GPU's",
+      "efficiency model: fp8 efficiency relative to 16-bit"),
+    I(F_EFF_TP, "eff_tp", REAL, REAL, AX, "", "--eff-tp", "eff_tp", 0, 0.5,
+      NULL, "the GPU's", "efficiency model: loss per doubling of tp"),
+    I(F_PUE, "pue", REAL, REAL, AX, "", "--pue", "pue", 1, 10, NULL, "1.1",
+      "data-centre power usage effectiveness"),
+    I(F_POWER_UTIL, "power_util", REAL, REAL, AX, "", "--power-util",
+      "power_util", 0.01, 2, NULL, "1", "average draw as a fraction of TDP"),
+    I(F_GRID, "grid", REAL, REAL, AX, "kg/kWh", "--grid", "grid", 0, 10, NULL,
+      "0.429", "CO2e intensity of the electricity"),
+    I(F_LR, "lr", REAL, REAL, AX, "", "--lr", "lr", 1e-12, 100, NULL, "none",
+      "reference learning rate (output: the base used)"),
+    I(F_LR_BASE_BATCH, "lr_base_batch", REAL, REAL, AX | SFX, "samples",
+      "--lr-base-batch", "lr_base_batch", 1, 1e12, NULL,
+      "the plan's global batch", "batch the reference LR was tuned at"),
+    I(F_LR_RULE, "lr_rule", TEXT, ENUM, AX, "", "--lr-rule", "lr_rule", 0, 0,
+      lr_rule_names, "sqrt (adaptive), linear (SGD)",
+      "how the LR scales with the batch"),
+    I(F_LR_THRESHOLD, "lr_threshold", REAL, REAL, AX | SFX, "samples",
+      "--lr-threshold", "lr_threshold", 1, 1e12, NULL, "the rule's",
+      "linear-sqrt: batch where sqrt takes over"),
+    I(F_LR_CAP, "lr_cap", REAL, REAL, AX, "", "--lr-cap", "lr_cap", 1e-12,
+      100, NULL, "none", "largest peak LR"),
+    I(F_LR_FLOOR, "lr_floor", REAL, REAL, AX, "", "--lr-floor", "lr_floor", 0,
+      1, NULL, "0.1", "final LR as a fraction of the peak"),
+    I(F_WEIGHT_DECAY, "weight_decay", REAL, REAL, AX, "", "--weight-decay",
+      "weight_decay", 0, 100, NULL, "none",
+      "weight decay at the reference batch"),
+    I(F_WARMUP, "warmup", TEXT, TEXT, IN, "", "--warmup", "warmup", 0, 0,
+      warmup_forms, "the guides' rule by scale factor", "LR warmup"),
+    I(F_SCHEDULE, "schedule", TEXT, ENUM, AX, "", "--schedule", "schedule", 0,
+      0, schedule_names, "cosine", "LR schedule after warmup"),
+    I(F_WSD_DECAY, "wsd_decay", REAL, REAL, AX, "", "--wsd-decay",
+      "wsd_decay", 0, 1, NULL, "0.1", "share of steps the WSD decay takes"),
+    I(F_CRITICAL_BATCH_TOKENS, "critical_batch_tokens", REAL, REAL, AX | SFX,
+      "tokens", "--critical-batch-tokens", "critical_batch_tokens", 1, 1e15,
+      NULL, "none", "gradient noise scale B_noise"),
+    I(F_TARGET_LOSS, "target_loss", REAL, REAL, AX, "nats", "--target-loss",
+      "target_loss", 1e-6, 100, NULL, "none",
+      "loss for Kaplan's critical batch"),
+    I(F_BATCH_RAMP, "batch_ramp", TEXT, TEXT, IN, "", "--batch-ramp",
+      "batch_ramp", 0, 0, ramp_forms, "none",
+      "global batch ramp, phase by phase"),
+    I(F_FINETUNE, "finetune", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--finetune", "finetune", 0, 1, NULL, "false",
+      "fine-tuning, not pre-training (advice)"),
+    I(F_LOSS_SCALING, "loss_scaling", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--no-loss-scaling", "loss_scaling", 0, 1, NULL, "true",
+      "fp16 with a loss scaler (the flag turns it off)"),
+};
+
+#undef O
+#undef I
+
+int tplan_field_count(void)
+{
+    return F_COUNT;
+}
+
+const tplan_field *tplan_field_at(int id)
+{
+    return id >= 0 && id < F_COUNT ? &fields[id] : NULL;
+}
+
+int tplan_field_find(const char *name)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        if (strcmp(fields[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int tplan_field_find_input(const char *name)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        if (fields[i].input && strcmp(fields[i].input, name) == 0)
+            return i;
+    return -1;
+}
+
+int tplan_field_find_flag(const char *flag)
+{
+    for (int i = 0; i < F_COUNT; i++)
+        if (fields[i].flag && strcmp(fields[i].flag, flag) == 0)
+            return i;
+    return -1;
+}
+
+/* ---- messages ---------------------------------------------------------- */
+
+/* A bound as people write it: whole numbers in full, others short. */
+static void fmt_bound(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%g", v);
+}
+
+void tplan_field_valid(int id, char *buf, size_t len)
+{
+    const tplan_field *f = tplan_field_at(id);
+    char lo[32], hi[32];
+    size_t n = 0;
+
+    if (!len)
+        return;
+    buf[0] = '\0';
+    if (!f)
+        return;
+    switch (f->kind) {
+    case TPLAN_FK_INT:
+    case TPLAN_FK_REAL:
+        fmt_bound(f->min, lo, sizeof lo);
+        fmt_bound(f->max, hi, sizeof hi);
+        snprintf(buf, len, "%s %s %s to %s%s",
+                 f->kind == TPLAN_FK_INT ? "an integer" : "a number", "from",
+                 lo, hi, f->flags & TPLAN_FIELD_MAX ? ", or max" : "");
+        break;
+    case TPLAN_FK_BOOL:
+        snprintf(buf, len, "true, false");
+        break;
+    case TPLAN_FK_ENUM:
+    case TPLAN_FK_TEXT:
+    case TPLAN_FK_NAME:
+        for (int i = 0; f->values[i] && n < len; i++)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "",
+                                  f->values[i]);
+        break;
+    default:
+        snprintf(buf, len, "%s", f->doc);
+        break;
+    }
+}
+
+int tplan_field_error(int id, const char *value, const char *why,
+                      tplan_err *err)
+{
+    const tplan_field *f = tplan_field_at(id);
+    char valid[200];
+
+    tplan_field_valid(id, valid, sizeof valid);
+    return tplan_err_set(err, TPLAN_EINVAL, f ? f->input : "field",
+                         "%s: %.64s: %s (valid: %s)", f ? f->input : "field",
+                         value, why, valid);
+}
+
+/* A number as a message shows it: integers in full, else 17 digits. */
+static void fmt_value(double v, char *buf, size_t len)
+{
+    if (v == floor(v) && fabs(v) < 1e15)
+        snprintf(buf, len, "%.0f", v);
+    else
+        snprintf(buf, len, "%.17g", v);
+}
+
+/* ---- inputs ------------------------------------------------------------ */
+
+/* Plain decimal text (digits, a point, an exponent) and, when suffix is
+ * allowed, one trailing K/M/B/T for 10^3..10^12 (G = B). strtod alone
+ * would also take "0x400", "inf" and "nan". */
+static bool read_number(const char *text, bool suffix, double *out)
+{
+    static const char units[] = "kKmMbBgGtT";
+    static const double scale[] = {1e3, 1e3, 1e6, 1e6,  1e9,
+                                   1e9, 1e9, 1e9, 1e12, 1e12};
+    char *end;
+    double v;
+
+    if (!text[0] || !strchr("0123456789.+-", text[0]))
+        return false;
+    for (const char *p = text; *p; p++)
+        if (!strchr("0123456789.eE+-", *p) && !(suffix && p[1] == '\0'))
+            return false;
+    v = strtod(text, &end);
+    if (end == text)
+        return false;
+    if (*end) {
+        const char *u = suffix && end[1] == '\0' ? strchr(units, *end) : NULL;
+
+        if (!u)
+            return false;
+        v *= scale[u - units];
+    }
+    *out = v;
+    return isfinite(v);
+}
+
+/* The range and integer checks shared by text and numbers; shown is the
+ * value as the user gave it. */
+static int check_shown(int id, double v, const char *shown, tplan_err *err)
+{
+    const tplan_field *f = &fields[id];
+
+    switch (f->kind) {
+    case TPLAN_FK_INT:
+        if (!isfinite(v) || v != floor(v))
+            return tplan_field_error(id, shown, "not an integer", err);
+        __attribute__((fallthrough));
+    case TPLAN_FK_REAL:
+        if (!(v >= f->min && v <= f->max))
+            return tplan_field_error(id, shown, "out of range", err);
+        return TPLAN_OK;
+    case TPLAN_FK_BOOL:
+        if (v != 0 && v != 1)
+            return tplan_field_error(id, shown, "not a boolean", err);
+        return TPLAN_OK;
+    case TPLAN_FK_ENUM:
+        return tplan_field_error(id, shown, "not a name", err);
+    default:
+        return tplan_field_error(id, shown, "not a value of this field", err);
+    }
+}
+
+int tplan_field_check(int id, double v, tplan_err *err)
+{
+    char shown[40];
+
+    if (id < 0 || id >= F_COUNT || !(fields[id].flags & TPLAN_FIELD_IN))
+        return tplan_err_set(err, TPLAN_EINVAL, "field",
+                             "field %d is not an input", id);
+    fmt_value(v, shown, sizeof shown);
+    return check_shown(id, v, shown, err);
+}
+
+int tplan_field_parse(int id, const char *text, double *v, tplan_err *err)
+{
+    const tplan_field *f = tplan_field_at(id);
+
+    if (!f || !(f->flags & TPLAN_FIELD_IN))
+        return tplan_err_set(err, TPLAN_EINVAL, "field",
+                             "field %d is not an input", id);
+    switch (f->kind) {
+    case TPLAN_FK_INT:
+    case TPLAN_FK_REAL:
+        if ((f->flags & TPLAN_FIELD_MAX) && strcmp(text, "max") == 0) {
+            *v = 0;
+            return TPLAN_OK;
+        }
+        if (!read_number(text, f->flags & TPLAN_FIELD_SUFFIX, v))
+            return tplan_field_error(id, text,
+                                     f->kind == TPLAN_FK_INT ? "not an integer"
+                                                             : "not a number",
+                                     err);
+        return check_shown(id, *v, text, err);
+    case TPLAN_FK_BOOL:
+        if (strcmp(text, "true") == 0 || strcmp(text, "1") == 0)
+            *v = 1;
+        else if (strcmp(text, "false") == 0 || strcmp(text, "0") == 0)
+            *v = 0;
+        else
+            return tplan_field_error(id, text, "not a boolean", err);
+        return TPLAN_OK;
+    case TPLAN_FK_ENUM:
+        for (int i = 0; f->values[i]; i++) {
+            if (strcmp(text, f->values[i]) == 0) {
+                *v = i;
+                return TPLAN_OK;
+            }
+        }
+        return tplan_field_error(id, text, "unknown name", err);
+    default:
+        return tplan_field_error(id, text, "not a single value", err);
+    }
+}
+
+void tplan_field_apply(int id, double v, tplan_config *c)
+{
+    /* integer and enum values passed parse or check: in range */
+    int64_t iv = v >= -1e15 && v <= 1e15 ? (int64_t)v : 0;
+
+    switch (id) {
+    case F_GPUS:
+        c->gpus = iv;
+        break;
+    case F_TP:
+        c->tp = iv;
+        break;
+    case F_PP:
+        c->pp = iv;
+        break;
+    case F_VPP:
+        c->vpp = iv;
+        break;
+    case F_SP:
+        c->sp = iv != 0;
+        break;
+    case F_ZERO:
+        c->zero = (int)iv;
+        break;
+    case F_PRECISION:
+        c->precision = (tplan_precision)iv;
+        break;
+    case F_OPTIMIZER:
+        c->optimizer = (tplan_optimizer)iv;
+        break;
+    case F_RECOMPUTE:
+        c->recompute = (tplan_recompute)iv;
+        break;
+    case F_ATTENTION:
+        c->attention = (tplan_attention)iv;
+        break;
+    case F_PROFILE:
+        c->profile = (tplan_profile)iv;
+        break;
+    case F_SEQ:
+        c->seq = iv;
+        break;
+    case F_MICRO_BATCH:
+        c->micro_batch = iv;
+        break;
+    case F_ACCUM:
+        c->accum = iv;
+        break;
+    case F_GLOBAL_BATCH: /* one target: the last one set */
+        c->global_batch = iv;
+        c->global_batch_tokens = 0;
+        break;
+    case F_GLOBAL_BATCH_TOKENS:
+        c->global_batch_tokens = v;
+        c->global_batch = 0;
+        break;
+    case F_GPUS_PER_NODE:
+        c->gpus_per_node = iv;
+        break;
+    case F_FP32_GRADS:
+        c->fp32_grads = iv != 0;
+        break;
+    case F_FUSED_LOSS:
+        c->fused_loss = iv != 0;
+        break;
+    case F_DROPOUT:
+        c->model.dropout = v;
+        break;
+    case F_BATCH_NORM:
+        c->model.batch_norm = iv != 0;
+        break;
+    case F_RESERVE:
+        c->reserve_fraction = v;
+        break;
+    case F_CONTEXT_MIB:
+        c->context_bytes = v * 1024.0 * 1024.0;
+        break;
+    case F_TOKENS:
+        c->tokens = v;
+        break;
+    case F_EPOCHS:
+        c->epochs = v;
+        break;
+    case F_DATASET:
+        c->dataset_samples = v;
+        break;
+    case F_PRICE:
+        c->price_usd_per_h = v;
+        break;
+    case F_NIC_GBPS:
+        c->nic_bytes_per_s = v * 1e9 / 8.0;
+        break;
+    case F_LINK_GBS:
+        c->link_bytes_per_s = v * 1e9;
+        break;
+    case F_OVERLAP:
+        c->overlap = v;
+        break;
+    case F_EFFICIENCY:
+        c->efficiency = v;
+        break;
+    case F_EFF_MAX:
+        c->gpu.eff_max = v;
+        break;
+    case F_EFF_H0:
+        c->gpu.eff_h0 = v;
+        break;
+    case F_EFF_TOK0:
+        c->gpu.eff_tok0 = v;
+        break;
+    case F_ATTN_EFF:
+        c->gpu.attn_eff = v;
+        break;
+    case F_FP8_RATIO:
+        c->gpu.fp8_ratio = v;
+        break;
+    case F_EFF_TP:
+        c->gpu.eff_tp = v;
+        break;
+    case F_PUE:
+        c->pue = v;
+        break;
+    case F_POWER_UTIL:
+        c->power_util = v;
+        break;
+    case F_GRID:
+        c->grid_kg_per_kwh = v;
+        break;
+    case F_LR:
+        c->lr = v;
+        break;
+    case F_LR_BASE_BATCH:
+        c->lr_base_batch = v;
+        break;
+    case F_LR_RULE:
+        c->lr_rule = (tplan_lr_rule)iv;
+        c->lr_rule_set = true;
+        break;
+    case F_LR_THRESHOLD:
+        c->lr_threshold = v;
+        break;
+    case F_LR_CAP:
+        c->lr_cap = v;
+        break;
+    case F_LR_FLOOR:
+        c->lr_floor = v;
+        break;
+    case F_WEIGHT_DECAY:
+        c->weight_decay = v;
+        break;
+    case F_SCHEDULE:
+        c->schedule = (tplan_schedule)iv;
+        break;
+    case F_WSD_DECAY:
+        c->wsd_decay = v;
+        break;
+    case F_CRITICAL_BATCH_TOKENS:
+        c->b_noise_tokens = v;
+        break;
+    case F_TARGET_LOSS:
+        c->target_loss = v;
+        break;
+    case F_FINETUNE:
+        c->finetune = iv != 0;
+        break;
+    case F_LOSS_SCALING:
+        c->loss_scaling = iv != 0;
+        break;
+    default: /* names and text are set elsewhere */
+        break;
+    }
+}
+
+int tplan_field_set_text(int id, const char *text, tplan_config *c,
+                         tplan_err *err)
+{
+    const tplan_field *f = tplan_field_at(id);
+    double v;
+    int rc;
+
+    if (f && id == F_WARMUP) {
+        if (tplan_warmup_parse(text, &c->warmup, &c->warmup_unit, NULL))
+            return tplan_field_error(id, text, "not a warmup", err);
+        return TPLAN_OK;
+    }
+    if (f && id == F_BATCH_RAMP) {
+        if (tplan_ramp_parse(text, c->ramp, &c->n_ramp, NULL))
+            return tplan_field_error(id, text, "not a batch ramp", err);
+        return TPLAN_OK;
+    }
+    if (f && f->kind == TPLAN_FK_NAME)
+        return tplan_field_error(id, text, "names are looked up by the caller",
+                                 err);
+    if ((rc = tplan_field_parse(id, text, &v, err)))
+        return rc;
+    tplan_field_apply(id, v, c);
+    return TPLAN_OK;
+}
+
+int tplan_field_set_number(int id, double v, tplan_config *c, tplan_err *err)
+{
+    const tplan_field *f = tplan_field_at(id);
+    int rc;
+
+    if (f && f->kind == TPLAN_FK_TEXT) {
+        char text[40];
+
+        fmt_value(v, text, sizeof text);
+        return tplan_field_set_text(id, text, c, err);
+    }
+    if ((rc = tplan_field_check(id, v, err)))
+        return rc;
+    tplan_field_apply(id, v, c);
+    return TPLAN_OK;
+}
+
+void tplan_fields_finish(tplan_config *c)
+{
+    if (c->n_ramp && c->global_batch == 0 && c->global_batch_tokens == 0)
+        c->global_batch_tokens = c->ramp[c->n_ramp - 1].batch_tokens;
+}
+
+/* ---- outputs ----------------------------------------------------------- */
+
+static tplan_value vi(int64_t i)
+{
+    tplan_value v = {i, 0.0, NULL};
+
+    return v;
+}
+
+static tplan_value vr(double r)
+{
+    tplan_value v = {0, r, NULL};
+
+    return v;
+}
+
+static tplan_value vs(const char *s)
+{
+    tplan_value v = {0, 0.0, s};
+
+    return v;
+}
+
+/* An input given as 0 = none: NaN then. */
+static tplan_value opt(double x)
+{
+    return vr(x > 0 ? x : (double)NAN);
+}
+
+/* A run figure, or NaN (no value) without a budget. */
+static tplan_value run(const tplan_plan *p, double x)
+{
+    return vr(p->run.has_budget ? x : (double)NAN);
+}
+
+/* A figure of the time model, NaN for an untimed (generic) model. */
+static tplan_value timed(const tplan_plan *p, double x)
+{
+    return vr(p->perf.timed ? x : (double)NAN);
+}
+
+/* The warmup as it was given: "2000steps", "375Mtokens" written in full,
+ * "5epochs", "1%"; NULL when none was given. */
+static tplan_value warmup_text(const tplan_config *c, char *buf, size_t len)
+{
+    static const char *const unit[] = {"", "steps", "tokens", "epochs", "%"};
+    double v = c->warmup_unit == TPLAN_WARMUP_FRACTION ? c->warmup * 100.0
+                                                       : c->warmup;
+
+    if (c->warmup_unit == TPLAN_WARMUP_AUTO || !len)
+        return vs(NULL);
+    snprintf(buf, len, "%.17g%s", v, unit[c->warmup_unit]);
+    return vs(buf);
+}
+
+/* The ramp as BATCH:UNTIL phases; NULL when none. */
+static tplan_value ramp_text(const tplan_config *c, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    if (!c->n_ramp || !len)
+        return vs(NULL);
+    buf[0] = '\0';
+    for (int i = 0; i < c->n_ramp && n < len; i++) {
+        const tplan_ramp_phase *r = &c->ramp[i];
+
+        n += (size_t)snprintf(buf + n, len - n, "%s%.17g", i ? "," : "",
+                              r->batch_tokens);
+        if (n < len && r->until_tokens > 0)
+            n += (size_t)snprintf(buf + n, len - n, ":%.17g", r->until_tokens);
+    }
+    return vs(buf);
+}
+
+static tplan_value warnings_text(const tplan_plan *p, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    if (len)
+        buf[0] = '\0';
+    /* one text: the warnings joined by " | " */
+    for (int i = 0; i < p->n_warnings && len; i++) {
+        size_t w = strlen(p->warnings[i]);
+
+        if (n + w + 4 >= len)
+            break;
+        if (i) {
+            memcpy(buf + n, " | ", 3);
+            n += 3;
+        }
+        memcpy(buf + n, p->warnings[i], w);
+        n += w;
+        buf[n] = '\0';
+    }
+    return vs(buf);
+}
+
+/* Outputs of the layout and recipe (the first half of the table). */
+static tplan_value get_config(int id, const tplan_plan *p)
+{
+    const tplan_config *c = &p->config;
+
+    switch (id) {
+    case F_MODEL:
+        return vs(c->model.name);
+    case F_GPU:
+        return vs(c->gpu.name);
+    case F_GPUS:
+        return vi(c->gpus);
+    case F_TP:
+        return vi(c->tp);
+    case F_PP:
+        return vi(c->pp);
+    case F_DP:
+        return vi(p->dp);
+    case F_VPP:
+        return vi(c->vpp);
+    case F_SP:
+        return vi(c->sp);
+    case F_ZERO:
+        return vi(c->zero);
+    case F_PRECISION:
+        return vs(precision_names[c->precision]);
+    case F_OPTIMIZER:
+        return vs(optimizer_names[c->optimizer]);
+    case F_RECOMPUTE:
+        return vs(recompute_names[c->recompute]);
+    case F_ATTENTION:
+        return vs(attention_names[c->attention]);
+    case F_PROFILE:
+        return vs(profile_names[c->profile]);
+    case F_SEQ:
+        return vi(c->seq);
+    case F_GPUS_PER_NODE:
+        return vi(tplan_config_gpus_per_node(c));
+    case F_FP32_GRADS:
+        return vi(c->fp32_grads);
+    case F_FUSED_LOSS:
+        return vi(c->fused_loss);
+    case F_DROPOUT:
+        return vr(c->model.dropout);
+    case F_BATCH_NORM:
+        return vi(c->model.batch_norm);
+    case F_GLOBAL_BATCH_TOKENS:
+        return opt(c->global_batch_tokens);
+    case F_RESERVE:
+        return vr(c->reserve_fraction);
+    case F_CONTEXT_MIB:
+        return vr(c->context_bytes / (1024.0 * 1024.0));
+    case F_EPOCHS:
+        return opt(c->epochs);
+    case F_DATASET:
+        return opt(c->dataset_samples);
+    case F_NIC_GBPS:
+        return vr((c->nic_bytes_per_s > 0 ? c->nic_bytes_per_s
+                                          : c->gpu.nic_bytes_per_s) *
+                  8.0 / 1e9);
+    case F_LINK_GBS:
+        return vr((c->link_bytes_per_s > 0 ? c->link_bytes_per_s
+                                           : c->gpu.link_bytes_per_s) /
+                  1e9);
+    case F_OVERLAP:
+        return vr(c->overlap);
+    case F_EFF_MAX:
+        return vr(c->gpu.eff_max);
+    case F_EFF_H0:
+        return vr(c->gpu.eff_h0);
+    case F_EFF_TOK0:
+        return vr(c->gpu.eff_tok0);
+    case F_ATTN_EFF:
+        return vr(c->gpu.attn_eff);
+    case F_FP8_RATIO:
+        return vr(c->gpu.fp8_ratio);
+    case F_EFF_TP:
+        return vr(c->gpu.eff_tp);
+    case F_PUE:
+        return vr(c->pue);
+    case F_POWER_UTIL:
+        return vr(c->power_util);
+    case F_GRID:
+        return vr(c->grid_kg_per_kwh);
+    case F_LR_THRESHOLD:
+        return opt(c->lr_threshold);
+    case F_LR_CAP:
+        return opt(c->lr_cap);
+    case F_LR_FLOOR:
+        return vr(c->lr_floor);
+    case F_WEIGHT_DECAY:
+        return opt(c->weight_decay);
+    case F_SCHEDULE:
+        return vs(schedule_names[c->schedule]);
+    case F_WSD_DECAY:
+        return vr(c->wsd_decay);
+    case F_CRITICAL_BATCH_TOKENS:
+        return opt(c->b_noise_tokens);
+    case F_TARGET_LOSS:
+        return opt(c->target_loss);
+    case F_FINETUNE:
+        return vi(c->finetune);
+    case F_LOSS_SCALING:
+        return vi(c->loss_scaling);
+    default:
+        return vi(0);
+    }
+}
+
+tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
+{
+    const tplan_memory *m = &p->mem;
+    const tplan_perf *f = &p->perf;
+
+    switch (id) {
+    case F_MICRO_BATCH:
+        return vi(p->micro_batch);
+    case F_ACCUM:
+        return vi(p->accum);
+    case F_GLOBAL_BATCH:
+        return vi(p->global_batch);
+    case F_TOKENS_PER_STEP:
+        return vi(p->tokens_per_step);
+    case F_PARAMS:
+        return vi(p->params);
+    case F_WEIGHTS_BYTES:
+        return vi(m->weights_bytes);
+    case F_GRADS_BYTES:
+        return vi(m->grads_bytes);
+    case F_OPTIMIZER_BYTES:
+        return vi(m->optimizer_bytes);
+    case F_ACTIVATIONS_BYTES:
+        return vi(m->activations_bytes);
+    case F_OVERHEAD_BYTES:
+        return vi(m->overhead_bytes);
+    case F_TOTAL_BYTES:
+        return vi(m->total_bytes);
+    case F_CAPACITY_BYTES:
+        return vi(m->capacity_bytes);
+    case F_USABLE_BYTES:
+        return vi(m->usable_bytes);
+    case F_HEADROOM_BYTES:
+        return vi(m->usable_bytes - m->total_bytes);
+    case F_FITS:
+        return vi(m->fits);
+    case F_MAX_MICRO_BATCH:
+        return vi(p->max_micro_batch);
+    case F_FLOPS_PER_STEP:
+        return timed(p, f->flops_per_step);
+    case F_STEP_TIME_S:
+        return timed(p, f->step_time_s);
+    case F_TOKENS_PER_S:
+        return timed(p, f->tokens_per_s);
+    case F_SAMPLES_PER_S:
+        return timed(p, f->samples_per_s);
+    case F_MFU:
+        return timed(p, f->mfu);
+    case F_HFU:
+        return timed(p, f->hfu);
+    case F_EFFICIENCY:
+        return timed(p, f->matmul_eff);
+    case F_STEPS:
+        return run(p, (double)p->run.steps);
+    case F_TIME_H:
+        return run(p, p->run.time_h);
+    case F_GPU_HOURS:
+        return run(p, p->run.gpu_hours);
+    case F_COST_USD:
+        return run(p, p->run.cost_usd);
+    case F_ENERGY_KWH:
+        return run(p, p->run.energy_kwh);
+    case F_CO2_KG:
+        return run(p, p->run.co2_kg);
+    case F_TOKENS:
+        return run(p, p->run.tokens);
+    case F_PRICE:
+        return vr(p->run.price_usd_per_h);
+    case F_LR_PEAK:
+        return vr(p->lr.set ? p->lr.peak : (double)NAN);
+    case F_WARMUP_STEPS:
+        return vr(p->lr.set ? (double)p->lr.schedule.warmup_steps
+                            : (double)NAN);
+    case F_LR:
+        return vr(p->lr.set ? p->lr.base : (double)NAN);
+    case F_LR_BASE_BATCH:
+        return vr(p->lr.set ? p->lr.base_batch : (double)NAN);
+    case F_LR_RULE:
+        return vs(p->lr.set ? lr_rule_names[p->lr.rule] : NULL);
+    case F_WARMUP:
+        return warmup_text(&p->config, buf, len);
+    case F_BATCH_RAMP:
+        return ramp_text(&p->config, buf, len);
+    case F_WARNINGS:
+        return warnings_text(p, buf, len);
+    default:
+        return get_config(id, p);
+    }
+}
