@@ -263,6 +263,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     for (int i = 0; i < p->n_warnings; i++)
         json_str(&w, NULL, p->warnings[i]);
     json_arr_end(&w);
+    json_plan_fields(&w, "fields", p);
     json_obj_end(&w);
 }
 

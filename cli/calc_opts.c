@@ -459,8 +459,6 @@ int calc_parse(int argc, char **argv, tplan_config *c, calc_out *out)
         rc = usage_error("give --json or --inventory, not both");
         goto done;
     }
-    if ((rc = check_pairs(&g)))
-        goto done;
     memset(c, 0, sizeof *c);
     if ((rc = build_model(&g, &c->model)))
         goto done;
@@ -472,7 +470,7 @@ int calc_parse(int argc, char **argv, tplan_config *c, calc_out *out)
     }
     tplan_config_init(c);
     c->seq = c->model.arch == TPLAN_ARCH_GENERIC ? 1 : c->model.max_seq;
-    if ((rc = set_fields(&g, c)))
+    if ((rc = set_fields(&g, c)) || (rc = check_pairs(&g)))
         goto done;
     /* a custom model's learned positions are sized to --seq */
     if (c->model.max_seq == 0)

@@ -227,7 +227,7 @@ int cmd_fields(int argc, char **argv)
                in ? f->flag : "-", in ? valid : "", in ? "; " : "", f->doc);
     }
     printf("\nio: out = output only; in = input and output; ax = also a "
-           "sweep axis.\nLua names equal the field names but price "
-           "(price_usd_per_h).\n");
+           "sweep axis.\nInputs are named as the fields in Lua, but "
+           "price (price_usd_per_h) and lr (lr_base).\n");
     return 0;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "csv_out.h"
+#include "fields.h"
 
 void json_init(json_w *w, FILE *f)
 {
@@ -168,4 +169,31 @@ void json_bool(json_w *w, const char *key, bool v)
 {
     member(w, key);
     fputs(v ? "true" : "false", w->f);
+}
+
+void json_plan_fields(json_w *w, const char *key, const tplan_plan *p)
+{
+    char buf[TPLAN_MAX_WARNINGS * TPLAN_WARNING_LEN];
+
+    json_obj_begin(w, key);
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+        tplan_value v = tplan_field_get(id, p, buf, sizeof buf);
+
+        switch (f->type) {
+        case TPLAN_FT_INT:
+            json_int(w, f->name, v.i);
+            break;
+        case TPLAN_FT_BOOL:
+            json_bool(w, f->name, v.i != 0);
+            break;
+        case TPLAN_FT_REAL:
+            json_num(w, f->name, v.r);
+            break;
+        default:
+            json_str(w, f->name, v.s);
+            break;
+        }
+    }
+    json_obj_end(w);
 }

@@ -7,6 +7,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "plan.h"
+
 #define JSON_MAX_DEPTH 16
 
 typedef struct json_w {
@@ -29,5 +31,9 @@ void json_bool(json_w *w, const char *key, bool v);
 
 /* Shortest "%.*g" text of v that parses back to exactly v. */
 void fmt_double(char *buf, size_t len, double v);
+
+/* Every plan field of p by its contract name (tplan fields), as a CSV
+ * row or database row holds it: an object under key. */
+void json_plan_fields(json_w *w, const char *key, const tplan_plan *p);
 
 #endif

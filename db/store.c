@@ -229,21 +229,27 @@ static int roll_back_journal(const char *path, tplan_err *err)
     return TPLAN_OK;
 }
 
-/* Whether the plans table has column name (false when it cannot say). */
-static bool has_column(tplan_store *s, const char *name)
+/* Which plan fields the file's plans table lacks (s->missing). */
+static int read_columns(tplan_store *s, tplan_err *err)
 {
     sqlite3_stmt *st;
-    bool found = false;
+    int rc;
 
-    if (sqlite3_prepare_v2(s->db,
-                           "SELECT 1 FROM pragma_table_info('plans') "
-                           "WHERE name = ?1",
+    for (int i = 0; i < tplan_field_count(); i++)
+        s->missing[i] = 1;
+    if (sqlite3_prepare_v2(s->db, "SELECT name FROM pragma_table_info('plans')",
                            -1, &st, NULL) != SQLITE_OK)
-        return false;
-    sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-    found = sqlite3_step(st) == SQLITE_ROW;
+        return tplan_store_db_error(err, s, "cannot read the columns of");
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        int id = tplan_field_find((const char *)sqlite3_column_text(st, 0));
+
+        if (id >= 0)
+            s->missing[id] = 0;
+    }
     sqlite3_finalize(st);
-    return found;
+    if (rc != SQLITE_DONE)
+        return tplan_store_db_error(err, s, "cannot read the columns of");
+    return TPLAN_OK;
 }
 
 bool tplan_store_plan_select(tplan_store *s, const char *prefix, char *out,
@@ -254,7 +260,7 @@ bool tplan_store_plan_select(tplan_store *s, const char *prefix, char *out,
     for (int i = 0; i < tplan_field_count() && n < len; i++) {
         const char *name = tplan_field_at(i)->name;
 
-        if (s->version >= TPLAN_SCHEMA_VERSION || has_column(s, name))
+        if (!s->missing[i])
             n += (size_t)snprintf(out + n, len - n, ", %s%s", prefix, name);
         else
             n += (size_t)snprintf(out + n, len - n, ", NULL AS %s", name);
@@ -281,23 +287,30 @@ static int create_plans(tplan_store *s, tplan_err *err)
     return tplan_store_exec(s, sql, err);
 }
 
-/* A schema 1 file opened for writing: its plans table gains a column for
- * every field it lacks, at its end, and the file says schema 2, in one
- * transaction (a file is either upgraded whole or untouched). */
+/* A file opened for writing gains a plans column for every field it
+ * lacks (a schema 1 file: the inputs; a file of an older build: the
+ * fields added since), at the table's end, and says schema 2, in one
+ * transaction: a file is either upgraded whole or untouched. */
 static int upgrade(tplan_store *s, tplan_err *err)
 {
     char sql[160], pragma[64];
+    bool need = s->version < TPLAN_SCHEMA_VERSION;
 
-    if (s->version >= TPLAN_SCHEMA_VERSION)
+    if (read_columns(s, err))
+        return TPLAN_EINVAL;
+    for (int i = 0; i < tplan_field_count(); i++)
+        need = need || s->missing[i];
+    if (!need)
         return TPLAN_OK;
     if (tplan_store_exec(s, "BEGIN IMMEDIATE", err))
         return TPLAN_EINVAL;
+    if (read_columns(s, err)) /* again, under the write lock */
+        goto fail;
     for (int i = 0; i < tplan_field_count(); i++) {
-        const char *name = tplan_field_at(i)->name;
-
-        if (has_column(s, name))
+        if (!s->missing[i])
             continue;
-        snprintf(sql, sizeof sql, "ALTER TABLE plans ADD COLUMN %s", name);
+        snprintf(sql, sizeof sql, "ALTER TABLE plans ADD COLUMN %s",
+                 tplan_field_at(i)->name);
         if (tplan_store_exec(s, sql, err))
             goto fail;
     }
@@ -307,7 +320,7 @@ static int upgrade(tplan_store *s, tplan_err *err)
         tplan_store_exec(s, "COMMIT", err))
         goto fail;
     s->version = TPLAN_SCHEMA_VERSION;
-    return TPLAN_OK;
+    return read_columns(s, err);
 fail:
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
     return TPLAN_EINVAL;
@@ -339,6 +352,10 @@ tplan_store *tplan_store_open_ro(const char *path, tplan_err *err)
     if (empty) {
         tplan_err_set(err, TPLAN_EINVAL, "db",
                       "%s is not a tplan result database (it is empty)", path);
+        tplan_store_close(s);
+        return NULL;
+    }
+    if (read_columns(s, err)) {
         tplan_store_close(s);
         return NULL;
     }
@@ -397,7 +414,7 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err)
         }
     }
     if (empty)
-        s->version = TPLAN_SCHEMA_VERSION;
+        s->version = TPLAN_SCHEMA_VERSION; /* made just now */
     if (upgrade(s, err) || tplan_store_exec(s, tune, err) ||
         tplan_store_writer_prepare(s, err))
         goto fail;

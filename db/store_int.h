@@ -4,6 +4,7 @@
 
 #include <sqlite3.h>
 
+#include "fields.h"
 #include "store.h"
 
 struct tplan_store {
@@ -18,6 +19,9 @@ struct tplan_store {
     bool in_tx;
     bool read_only; /* queries may not write (not even VACUUM INTO) */
     int version;    /* the file's schema (PRAGMA user_version) */
+    /* per plan field: the file's plans table lacks its column (a file of
+     * an older schema, read as it is: NULL for it) */
+    unsigned char missing[TPLAN_MAX_FIELDS];
     bool hold_tx;   /* a caller's transaction (merge): never commit inside */
     int64_t batch;
     /* a writer's deadline for lock waits in the open transaction

@@ -107,6 +107,8 @@ _Static_assert((int)F_MODEL == (int)TPLAN_FIELD_ID_MODEL &&
                    (int)F_GPU == (int)TPLAN_FIELD_ID_GPU,
                "fields.h names the model and gpu ids");
 
+_Static_assert(F_COUNT <= TPLAN_MAX_FIELDS, "TPLAN_MAX_FIELDS");
+
 /* Names of the enum fields, in the engine's code order (tests/test_fields.c
  * checks them against each module's own names). */
 static const char *const precision_names[] = {
@@ -298,8 +300,9 @@ static const tplan_field fields[F_COUNT] = {
       "power_util", 0.01, 2, NULL, "1", "average draw as a fraction of TDP"),
     I(F_GRID, "grid", REAL, REAL, AX, "kg/kWh", "--grid", "grid", 0, 10, NULL,
       "0.429", "CO2e intensity of the electricity"),
-    I(F_LR, "lr", REAL, REAL, AX, "", "--lr", "lr", 1e-12, 100, NULL, "none",
-      "reference learning rate (output: the base used)"),
+    /* "lr_base": a plan table's "lr" is its LR schedule (README) */
+    I(F_LR, "lr_base", REAL, REAL, AX, "", "--lr", "lr", 1e-12, 100, NULL,
+      "none", "reference learning rate (output: the base LR used)"),
     I(F_LR_BASE_BATCH, "lr_base_batch", REAL, REAL, AX | SFX, "samples",
       "--lr-base-batch", "lr_base_batch", 1, 1e12, NULL,
       "the plan's global batch", "batch the reference LR was tuned at"),
@@ -435,13 +438,19 @@ int tplan_field_error(int id, const char *value, const char *why,
                          value, why, valid);
 }
 
-/* A number as a message shows it: integers in full, else 17 digits. */
+/* A number as a message shows it: integers in full, else the shortest
+ * form that reads back exactly (0.1, not 0.10000000000000001). */
 static void fmt_value(double v, char *buf, size_t len)
 {
-    if (v == floor(v) && fabs(v) < 1e15)
+    if (v == floor(v) && fabs(v) < 1e15) {
         snprintf(buf, len, "%.0f", v);
-    else
-        snprintf(buf, len, "%.17g", v);
+        return;
+    }
+    for (int digits = 15; digits <= 17; digits++) {
+        snprintf(buf, len, "%.*g", digits, v);
+        if (strtod(buf, NULL) == v)
+            return;
+    }
 }
 
 /* ---- inputs ------------------------------------------------------------ */

@@ -46,6 +46,9 @@ enum {
     TPLAN_FIELD_FLAG = 1u << 5  /* a bool calc flag that takes no value */
 };
 
+/* The most fields the table may hold (callers size arrays by it). */
+#define TPLAN_MAX_FIELDS 256
+
 /* Ids of the two NAME fields, which callers resolve themselves. */
 enum { TPLAN_FIELD_ID_MODEL = 0, TPLAN_FIELD_ID_GPU = 1 };
 

@@ -171,3 +171,64 @@ void lt_parse_config(lua_State *L, int idx, const char *what, tplan_config *c,
     lua_pop(L, 2); /* ... */
     tplan_fields_finish(c);
 }
+
+static void set_str(lua_State *L, const char *key, const char *v)
+{
+    if (!v)
+        return;
+    lua_pushstring(L, v);   /* ... t v */
+    lua_setfield(L, -2, key); /* ... t */
+}
+
+/* tplan.fields(): the field table as a list of plain tables with the keys
+ * of `tplan fields --json` (absent where that has null). */
+static int l_fields(lua_State *L)
+{
+    static const char *const types[] = {"int", "real", "text", "bool"};
+    int n = tplan_field_count();
+
+    lua_createtable(L, n, 0); /* list */
+    for (int id = 0; id < n; id++) {
+        const tplan_field *f = tplan_field_at(id);
+        bool in = f->flags & TPLAN_FIELD_IN;
+
+        lua_createtable(L, 0, 13); /* list t */
+        set_str(L, "name", f->name);
+        set_str(L, "type", types[f->type]);
+        set_str(L, "unit", f->unit);
+        lua_pushboolean(L, in);
+        lua_setfield(L, -2, "input");
+        lua_pushboolean(L, f->flags & TPLAN_FIELD_OUT);
+        lua_setfield(L, -2, "output");
+        lua_pushboolean(L, f->flags & TPLAN_FIELD_AXIS);
+        lua_setfield(L, -2, "axis");
+        if (in) {
+            set_str(L, "flag", f->flag);
+            set_str(L, "lua", f->input);
+            set_str(L, "default", f->def);
+        }
+        if (f->kind == TPLAN_FK_ENUM) {
+            lua_newtable(L); /* list t values */
+            for (int i = 0; f->values[i]; i++) {
+                lua_pushstring(L, f->values[i]);
+                lua_rawseti(L, -2, i + 1);
+            }
+            lua_setfield(L, -2, "values"); /* list t */
+        }
+        if (f->kind == TPLAN_FK_INT || f->kind == TPLAN_FK_REAL) {
+            lua_pushnumber(L, f->min);
+            lua_setfield(L, -2, "min");
+            lua_pushnumber(L, f->max);
+            lua_setfield(L, -2, "max");
+        }
+        set_str(L, "doc", f->doc);
+        lua_rawseti(L, -2, id + 1); /* list */
+    }
+    return 1;
+}
+
+void lt_open_fields(lua_State *L)
+{
+    lua_pushcfunction(L, l_fields); /* mod f */
+    lua_setfield(L, -2, "fields");  /* mod */
+}

@@ -27,6 +27,7 @@ void lt_open_plan(lua_State *L);
 void lt_open_sweep(lua_State *L);
 void lt_open_db(lua_State *L);
 void lt_open_catalogs(lua_State *L);
+void lt_open_fields(lua_State *L);
 
 /* The constructors: tplan.model and tplan.gpu. */
 int lt_model_new(lua_State *L);

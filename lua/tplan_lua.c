@@ -106,6 +106,7 @@ int luaopen_tplan(lua_State *L)
     lt_open_sweep(L);
     lt_open_db(L);
     lt_open_catalogs(L);
+    lt_open_fields(L);
     /* the Lua helpers add themselves to the module table */
     if (luaL_loadbuffer(L, (const char *)helpers_lua, sizeof helpers_lua - 1,
                         "=tplan/helpers.lua") != LUA_OK)

@@ -33,6 +33,17 @@ for s in api errors; do
     fi
 done
 
+# every input field: one bad value, one message from calc, tplan.plan and
+# a sweep axis; one good value round-trips through JSON, Lua, CSV and a
+# database (tests/lua/fields.lua)
+mkdir -p "$tmp/fields"
+if "$tplan" run "$dir/lua/fields.lua" -- "$tplan" "$tmp/fields" >"$tmp/out" 2>"$tmp/err" &&
+    tail -n1 "$tmp/out" | grep -q '^ok '; then
+    ok
+else
+    bad "lua/fields.lua: $(cat "$tmp/err")"
+fi
+
 # --- script errors: "tplan: file:line: message" once, exit 1 -------------
 cd "$tmp"
 printf 'local x = = 1\n' >syntax.lua

@@ -1,0 +1,209 @@
+-- Every input field of the field table (tplan.fields(), the same table as
+-- `tplan fields --json`), through the real binary:
+--  * one bad value gets the identical message from `tplan calc`,
+--    tplan.plan{} and a sweep axis ("FIELD: VALUE: why (valid: ...)");
+--  * one good value round-trips: given to calc, tplan.plan{} and a sweep,
+--    it comes back under the field's name in calc's JSON "fields", the Lua
+--    plan, a CSV file and a result database.
+-- A field with no test value below fails the test: adding a field means
+-- adding its row here.
+-- Usage: tplan run fields.lua -- TPLAN_BINARY TMPDIR
+local bin, tmp = arg[1], arg[2]
+assert(bin and tmp, "usage: fields.lua TPLAN_BINARY TMPDIR")
+
+local BASE = {model = "gpt2", gpu = "h100-sxm", gpus = 8}
+-- input name = {value, expected output (nil: the value), other fields}
+local GOOD = {
+  model = {"gpt2-medium"}, gpu = {"a100-80g"}, gpus = {16}, tp = {2},
+  pp = {2}, vpp = {2, nil, {pp = 2, accum = 4}}, sp = {true, nil, {tp = 2}},
+  zero = {2}, precision = {"fp32"}, optimizer = {"sgd"},
+  recompute = {"full"}, attention = {"eager"}, profile = {"megatron"},
+  seq = {512}, micro_batch = {3}, accum = {3}, global_batch = {64},
+  gpus_per_node = {4}, fp32_grads = {true}, fused_loss = {true},
+  dropout = {0.05}, batch_norm = {true}, global_batch_tokens = {65536},
+  reserve = {0.05}, context_mib = {500}, tokens = {1e9},
+  epochs = {2, nil, {dataset = 1000}}, dataset = {1000, nil, {epochs = 2}},
+  price = {3.5}, nic_gbps = {100}, link_gbs = {200}, overlap = {0.5},
+  efficiency = {0.5}, eff_max = {0.7}, eff_h0 = {500}, eff_tok0 = {256},
+  attn_eff = {0.2}, fp8_ratio = {0.5}, eff_tp = {0.1}, pue = {1.3},
+  power_util = {0.8}, grid = {0.2}, lr = {3e-4},
+  lr_base_batch = {256, nil, {lr = 3e-4}},
+  lr_rule = {"linear", nil, {lr = 3e-4}}, lr_threshold = {1000},
+  lr_cap = {1e-3}, lr_floor = {0.05}, weight_decay = {0.1},
+  warmup = {"100steps"}, schedule = {"wsd"}, wsd_decay = {0.2},
+  critical_batch_tokens = {1e6}, target_loss = {2.5},
+  batch_ramp = {"1000000:2000000,4000000"}, finetune = {true},
+  loss_scaling = {false},
+}
+
+local fields, by_input = tplan.fields(), {}
+for _, f in ipairs(fields) do
+  if f.input then by_input[f.lua] = f end
+end
+
+local failures, checks = 0, 0
+local function check(cond, fmt, ...)
+  checks = checks + 1
+  if not cond then
+    failures = failures + 1
+    io.stderr:write("FAIL: ", fmt:format(...), "\n")
+  end
+end
+
+local function text(v)
+  if type(v) == "number" then
+    return math.type(v) == "integer" and tostring(v) or ("%.17g"):format(v)
+  end
+  return tostring(v)
+end
+
+local function shell_quote(s)
+  return "'" .. s:gsub("'", "'\\''") .. "'"
+end
+
+-- `tplan calc` with cfg's fields as --flag=value; returns stdout, stderr
+-- and the exit status.
+local function calc(cfg, extra)
+  local args = {}
+  for k, v in pairs(cfg) do
+    args[#args + 1] = shell_quote(by_input[k].flag .. "=" .. text(v))
+  end
+  table.sort(args)
+  local cmd = ("%s calc %s %s 2>%s/calc.err"):format(
+    shell_quote(bin), table.concat(args, " "), extra or "", tmp)
+  local p = io.popen(cmd)
+  local out = p:read("a")
+  local _, _, rc = p:close()
+  local e = io.open(tmp .. "/calc.err"):read("a")
+  return out, e, rc
+end
+
+local function merged(...)
+  local t = {}
+  for i = 1, select("#", ...) do
+    for k, v in pairs(select(i, ...) or {}) do t[k] = v end
+  end
+  return t
+end
+
+-- the message after the front end's prefix
+local function message(err)
+  return (tostring(err):gsub("^tplan: ", ""):gsub("^.-:%d+: ", "")
+    :gsub("^tplan%.%a+: ", ""):gsub("\n$", ""))
+end
+
+-- ---- one bad value, one message --------------------------------------
+local function bad_value(f)
+  if f.type == "bool" then return "maybe" end
+  if f.min then return -1 end -- every numeric input is >= 0
+  return "nosuch"
+end
+
+for _, f in ipairs(fields) do
+  if f.input then
+    local bad = bad_value(f)
+    local _, calc_err, rc = calc(merged(BASE, {[f.lua] = bad}))
+    local want = message(calc_err)
+    check(rc == 2, "%s: calc exit %s for %s, want 2", f.name, tostring(rc),
+          text(bad))
+    check(want:find(f.lua, 1, true) and want:find(text(bad), 1, true),
+          "%s: calc message does not name the field and value: %s", f.name,
+          want)
+    local ok, err = pcall(tplan.plan, merged(BASE, {[f.lua] = bad}))
+    check(not ok and message(err) == want,
+          "%s: tplan.plan says [%s], calc says [%s]", f.name, message(err), want)
+    if f.axis then
+      ok, err = pcall(tplan.sweep, merged(BASE, {axes = {[f.lua] = {bad}}}))
+      check(not ok and message(err) == want,
+            "%s: axis says [%s], calc says [%s]", f.name, message(err), want)
+    end
+  end
+end
+
+-- ---- one good value, round trip --------------------------------------
+local function same(got, want)
+  if type(want) == "number" then
+    return tonumber(got) ~= nil and
+      math.abs(tonumber(got) - want) <= 1e-12 * math.abs(want)
+  end
+  if type(want) == "boolean" then
+    return got == want or got == tostring(want) or
+      got == (want and 1 or 0) or got == (want and "1" or "0")
+  end
+  return got == want
+end
+
+-- one CSV record of a file with a header: {name = text}
+local function csv_row(path)
+  local f = assert(io.open(path))
+  local data = f:read("a")
+  f:close()
+  local rows, row, field, i, quoted = {}, {}, {}, 1, false
+  while i <= #data do
+    local c = data:sub(i, i)
+    if quoted then
+      if c == '"' and data:sub(i + 1, i + 1) == '"' then
+        field[#field + 1] = '"'; i = i + 1
+      elseif c == '"' then quoted = false
+      else field[#field + 1] = c end
+    elseif c == '"' then quoted = true
+    elseif c == "," then row[#row + 1] = table.concat(field); field = {}
+    elseif c == "\n" then
+      row[#row + 1] = table.concat(field); field = {}
+      rows[#rows + 1] = row; row = {}
+    elseif c ~= "\r" then field[#field + 1] = c end
+    i = i + 1
+  end
+  local t = {}
+  for k, name in ipairs(rows[1]) do t[name] = rows[2][k] end
+  return t
+end
+
+local n = 0
+for _, f in ipairs(fields) do
+  if f.input then
+    local g = GOOD[f.lua]
+    check(g ~= nil, "%s: no test value in tests/lua/fields.lua", f.name)
+    if g then
+      local v, want, extra = g[1], g[2], g[3]
+      if want == nil then want = v end
+      local cfg = merged(BASE, extra, {[f.lua] = v})
+      n = n + 1
+      -- calc --json
+      local out, err, rc = calc(cfg, ("--json | jq -r '.fields.%s'"):format(f.name))
+      out = out:gsub("\n$", "")
+      check(rc == 0 and same(out, want), "%s: calc --json gave %s (%s), want %s",
+            f.name, out, message(err), text(want))
+      -- tplan.plan
+      local ok, p = pcall(tplan.plan, cfg)
+      check(ok and same(ok and p[f.name], want), "%s: tplan.plan gave %s, want %s",
+            f.name, ok and tostring(p[f.name]) or p, text(want))
+      -- a sweep (the field as an axis when it can be one), CSV, database
+      local spec = merged(cfg, {name = "f" .. n})
+      if f.axis then
+        spec[f.lua] = nil
+        spec.axes = {[f.lua] = {v}}
+      end
+      local csv, db = ("%s/f%d.csv"):format(tmp, n), ("%s/f%d.db"):format(tmp, n)
+      local res = tplan.sweep(spec)
+      check(res:count() == 1, "%s: the sweep kept %d plans", f.name, res:count())
+      check(same(res:top(1)[1][f.name], want), "%s: sweep plan gave %s",
+            f.name, tostring(res:top(1)[1][f.name]))
+      res:csv(csv)
+      res:save(db)
+      local row = csv_row(csv)
+      check(same(row[f.name], want), "%s: CSV gave %s, want %s", f.name,
+            tostring(row[f.name]), text(want))
+      local d = tplan.db.open(db)
+      local r = d:query(("SELECT %s AS v FROM plans"):format(f.name))
+      check(r[1] and same(r[1].v, want), "%s: database gave %s, want %s",
+            f.name, tostring(r[1] and r[1].v), text(want))
+      d:close()
+    end
+  end
+end
+
+if failures > 0 then
+  error(("%d of %d field checks failed"):format(failures, checks))
+end
+print(("ok %d field checks, %d inputs round-tripped"):format(checks, n))
