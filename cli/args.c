@@ -1,5 +1,6 @@
 /* Strict number parsing for options. */
 #include "args.h"
+#include "status.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -23,7 +24,7 @@ int usage_error(const char *fmt, ...)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
     fprintf(stderr, "tplan: %s\n", buf);
-    return 2;
+    return exit_status(TPLAN_EUSAGE);
 }
 
 /* Plain decimal text (digits, a point, an exponent) with, when suffix is

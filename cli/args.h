@@ -6,7 +6,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Print "tplan: <message>" on stderr; returns 2 (usage error). */
+/* Print "tplan: <message>" on stderr; returns the usage error's exit
+ * status (2, cli/status.c). */
 int usage_error(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))

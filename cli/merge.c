@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "status.h"
 #include "cli_merge.h"
 
 int cmd_merge(int argc, char **argv)
@@ -34,10 +35,8 @@ int cmd_merge(int argc, char **argv)
         return usage_error("tplan merge: give OUT.db and at least one input; "
                            "see tplan merge --help");
     if (tplan_merge(argv[1], (const char *const *)(argv + 2), argc - 2, &rep,
-                    &err)) {
-        fprintf(stderr, "tplan: %s\n", err.msg);
-        return 1;
-    }
+                    &err))
+        return report(&err);
     if (rep.reruns > 0)
         fprintf(stderr,
                 "tplan: %lld sweep rows superseded by a later run of "

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "status.h"
 #include "csv_out.h"
 #include "json.h"
 #include "fields.h"
@@ -19,10 +20,9 @@
 
 typedef enum { OUT_TABLE, OUT_CSV, OUT_JSON } out_mode;
 
-/* A sink's own failure (memory, output), told apart from TPLAN_E* codes */
-#define SINK_FAIL 100
 
 typedef struct sink {
+    tplan_err err; /* the sink's own failure (memory, output) */
     out_mode mode;
     tplan_csv *csv;
     json_w json;
@@ -55,17 +55,22 @@ static char *cell_text(const tplan_cell *c, bool exact)
     }
 }
 
+static int out_of_memory(sink *s)
+{
+    return tplan_err_set(&s->err, TPLAN_ENOMEM, "query", "out of memory");
+}
+
 static int push_text(sink *s, char *t)
 {
     if (!t)
-        return SINK_FAIL;
+        return out_of_memory(s);
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 256;
         char **grown = realloc(s->cells, sizeof *grown * cap);
 
         if (!grown) {
             free(t);
-            return SINK_FAIL;
+            return out_of_memory(s);
         }
         s->cells = grown;
         s->cap = cap;
@@ -78,14 +83,14 @@ static int on_row(void *ud, int ncols, const char *const *names,
                   const tplan_cell *row)
 {
     sink *s = ud;
-    tplan_err err;
+    int rc;
 
     if (!row) { /* the header */
         s->ncols = ncols;
         if (s->mode == OUT_CSV) {
             for (int i = 0; i < ncols; i++)
                 tplan_csv_text(s->csv, names[i]);
-            return tplan_csv_end_row(s->csv, &err) ? SINK_FAIL : 0;
+            return tplan_csv_end_row(s->csv, &s->err);
         }
         if (s->mode == OUT_JSON) {
             json_arr_begin(&s->json, NULL);
@@ -93,8 +98,10 @@ static int on_row(void *ud, int ncols, const char *const *names,
         }
         s->right = calloc((size_t)(ncols ? ncols : 1), sizeof *s->right);
         for (int i = 0; i < ncols; i++)
-            if (!s->right || push_text(s, strdup(names[i])))
-                return SINK_FAIL;
+            if (!s->right)
+                return out_of_memory(s);
+            else if ((rc = push_text(s, strdup(names[i]))))
+                return rc;
         return 0;
     }
     s->rows++;
@@ -111,7 +118,7 @@ static int on_row(void *ud, int ncols, const char *const *names,
             else
                 tplan_csv_null(s->csv);
         }
-        return tplan_csv_end_row(s->csv, &err) ? SINK_FAIL : 0;
+        return tplan_csv_end_row(s->csv, &s->err);
     }
     if (s->mode == OUT_JSON) {
         json_obj_begin(&s->json, NULL);
@@ -133,8 +140,8 @@ static int on_row(void *ud, int ncols, const char *const *names,
     for (int i = 0; i < ncols; i++) {
         if (row[i].type == TPLAN_CELL_INT || row[i].type == TPLAN_CELL_REAL)
             s->right[i] = true;
-        if (push_text(s, cell_text(&row[i], false)))
-            return SINK_FAIL;
+        if ((rc = push_text(s, cell_text(&row[i], false))))
+            return rc;
     }
     return 0;
 }
@@ -220,7 +227,7 @@ int cmd_query(int argc, char **argv)
     sink s;
     tplan_store *db;
     tplan_err err;
-    int rc;
+    int rc, rc2;
 
     memset(&s, 0, sizeof s);
     for (int i = 1; i < argc; i++) {
@@ -248,23 +255,19 @@ int cmd_query(int argc, char **argv)
     if (!path)
         return usage_error("tplan query: give a database; see tplan query "
                            "--help");
-    if (!(db = tplan_store_open_ro(path, &err))) {
-        fprintf(stderr, "tplan: %s\n", err.msg);
-        return 1;
-    }
+    if (!(db = tplan_store_open_ro(path, &err)))
+        return report(&err);
     if (!sql && s.mode == OUT_TABLE &&
         tplan_store_query(db,
                           "SELECT id, name, kept, evaluated, completed FROM "
                           "sweeps ORDER BY id DESC LIMIT 1",
                           NULL, 0, print_latest, NULL, &err)) {
-        fprintf(stderr, "tplan: %s\n", err.msg);
         tplan_store_close(db);
-        return 1;
+        return report(&err);
     }
     if (s.mode == OUT_CSV && !(s.csv = tplan_csv_create("-", &err))) {
-        fprintf(stderr, "tplan: %s\n", err.msg);
         tplan_store_close(db);
-        return 1;
+        return report(&err);
     }
     if (s.mode == OUT_JSON)
         json_init(&s.json, stdout);
@@ -279,15 +282,15 @@ int cmd_query(int argc, char **argv)
         }
     } else {
         fprintf(stderr, "tplan: query: %s\n",
-                rc == SINK_FAIL ? "cannot write the output" : err.msg);
+                s.err.code ? s.err.msg : err.msg);
     }
-    if (s.csv && tplan_csv_close(s.csv, &err) && rc == TPLAN_OK) {
+    if (s.csv && (rc2 = tplan_csv_close(s.csv, &err)) && rc == TPLAN_OK) {
         fprintf(stderr, "tplan: %s\n", err.msg);
-        rc = 1;
+        rc = rc2;
     }
     sink_free(&s);
     tplan_store_close(db);
-    return rc ? 1 : 0;
+    return exit_status(rc);
 }
 
 /* ---- tplan export ---------------------------------------------------------
@@ -500,8 +503,8 @@ int cmd_export(int argc, char **argv)
     if ((rc = tplan_store_query(db, sql, NULL, 0, on_row, &s, &err))) {
         tplan_csv_abort(s.csv); /* no partial file under the name */
         s.csv = NULL;
-        if (rc == SINK_FAIL)
-            tplan_err_set(&err, TPLAN_EINVAL, "csv", "cannot write %s", csv);
+        if (s.err.code)
+            err = s.err;
         else if (where) { /* the user's SQL is the likely culprit */
             char msg[sizeof err.msg];
 
@@ -520,8 +523,7 @@ int cmd_export(int argc, char **argv)
     tplan_store_close(db);
     return 0;
 fail:
-    fprintf(stderr, "tplan: %s\n", err.msg);
     free(sql);
     tplan_store_close(db);
-    return 1;
+    return report(&err);
 }

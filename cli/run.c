@@ -23,6 +23,8 @@
 #include "args.h"
 #include "script_limits.h"
 #include "progress.h"
+#include "run_outputs.h"
+#include "status.h"
 #include "sha256.h"
 #include "tplan_lua.h"
 
@@ -59,11 +61,28 @@ static void run_usage(void)
           stdout);
 }
 
+/* Everything one `tplan run` holds: its options, outputs, limits and the
+ * Lua state's progress bar. */
+typedef struct run_ctx {
+    const char *script;
+    int first_arg, argc; /* script arguments: argv[first_arg..argc) */
+    char **argv;
+    bool traceback, shard_given;
+    unsigned timeout;
+    mem_cap cap;
+    tplan_lua_options lo;
+    run_outputs out;
+    progress bar;
+    char sha[65];
+    char *args; /* owned: the arguments joined, for provenance */
+} run_ctx;
+
 /* os.exit for scripts: finish the run's output files first (rename the
  * --csv file into place, close the --db), so that exiting early never
  * leaves a temporary file or loses the sweeps that completed. */
 static int os_exit(lua_State *L)
 {
+    run_ctx *ctx = lua_touserdata(L, lua_upvalueindex(1));
     int status = EXIT_SUCCESS;
     tplan_err err;
 
@@ -71,10 +90,10 @@ static int os_exit(lua_State *L)
         status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
     else
         status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
-    if (tplan_lua_finish(L, &err)) {
-        fprintf(stderr, "tplan: %s\n", err.msg);
+    if (outputs_finish(&ctx->out, &err)) {
+        fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
         if (status == EXIT_SUCCESS)
-            status = EXIT_FAILURE;
+            status = exit_status(err.code);
     }
     fflush(stdout);
     if (lua_toboolean(L, 2))
@@ -131,8 +150,8 @@ static void on_signal(int sig)
     if (sig == SIGALRM) {
         if (hard_stop) {
             if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
-                _exit(stop_signal == SIGALRM ? 124 : 128 + stop_signal);
-            _exit(stop_signal == SIGALRM ? 124 : 128 + stop_signal);
+                _exit(exit_signal(stop_signal));
+            _exit(exit_signal(stop_signal));
         }
         stop_signal = sig; /* --timeout: stop sweeps and the script now */
         stop_lua();
@@ -282,207 +301,262 @@ static int run_protected(lua_State *L, int nargs, int traceback)
     return 0;
 }
 
-int cmd_run(int argc, char **argv)
+/* A value option's argument, or a usage error. */
+static int need_value(int argc, char **argv, int i)
 {
-    tplan_lua_options o;
-    char sha[65], *args = NULL;
-    bool shard_given = false;
-    const char *script = NULL;
-    int first_arg = argc, traceback = 0, status, interrupted;
-    unsigned timeout = 0;
-    mem_cap cap = {0, (size_t)8 << 30, false}; /* 8 GiB unless told */
-    struct sigaction sa, old_int, old_term, old_alrm;
-    progress bar;
-    lua_State *L;
-    tplan_err err;
-    int64_t v;
+    return i + 1 < argc ? 0 : usage_error("%s needs a value", argv[i]);
+}
 
-    memset(&o, 0, sizeof o);
-    o.threads = 1;
-    o.shards = 1;
-    o.stop = &stop_signal;
+/* One option at argv[i] into ctx; *i moves past its value. */
+static int parse_option(run_ctx *ctx, int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    int64_t v;
+    int rc;
+
+    if (strcmp(a, "--traceback") == 0) {
+        ctx->traceback = true;
+    } else if (strcmp(a, "--safe") == 0) {
+        ctx->out.safe = true;
+    } else if (strcmp(a, "--yes") == 0) {
+        ctx->out.yes = true;
+    } else if (strcmp(a, "--threads") == 0) {
+        if ((rc = need_value(argc, argv, *i)) ||
+            (rc = parse_count(a, argv[++*i], 1, &v)))
+            return rc;
+        if (v > TPLAN_MAX_THREADS)
+            return usage_error("--threads takes 1 to %d (--threads %s)",
+                               TPLAN_MAX_THREADS, argv[*i]);
+        ctx->lo.threads = (int)v;
+    } else if (strcmp(a, "--shard") == 0) {
+        if ((rc = need_value(argc, argv, *i)) ||
+            (rc = parse_shard(argv[++*i], &ctx->lo.shard, &ctx->lo.shards)))
+            return rc;
+        ctx->shard_given = true;
+    } else if (strcmp(a, "--db") == 0 || strcmp(a, "--csv") == 0) {
+        if ((rc = need_value(argc, argv, *i)))
+            return rc;
+        *(a[2] == 'd' ? &ctx->out.db_path : &ctx->out.csv_path) = argv[++*i];
+    } else if (strcmp(a, "--timeout") == 0) {
+        if ((rc = need_value(argc, argv, *i)) ||
+            (rc = parse_count(a, argv[++*i], 1, &v)))
+            return rc;
+        if (v > 31536000)
+            return usage_error("--timeout takes 1 to 31536000 seconds "
+                               "(--timeout %s)",
+                               argv[*i]);
+        ctx->timeout = (unsigned)v;
+    } else if (strcmp(a, "--max-memory") == 0) {
+        if ((rc = need_value(argc, argv, *i)) ||
+            (rc = parse_count(a, argv[++*i], 1, &v)))
+            return rc;
+        if (v > 1048576)
+            return usage_error("--max-memory takes 1 to 1048576 MiB "
+                               "(--max-memory %s)",
+                               argv[*i]);
+        ctx->cap.cap = (size_t)v << 20;
+    } else {
+        return usage_error("tplan run: unknown option '%s'; see tplan run "
+                           "--help",
+                           a);
+    }
+    return 0;
+}
+
+/* The command line into ctx: -1 for --help (printed), else 0 or a usage
+ * error's status. */
+static int parse_args(run_ctx *ctx, int argc, char **argv)
+{
+    int rc;
+
+    ctx->argc = ctx->first_arg = argc;
+    ctx->argv = argv;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 
         if (strcmp(a, "--") == 0) {
-            first_arg = i + 1;
+            ctx->first_arg = i + 1;
             break;
         }
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             run_usage();
-            return 0;
+            return -1;
         }
-        if (strcmp(a, "--traceback") == 0) {
-            traceback = 1;
-        } else if (strcmp(a, "--threads") == 0 || strcmp(a, "--shard") == 0 ||
-                   strcmp(a, "--csv") == 0 || strcmp(a, "--db") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", a);
-            if (strcmp(a, "--threads") == 0) {
-                if (parse_count(a, argv[i + 1], 1, &v))
-                    return 2;
-                if (v > 256)
-                    return usage_error("--threads takes 1 to 256 "
-                                       "(--threads %s)",
-                                       argv[i + 1]);
-                o.threads = (int)v;
-            } else if (strcmp(a, "--shard") == 0) {
-                if (parse_shard(argv[i + 1], &o.shard, &o.shards))
-                    return 2;
-                shard_given = true;
-            } else if (strcmp(a, "--db") == 0) {
-                o.db_path = argv[i + 1];
-            } else {
-                o.csv_path = argv[i + 1];
-            }
-            i++;
-        } else if (strcmp(a, "--safe") == 0) {
-            o.safe = 1;
-        } else if (strcmp(a, "--yes") == 0) {
-            o.yes = 1;
-        } else if (strcmp(a, "--timeout") == 0 ||
-                   strcmp(a, "--max-memory") == 0) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value", a);
-            if (strcmp(a, "--timeout") == 0) {
-                if (parse_count(a, argv[i + 1], 1, &v))
-                    return 2;
-                if (v > 31536000)
-                    return usage_error("--timeout takes 1 to 31536000 "
-                                       "seconds (--timeout %s)",
-                                       argv[i + 1]);
-                timeout = (unsigned)v;
-            } else {
-                if (parse_count(a, argv[i + 1], 1, &v))
-                    return 2;
-                if (v > 1048576)
-                    return usage_error("--max-memory takes 1 to 1048576 "
-                                       "MiB (--max-memory %s)",
-                                       argv[i + 1]);
-                cap.cap = (size_t)v << 20;
-            }
-            i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error("tplan run: unknown option '%s'; see tplan run "
-                               "--help",
-                               a);
-        } else if (!script) {
-            script = a;
+        if (a[0] == '-' && a[1] != '\0') {
+            if ((rc = parse_option(ctx, argc, argv, &i)))
+                return rc;
+        } else if (!ctx->script) {
+            ctx->script = a;
         } else {
             return usage_error("tplan run: one script only ('%s' after '%s'); "
                                "script arguments go after --",
-                               a, script);
+                               a, ctx->script);
         }
     }
-    if (!script)
+    if (!ctx->script)
         return usage_error("tplan run: give a script; see tplan run --help");
-    if (!shard_given && slurm_shard(&o.shard, &o.shards))
-        return 2;
-    if (script_sha256(script, sha) == 0)
-        o.script_sha256 = sha;
-    o.script = script;
-    if (!(args = join_args(argc - first_arg, argv + first_arg))) {
-        fputs("tplan: out of memory\n", stderr);
-        return 1;
-    }
-    o.args = args;
+    if (!ctx->shard_given && slurm_shard(&ctx->lo.shard, &ctx->lo.shards))
+        return exit_status(TPLAN_EUSAGE);
+    return 0;
+}
 
-    if (o.safe)
-        limits_blank_environment();
-    if (!(L = lua_newstate(limits_alloc, &cap))) {
-        fputs("tplan: cannot create a Lua state (out of memory)\n", stderr);
-        free(args);
-        return 1;
-    }
+/* Set the state up and run the script, inside the protected call that
+ * cmd_run makes (an out-of-memory error in the set-up is caught there).
+ * Returns the script's status as an integer. */
+static int run_in_state(lua_State *L)
+{
+    run_ctx *ctx = lua_touserdata(L, 1);
+    int nargs = ctx->argc - ctx->first_arg;
+
+    lua_settop(L, 0);
     luaL_openlibs(L);
-    if (o.safe && limits_sandbox(L)) {
-        fprintf(stderr, "tplan: --safe: %s\n", lua_tostring(L, -1));
-        lua_close(L);
-        free(args);
-        return 1;
-    }
-    progress_init(&bar);
-    if (bar.on) {
-        o.progress = progress_update;
-        o.progress_ud = &bar;
-    }
-    tplan_lua_setup(L, &o);
-    if (tplan_lua_open_outputs(L, &err)) {
-        fprintf(stderr, "tplan: %s: %s\n",
-                err.field[0] == 'c' ? "--csv" : "--db", err.msg);
-        lua_close(L);
-        free(args);
-        return 1;
-    }
-    lua_getglobal(L, "os");
-    lua_pushcfunction(L, os_exit);
-    lua_setfield(L, -2, "exit");
-    lua_pop(L, 1);
+    if (ctx->out.safe && limits_sandbox(L))
+        return luaL_error(L, "--safe: %s", lua_tostring(L, -1));
+    tplan_lua_setup(L, &ctx->lo);
+    lua_getglobal(L, "os");             /* os */
+    lua_pushlightuserdata(L, ctx);      /* os ctx */
+    lua_pushcclosure(L, os_exit, 1);    /* os exit */
+    lua_setfield(L, -2, "exit");        /* os */
+    lua_pop(L, 1);                      /* */
     /* tplan is a global too, as in the examples */
-    luaL_requiref(L, "tplan", luaopen_tplan, 1);
-    lua_pop(L, 1);
-    lua_createtable(L, argc - first_arg, 1); /* arg */
-    lua_pushstring(L, script);
+    luaL_requiref(L, "tplan", luaopen_tplan, 1); /* tplan */
+    lua_pop(L, 1);                               /* */
+    luaL_checkstack(L, nargs + 8, "too many script arguments");
+    lua_createtable(L, nargs, 1); /* arg */
+    lua_pushstring(L, ctx->script);
     lua_rawseti(L, -2, 0);
-    for (int i = first_arg; i < argc; i++) {
-        lua_pushstring(L, argv[i]);
-        lua_rawseti(L, -2, i - first_arg + 1);
+    for (int i = 0; i < nargs; i++) {
+        lua_pushstring(L, ctx->argv[ctx->first_arg + i]);
+        lua_rawseti(L, -2, i + 1);
     }
-    lua_setglobal(L, "arg");
+    lua_setglobal(L, "arg"); /* */
+    if (luaL_loadfile(L, ctx->script) != LUA_OK) { /* chunk | msg */
+        fprintf(stderr, "tplan: %s\n", lua_tostring(L, -1));
+        lua_pushinteger(L, exit_status(TPLAN_ESCRIPT));
+        return 1;
+    }
+    for (int i = 0; i < nargs; i++) /* chunk ... also as `...` */
+        lua_pushstring(L, ctx->argv[ctx->first_arg + i]);
+    lua_pushinteger(L, run_protected(L, nargs, ctx->traceback)
+                           ? exit_status(TPLAN_ESCRIPT)
+                           : 0);
+    return 1;
+}
+
+/* The status of a run that stopped on a signal or a --timeout. */
+static int stopped_status(int status, int interrupted, unsigned timeout)
+{
+    if (stop_signal == SIGALRM) {
+        if (status == 0) /* it ended by itself as the time ran out */
+            fprintf(stderr, "tplan: stopped: --timeout %u s passed\n",
+                    timeout);
+    } else if (status != 0) {
+        ; /* the script's error already said so */
+    } else if (interrupted) {
+        fputs("tplan: interrupted: the sweep stopped early; the plans kept "
+              "are the best found before the stop\n",
+              stderr);
+    } else {
+        fputs("tplan: interrupted\n", stderr);
+    }
+    return exit_signal(stop_signal);
+}
+
+/* SIGINT, SIGTERM and SIGALRM (--timeout, the hard stop) to on_signal
+ * while L runs; old keeps what they were. */
+static void signals_catch(lua_State *L, struct sigaction old[3],
+                          unsigned timeout)
+{
+    struct sigaction sa;
 
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_signal;
     sigemptyset(&sa.sa_mask);
     signal_state = L;
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGALRM, &sa, &old_alrm); /* --timeout and the hard stop */
+    sigaction(SIGINT, &sa, &old[0]);
+    sigaction(SIGTERM, &sa, &old[1]);
+    sigaction(SIGALRM, &sa, &old[2]);
     if (timeout)
         alarm(timeout);
+}
 
-    status = 0;
-    if (luaL_loadfile(L, script) != LUA_OK) {
-        fprintf(stderr, "tplan: %s\n", lua_tostring(L, -1));
-        status = 1;
-    } else {
-        for (int i = first_arg; i < argc; i++) /* ... also as `...` */
-            lua_pushstring(L, argv[i]);
-        status = run_protected(L, argc - first_arg, traceback);
+static void signals_restore(const struct sigaction old[3])
+{
+    signal_state = NULL;
+    sigaction(SIGINT, &old[0], NULL);
+    sigaction(SIGTERM, &old[1], NULL);
+    alarm(0);
+    sigaction(SIGALRM, &old[2], NULL);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    run_ctx ctx;
+    struct sigaction old[3];
+    int status, interrupted = 0;
+    lua_State *L;
+    tplan_err err;
+
+    memset(&ctx, 0, sizeof ctx);
+    ctx.cap.cap = (size_t)8 << 30; /* 8 GiB unless told */
+    ctx.lo.threads = 1;
+    ctx.lo.shards = 1;
+    ctx.lo.stop = &stop_signal;
+    if ((status = parse_args(&ctx, argc, argv)))
+        return status < 0 ? 0 : status;
+    if (script_sha256(ctx.script, ctx.sha) == 0)
+        ctx.lo.script_sha256 = ctx.sha;
+    ctx.lo.script = ctx.script;
+    if (!(ctx.args = join_args(argc - ctx.first_arg, argv + ctx.first_arg))) {
+        fputs("tplan: out of memory\n", stderr);
+        return exit_status(TPLAN_ENOMEM);
     }
-    progress_update(&bar, -1, 0);
+    ctx.lo.args = ctx.args;
+    if (ctx.out.safe)
+        limits_blank_environment();
+    progress_init(&ctx.bar);
+    if (ctx.bar.on) {
+        ctx.lo.progress = progress_update;
+        ctx.lo.progress_ud = &ctx.bar;
+    }
+    outputs_hook(&ctx.out, &ctx.lo);
+    if (outputs_open(&ctx.out, &err)) {
+        fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
+        outputs_finish(&ctx.out, &err);
+        free(ctx.args);
+        return exit_status(err.code);
+    }
+    if (!(L = lua_newstate(limits_alloc, &ctx.cap))) {
+        fputs("tplan: cannot create a Lua state (out of memory)\n", stderr);
+        free(ctx.args);
+        return exit_status(TPLAN_ENOMEM);
+    }
+
+    signals_catch(L, old, ctx.timeout);
+    lua_pushcfunction(L, run_in_state);
+    lua_pushlightuserdata(L, &ctx);
+    if (lua_pcall(L, 1, 1, 0) != LUA_OK) {
+        fprintf(stderr, "tplan: %s\n", lua_tostring(L, -1));
+        status = exit_status(TPLAN_ESCRIPT);
+    } else {
+        status = (int)lua_tointeger(L, -1);
+    }
+    progress_update(&ctx.bar, -1, 0);
+    tplan_lua_sweeps(L, &interrupted);
     /* the plans of completed (or interrupted) sweeps are kept even when
      * the script failed after them */
-    if (tplan_lua_finish(L, &err)) {
-        fprintf(stderr, "tplan: %s\n", err.msg);
-        status = 1;
+    if (outputs_finish(&ctx.out, &err)) {
+        fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
+        status = exit_status(err.code);
     }
-    tplan_lua_sweeps(L, &interrupted);
     signal_state = NULL;
     lua_close(L);
-    free(args);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    alarm(0);
-    sigaction(SIGALRM, &old_alrm, NULL);
-    if (cap.hit && status != 0)
+    free(ctx.args);
+    signals_restore(old);
+    if (ctx.cap.hit && status != 0)
         fprintf(stderr,
                 "tplan: the script's Lua state reached --max-memory %zu MiB\n",
-                cap.cap >> 20);
-    if (stop_signal == SIGALRM) {
-        if (status == 0) /* it ended by itself as the time ran out */
-            fprintf(stderr, "tplan: stopped: --timeout %u s passed\n", timeout);
-        return 124; /* as timeout(1) */
-    }
-    if (stop_signal) {
-        if (status != 0)
-            ; /* the script's error already said so */
-        else if (interrupted)
-            fputs("tplan: interrupted: the sweep stopped early; the plans "
-                  "kept are the best found before the stop\n",
-                  stderr);
-        else
-            fputs("tplan: interrupted\n", stderr);
-        return 128 + (int)stop_signal;
-    }
-    return status;
+                ctx.cap.cap >> 20);
+    return stop_signal ? stopped_status(status, interrupted, ctx.timeout)
+                       : status;
 }

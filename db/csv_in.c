@@ -102,7 +102,7 @@ int tplan_csv_read(const char *path, tplan_csv_record_fn fn, void *ud,
     r.ud = ud;
     r.err = err;
     if (!(f = fopen(path, "rb")))
-        return tplan_err_set(err, TPLAN_EINVAL, "csv", "cannot open %s: %s",
+        return tplan_err_set(err, TPLAN_EIO, "csv", "cannot open %s: %s",
                              path, strerror(errno));
     if (csv_init(&p, CSV_STRICT | CSV_STRICT_FINI | CSV_APPEND_NULL) != 0) {
         fclose(f);
@@ -125,7 +125,7 @@ int tplan_csv_read(const char *path, tplan_csv_record_fn fn, void *ud,
     }
     free(line);
     if (!r.rc && ferror(f))
-        r.rc = tplan_err_set(err, TPLAN_EINVAL, "csv", "cannot read %s: %s",
+        r.rc = tplan_err_set(err, TPLAN_EIO, "csv", "cannot read %s: %s",
                              path, strerror(errno));
     if (!r.rc && csv_fini(&p, on_field, on_record, &r) != 0 && !r.rc)
         r.rc =

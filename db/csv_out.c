@@ -46,7 +46,7 @@ static int put_text(FILE *f, const char *s)
 
 static int io_error(tplan_err *err, const char *path, const char *doing)
 {
-    return tplan_err_set(err, TPLAN_EINVAL, "csv", "%s %s: %s", doing, path,
+    return tplan_err_set(err, TPLAN_EIO, "csv", "%s %s: %s", doing, path,
                          strerror(errno));
 }
 

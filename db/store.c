@@ -17,9 +17,33 @@
  * one per statement (sqlite3_busy_timeout), a writer per transaction. */
 #define BUSY_MS 10000
 
+/* The kind of an SQLite failure. */
+static int sqlite_kind(int rc)
+{
+    switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+        return TPLAN_EBUSY;
+    case SQLITE_NOMEM:
+        return TPLAN_ENOMEM;
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+        return TPLAN_EIO;
+    case SQLITE_INTERRUPT:
+        return TPLAN_EINTR;
+    default: /* corrupt, not a database, constraint: the file's content */
+        return TPLAN_EINVAL;
+    }
+}
+
 int tplan_store_db_error(tplan_err *err, tplan_store *s, const char *doing)
 {
-    return tplan_err_set(err, TPLAN_EINVAL, "db", "%s %s: %s", doing, s->path,
+    return tplan_err_set(err, s->db ? sqlite_kind(sqlite3_errcode(s->db))
+                                    : TPLAN_EIO,
+                         "db", "%s %s: %s", doing, s->path,
                          s->db ? sqlite3_errmsg(s->db) : "failed");
 }
 
@@ -28,10 +52,12 @@ int tplan_store_exec(tplan_store *s, const char *sql, tplan_err *err)
     char *msg = NULL;
 
     if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-        tplan_err_set(err, TPLAN_EINVAL, "db", "%s: %s", s->path,
+        int kind = sqlite_kind(sqlite3_errcode(s->db));
+
+        tplan_err_set(err, kind, "db", "%s: %s", s->path,
                       msg ? msg : sqlite3_errmsg(s->db));
         sqlite3_free(msg);
-        return TPLAN_EINVAL;
+        return kind;
     }
     return TPLAN_OK;
 }
@@ -72,7 +98,7 @@ static int check(tplan_store *s, int *empty, tplan_err *err)
     }
 
     if ((rc & 0xff) == SQLITE_BUSY)
-        return tplan_err_set(err, TPLAN_EINVAL, "db",
+        return tplan_err_set(err, TPLAN_EBUSY, "db",
                              "%s is locked by another connection (waited "
                              "%d s): %s",
                              s->path, BUSY_MS / 1000, sqlite3_errstr(rc));
@@ -295,35 +321,36 @@ static int upgrade(tplan_store *s, tplan_err *err)
 {
     char sql[160], pragma[64];
     bool need = s->version < TPLAN_SCHEMA_VERSION;
+    int rc;
 
-    if (read_columns(s, err))
-        return TPLAN_EINVAL;
+    if ((rc = read_columns(s, err)))
+        return rc;
     for (int i = 0; i < tplan_field_count(); i++)
         need = need || s->missing[i];
     if (!need)
         return TPLAN_OK;
-    if (tplan_store_exec(s, "BEGIN IMMEDIATE", err))
-        return TPLAN_EINVAL;
-    if (read_columns(s, err)) /* again, under the write lock */
+    if ((rc = tplan_store_exec(s, "BEGIN IMMEDIATE", err)))
+        return rc;
+    if ((rc = read_columns(s, err))) /* again, under the write lock */
         goto fail;
     for (int i = 0; i < tplan_field_count(); i++) {
         if (!s->missing[i])
             continue;
         snprintf(sql, sizeof sql, "ALTER TABLE plans ADD COLUMN %s",
                  tplan_field_at(i)->name);
-        if (tplan_store_exec(s, sql, err))
+        if ((rc = tplan_store_exec(s, sql, err)))
             goto fail;
     }
     snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d",
              TPLAN_SCHEMA_VERSION);
-    if (tplan_store_exec(s, pragma, err) ||
-        tplan_store_exec(s, "COMMIT", err))
+    if ((rc = tplan_store_exec(s, pragma, err)) ||
+        (rc = tplan_store_exec(s, "COMMIT", err)))
         goto fail;
     s->version = TPLAN_SCHEMA_VERSION;
     return read_columns(s, err);
 fail:
     sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-    return TPLAN_EINVAL;
+    return rc;
 }
 
 tplan_store *tplan_store_open_ro(const char *path, tplan_err *err)
@@ -435,8 +462,8 @@ int tplan_store_sweep_begin(tplan_store *s, const tplan_sweep_meta *m,
     sqlite3_stmt *st;
     int rc;
 
-    if (tplan_store_writer_stop(s, true, err))
-        return TPLAN_EINVAL;
+    if ((rc = tplan_store_writer_stop(s, true, err)))
+        return rc;
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return tplan_store_db_error(err, s, "cannot write to");
     sqlite3_bind_text(st, 1, m->name, -1, SQLITE_TRANSIENT);
@@ -470,11 +497,11 @@ int tplan_store_sweep_finish(tplan_store *s, int64_t id,
     sqlite3_stmt *st;
     int rc;
 
-    if (tplan_store_writer_stop(s, true, err))
-        return TPLAN_EINVAL;
+    if ((rc = tplan_store_writer_stop(s, true, err)))
+        return rc;
     if (!s->in_tx) {
-        if (tplan_store_exec(s, "BEGIN IMMEDIATE", err))
-            return TPLAN_EINVAL;
+        if ((rc = tplan_store_exec(s, "BEGIN IMMEDIATE", err)))
+            return rc;
         s->in_tx = true;
     }
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
@@ -493,8 +520,8 @@ int tplan_store_sweep_finish(tplan_store *s, int64_t id,
         return tplan_store_db_error(err, s, "cannot write to");
     if (s->hold_tx)
         return TPLAN_OK;
-    if (tplan_store_exec(s, "COMMIT", err))
-        return TPLAN_EINVAL;
+    if ((rc = tplan_store_exec(s, "COMMIT", err)))
+        return rc;
     s->in_tx = false;
     return TPLAN_OK;
 }

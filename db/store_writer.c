@@ -281,8 +281,8 @@ static int write_block(tplan_store *s, const row_block *b, tplan_err *err)
     int rc;
 
     if (!s->in_tx) {
-        if (tplan_store_exec(s, "BEGIN IMMEDIATE", err))
-            return TPLAN_EINVAL;
+        if ((rc = tplan_store_exec(s, "BEGIN IMMEDIATE", err)))
+            return rc;
         s->in_tx = true;
         s->batch = 0;
     }
@@ -294,8 +294,8 @@ static int write_block(tplan_store *s, const row_block *b, tplan_err *err)
         return tplan_store_db_error(err, s, "cannot write a plan to");
     s->batch += b->rows;
     if (s->batch >= BATCH_ROWS && !s->hold_tx) {
-        if (tplan_store_exec(s, "COMMIT", err))
-            return TPLAN_EINVAL;
+        if ((rc = tplan_store_exec(s, "COMMIT", err)))
+            return rc;
         s->in_tx = false;
     }
     return TPLAN_OK;
@@ -388,7 +388,7 @@ static int submit(tplan_store *s, tplan_err *err)
     if (!w->threaded) { /* no thread: write here */
         row_block *b = &w->blocks[w->fill];
 
-        rc = w->failed ? TPLAN_EINVAL : write_block(s, b, &w->err);
+        rc = w->failed ? w->err.code : write_block(s, b, &w->err);
         w->failed = rc != TPLAN_OK;
         b->rows = 0;
         b->text_used = 0;
@@ -406,7 +406,7 @@ static int submit(tplan_store *s, tplan_err *err)
     }
     if (w->failed) {
         *err = w->err;
-        rc = TPLAN_EINVAL;
+        rc = w->err.code;
     }
     pthread_mutex_unlock(&w->mu);
     return rc;
@@ -432,7 +432,7 @@ int tplan_store_writer_stop(tplan_store *s, bool keep, tplan_err *err)
     if (rc == TPLAN_OK && w->failed) {
         if (err)
             *err = w->err;
-        rc = TPLAN_EINVAL;
+        rc = w->err.code;
     }
     s->w = NULL;
     writer_free(w);
@@ -469,7 +469,7 @@ int tplan_store_plan(tplan_store *s, int64_t sweep_id, int64_t rank,
     if (s->w->failed) { /* a caller going on after an error */
         if (err)
             *err = s->w->err;
-        return TPLAN_EINVAL;
+        return s->w->err.code;
     }
     b = &s->w->blocks[s->w->fill];
     v = &b->vals[(size_t)b->rows * (size_t)ncols()];

@@ -474,8 +474,8 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
                              "shard must be K/N with 0 <= K < N (shard=%lld/"
                              "%lld)",
                              (long long)r->shard, (long long)r->shards);
-    if (nw > 256)
-        nw = 256;
+    if (nw > TPLAN_MAX_THREADS)
+        nw = TPLAN_MAX_THREADS;
     space = tplan_sweep_size(s);
     keep = s->keep_mode == TPLAN_KEEP_TOP ? s->keep : 0;
     memset(&sh, 0, sizeof sh);

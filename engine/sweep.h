@@ -25,6 +25,8 @@ typedef int tplan_axis_id;
 #define TPLAN_MAX_AXES        16
 #define TPLAN_MAX_AXIS_VALUES 256
 #define TPLAN_MAX_SWEEP_GPUS  32
+/* Threads a sweep (and the evaluation of its kept plans) may use. */
+#define TPLAN_MAX_THREADS 256
 
 typedef struct tplan_axis {
     tplan_axis_id id;
@@ -103,6 +105,20 @@ typedef struct tplan_sweep_run {
     int n_front;
     tplan_sweep_stats stats;
 } tplan_sweep_run;
+
+/* A finished sweep as writers see it: the spec, the plans kept (best
+ * first) and the Pareto front, as ranked entries whose indexes name
+ * configurations of the spec. Every pointer is borrowed. */
+typedef struct tplan_sweep_result {
+    const tplan_sweep_spec *spec;
+    const tplan_ranked *kept;
+    int64_t n_kept;
+    const tplan_ranked *front;
+    int64_t n_front;
+    tplan_sweep_stats stats;
+    bool has_score; /* entries carry a score hook's value */
+    int threads;    /* kept plans are evaluated again on this many */
+} tplan_sweep_result;
 
 /* Configurations in the space (product of axis sizes; 1 with no axes). */
 int64_t tplan_sweep_size(const tplan_sweep_spec *s);

@@ -21,8 +21,7 @@ typedef struct eval_job {
 } eval_job;
 
 /* Items are taken a few at a time: a full evaluation is microseconds.
- * Threads as many as tplan.sweep allows. */
-#define EVAL_MAX_THREADS 256
+ */
 #define TAKE             8
 
 static void *eval_work(void *arg)
@@ -54,12 +53,12 @@ static void *eval_work(void *arg)
 int tplan_sweep_eval_at(const tplan_sweep_spec *s, const int64_t *idx,
                         int64_t n, tplan_plan *out, int threads, tplan_err *err)
 {
-    pthread_t th[EVAL_MAX_THREADS];
+    pthread_t th[TPLAN_MAX_THREADS];
     int started = 0;
     eval_job j;
 
-    if (threads > EVAL_MAX_THREADS)
-        threads = EVAL_MAX_THREADS;
+    if (threads > TPLAN_MAX_THREADS)
+        threads = TPLAN_MAX_THREADS;
     if (threads > n / TAKE)
         threads = (int)(n / TAKE);
     j.spec = s;

@@ -12,6 +12,7 @@
 
 #include "csv_out.h"
 #include "plan.h"
+#include "save.h"
 #include "store.h"
 #include "sweep.h"
 #include "tplan_lua.h"
@@ -25,6 +26,7 @@
 void lt_open_models(lua_State *L);
 void lt_open_plan(lua_State *L);
 void lt_open_sweep(lua_State *L);
+void lt_open_result(lua_State *L);
 void lt_open_db(lua_State *L);
 void lt_open_catalogs(lua_State *L);
 void lt_open_fields(lua_State *L);
@@ -78,25 +80,45 @@ void lt_push_view(lua_State *L);
 void lt_view_set(lua_State *L, int idx, const tplan_sweep_spec *spec,
                  const tplan_plan *p, int64_t index);
 
-/* The run's state: its options, the --csv writer (opened at the first
- * sweep), and counters; one per Lua state, in the registry. */
+/* The run's state: its options (callbacks into the CLI) and counters;
+ * one per Lua state, in the registry. */
 typedef struct lt_state {
     tplan_lua_options o;
-    tplan_csv *csv;
-    int csv_failed;  /* a --csv write failed (and was reported) */
-    tplan_store *db; /* --db */
-    int64_t csv_rows, sweeps;
+    int64_t sweeps;
     int interrupted;
 } lt_state;
 
 lt_state *lt_get_state(lua_State *L);
 
-/* Write a sweep result's kept plans, best first, to w. */
-int lt_result_csv(lua_State *L, int idx, tplan_csv *w, tplan_err *err);
+/* Whether the run lets a script write path itself (res:csv, res:save):
+ * non-zero (err says why) when it does not. */
+int lt_may_write(lua_State *L, const char *path, tplan_err *err);
 
-/* Write a sweep result (its row, kept plans and Pareto front) to db;
- * *rows is the plan rows written. */
-int lt_result_save(lua_State *L, int idx, tplan_store *db, int64_t *rows,
-                   tplan_err *err);
+/* tplan.sweep's spec from the table at idx (config, axes, limits, rank,
+ * keep, pareto); raises naming the field. */
+void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score);
+
+/* A sweep's result ("tplan.result"): the kept plans (best first) and the
+ * Pareto front as ranked sweep indexes, with the sweep row's provenance. */
+typedef struct lt_result {
+    tplan_sweep_spec *spec; /* owned; NULL once closed */
+    tplan_ranked *items;    /* owned: kept plans, best first */
+    int64_t n, cap;
+    tplan_ranked *front; /* owned: the Pareto front, when asked for */
+    int64_t n_front;
+    tplan_sweep_stats stats;
+    char name[64];
+    bool has_score;
+    int threads; /* the sweep's: kept plans are evaluated again on them */
+    tplan_sweep_meta meta; /* strings borrowed from name, desc, options */
+    tplan_sweep_desc desc;
+} lt_result;
+
+/* Push an empty result (its gc frees what it owns). */
+lt_result *lt_result_new(lua_State *L);
+/* The open result at idx, or raise. */
+lt_result *lt_check_result(lua_State *L, int idx);
+/* The result as writers see it (borrowed from r). */
+tplan_sweep_result lt_result_view(const lt_result *r);
 
 #endif

@@ -9,6 +9,8 @@
 #include <lua.h>
 
 #include "err.h"
+#include "store.h"
+#include "sweep.h"
 
 typedef struct tplan_lua_options {
     int threads;                 /* default for sweeps without threads = N */
@@ -17,16 +19,22 @@ typedef struct tplan_lua_options {
     /* progress: done < 0 means the sweep finished (clear the bar) */
     void (*progress)(void *ud, int64_t done, int64_t total);
     void *progress_ud;
-    const char *csv_path; /* every sweep's kept plans also go here */
-    const char *db_path;  /* and here (a result database) */
-    int safe; /* --safe: res:csv/res:save only to the --csv/--db files */
-    int yes;  /* --yes: run sweeps beyond TPLAN_SWEEP_CONFIRM configurations */
+    /* The run's policies (the CLI's options: --yes, --csv, --db,
+     * --safe), called with ud; each may be NULL. A non-zero return
+     * raises err in the script, "FIELD: message" with err's field. */
+    /* before a sweep walks `configs` configurations (this shard's), with
+     * Lua hooks or not, on `threads` threads: go ahead or refuse */
+    int (*before_sweep)(void *ud, const char *name, double configs,
+                        bool hooks, int threads, tplan_err *err);
+    /* after each sweep: keep its plans where the run says */
+    int (*after_sweep)(void *ud, const tplan_sweep_meta *m,
+                       const tplan_sweep_result *r, tplan_err *err);
+    /* may the script write path itself (res:csv, res:save)? */
+    int (*may_write)(void *ud, const char *path, tplan_err *err);
+    void *ud;
     /* provenance for result databases (may be NULL) */
     const char *script, *script_sha256, *args;
 } tplan_lua_options;
-
-/* Sweeps above this many configurations (in this shard) need --yes. */
-#define TPLAN_SWEEP_CONFIRM 1e9
 
 /* The module loader: require "tplan". */
 int luaopen_tplan(lua_State *L);
@@ -34,14 +42,6 @@ int luaopen_tplan(lua_State *L);
 /* Put the module in package.preload and set the options (copied; the
  * strings must outlive L). */
 void tplan_lua_setup(lua_State *L, const tplan_lua_options *o);
-
-/* Open the run's output files (--csv, --db) now, so that an unwritable path
- * fails before the script runs. */
-int tplan_lua_open_outputs(lua_State *L, tplan_err *err);
-
-/* Close the run's output files (--csv), renaming them into place. Returns
- * TPLAN_OK or an error naming the file. */
-int tplan_lua_finish(lua_State *L, tplan_err *err);
 
 /* Sweeps run so far in L, and whether any was interrupted. */
 int64_t tplan_lua_sweeps(lua_State *L, int *interrupted);

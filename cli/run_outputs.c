@@ -1,0 +1,104 @@
+/* --csv, --db, --yes and --safe for `tplan run`. */
+#include "run_outputs.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "save.h"
+
+/* Say err again under the option's name ("--csv: ..."). */
+static int as_option(tplan_err *err, const char *opt)
+{
+    char msg[sizeof err->msg];
+
+    snprintf(msg, sizeof msg, "%s", err->msg);
+    return tplan_err_set(err, err->code, opt, "%s", msg);
+}
+
+int outputs_open(run_outputs *o, tplan_err *err)
+{
+    if (o->csv_path && !(o->csv = tplan_csv_open(o->csv_path, err)))
+        return as_option(err, "--csv");
+    if (o->db_path && !(o->db = tplan_store_open(o->db_path, err)))
+        return as_option(err, "--db");
+    return TPLAN_OK;
+}
+
+int outputs_finish(run_outputs *o, tplan_err *err)
+{
+    tplan_csv *w = o->csv;
+
+    tplan_store_close(o->db); /* every sweep committed as it ended */
+    o->db = NULL;
+    o->csv = NULL;
+    if (!w || o->csv_failed)
+        return TPLAN_OK;
+    return tplan_csv_close(w, err) ? as_option(err, "--csv") : TPLAN_OK;
+}
+
+/* The size and the expected time, said before a long walk. Rates from
+ * tests/bench/sweep_bench.lua on 2 cores: plan evaluations per second
+ * per thread without hooks, one thread with a Lua hook. */
+static int before_sweep(void *ud, const char *name, double configs,
+                        bool hooks, int threads, tplan_err *err)
+{
+    const run_outputs *o = ud;
+    double rate = hooks ? 1.5e6 : 2.5e6 * threads;
+    double secs = configs / rate;
+
+    if (configs > RUN_SWEEP_CONFIRM && !o->yes)
+        return tplan_err_set(err, TPLAN_ELIMIT, "yes",
+                             "sweep '%s' has %.3g configurations (about "
+                             "%.2g hours here); run with --yes to go ahead, "
+                             "or narrow the axes",
+                             name, configs, secs / 3600.0);
+    if (configs >= 1e8)
+        fprintf(stderr, "tplan: sweep '%s': %.3g configurations, about %.0f s\n",
+                name, configs, secs);
+    return TPLAN_OK;
+}
+
+static int after_sweep(void *ud, const tplan_sweep_meta *m,
+                       const tplan_sweep_result *r, tplan_err *err)
+{
+    run_outputs *o = ud;
+    int64_t rows;
+
+    if (o->csv_failed)
+        return tplan_err_set(err, TPLAN_EIO, "--csv",
+                             "the file failed earlier in this run");
+    if (o->csv && tplan_save_csv(o->csv, m->name, r, err)) {
+        /* said once, here: the file is dropped, not half-kept */
+        tplan_csv_abort(o->csv);
+        o->csv = NULL;
+        o->csv_failed = true;
+        return as_option(err, "--csv");
+    }
+    if (o->db && tplan_save_db(o->db, m, r, &rows, err))
+        return as_option(err, "--db");
+    return TPLAN_OK;
+}
+
+/* Under --safe a script writes only the files named on the command line
+ * (and res:csv/res:save to those would clobber the run's own output). */
+static int may_write(void *ud, const char *path, tplan_err *err)
+{
+    const run_outputs *o = ud;
+    bool own = (o->csv_path && strcmp(path, o->csv_path) == 0) ||
+               (o->db_path && strcmp(path, o->db_path) == 0);
+
+    if (!o->safe)
+        return TPLAN_OK;
+    return tplan_err_set(err, TPLAN_EUSAGE, "safe",
+                         "--safe: a script may not write files (%.128s); "
+                         "name outputs with tplan run --csv/--db",
+                         own ? "that is the run's own output" : path);
+}
+
+void outputs_hook(run_outputs *o, tplan_lua_options *lo)
+{
+    lo->before_sweep = before_sweep;
+    lo->after_sweep = after_sweep;
+    lo->may_write = may_write;
+    lo->ud = o;
+}

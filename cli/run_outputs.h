@@ -1,0 +1,37 @@
+/* What `tplan run`'s options do with a script's sweeps: --csv and --db
+ * receive every sweep's kept plans, --yes lets huge sweeps start, --safe
+ * keeps scripts from writing files of their own. The Lua layer calls
+ * these through tplan_lua_options (before_sweep, after_sweep, may_write
+ * with ud = the run_outputs). */
+#ifndef TPLAN_CLI_RUN_OUTPUTS_H
+#define TPLAN_CLI_RUN_OUTPUTS_H
+
+#include <stdbool.h>
+
+#include "csv_out.h"
+#include "store.h"
+#include "tplan_lua.h"
+
+/* Sweeps above this many configurations (in this shard) need --yes. */
+#define RUN_SWEEP_CONFIRM 1e9
+
+typedef struct run_outputs {
+    const char *csv_path, *db_path; /* borrowed from argv; NULL: none */
+    bool safe, yes;
+    tplan_csv *csv;   /* open from the start; renamed into place at the end */
+    bool csv_failed;  /* a write failed (and was said): dropped */
+    tplan_store *db;
+} run_outputs;
+
+/* Open the outputs before the script runs, so that an unwritable path
+ * fails first; err's field names the option. */
+int outputs_open(run_outputs *o, tplan_err *err);
+
+/* The run ended (even in an error: completed sweeps are kept): close the
+ * database and rename the CSV file into place. */
+int outputs_finish(run_outputs *o, tplan_err *err);
+
+/* Point the options' callbacks at o. */
+void outputs_hook(run_outputs *o, tplan_lua_options *lo);
+
+#endif

@@ -1,0 +1,253 @@
+/* tplan.sweep's spec: the base config, axes, limits, objectives and
+ * keep, read from the sweep's table. Values go through the field table
+ * (one message per bad value, as tplan.plan and tplan calc give). */
+#include "l_tplan.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fields.h"
+#include "l_util.h"
+#include "sweep.h"
+
+/* The sweep's own fields beside the config's. */
+static const char *const sweep_fields_extra[] = {
+    "name", "axes", "limits", "where",   "score",
+    "rank", "keep", "pareto", "threads", NULL};
+
+/* ---- spec parsing ----------------------------------------------------- */
+
+static void check_sweep_fields(lua_State *L, int idx)
+{
+    lt_check_config_fields(L, idx, "tplan.sweep", sweep_fields_extra);
+}
+
+static int add_gpu(lua_State *L, tplan_sweep_spec *s, const tplan_gpu *g)
+{
+    for (int i = 0; i < s->n_gpus; i++) {
+        const tplan_gpu *o = &s->gpus[i];
+
+        if (strcmp(o->name, g->name) != 0)
+            continue;
+        /* plans name their GPU: two GPUs of one name would be mixed up */
+        if (o->memory_bytes != g->memory_bytes ||
+            o->price_usd_per_h != g->price_usd_per_h ||
+            o->mem_bw_bytes_per_s != g->mem_bw_bytes_per_s ||
+            o->link_bytes_per_s != g->link_bytes_per_s ||
+            o->nic_bytes_per_s != g->nic_bytes_per_s || o->tdp_w != g->tdp_w ||
+            o->eff_max != g->eff_max ||
+            memcmp(o->peak_flops, g->peak_flops, sizeof o->peak_flops) != 0)
+            lu_error(L, "tplan.sweep",
+                     "axes.gpu has two different GPUs named '%s': give "
+                     "each a name of its own",
+                     g->name);
+        return i;
+    }
+    if (s->n_gpus >= TPLAN_MAX_SWEEP_GPUS)
+        lu_error(L, "tplan.sweep", "axes.gpu takes at most %d GPUs",
+                 TPLAN_MAX_SWEEP_GPUS);
+    s->gpus[s->n_gpus] = *g;
+    return s->n_gpus++;
+}
+
+/* One axis value at the stack top, as the engine's number: the field's
+ * value as tplan.plan and tplan calc read it (one message for a bad one),
+ * or the gpu's index into s->gpus. */
+static double axis_value(lua_State *L, tplan_sweep_spec *s, tplan_axis_id id)
+{
+    tplan_err err;
+    tplan_gpu g;
+
+    if (id != TPLAN_FIELD_ID_GPU)
+        return lt_field_value(L, id, "tplan.sweep");
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        if (lt_gpu_lookup(L, lua_tostring(L, -1), &g, &err))
+            lu_engine_error(L, "tplan.sweep", &err);
+    } else if (luaL_testudata(L, -1, TPLAN_GPU_MT)) {
+        g = *(tplan_gpu *)lua_touserdata(L, -1);
+    } else {
+        lu_error(L, "tplan.sweep",
+                 "axes.gpu takes GPU names or tplan.gpu values (got %s)",
+                 luaL_typename(L, -1));
+    }
+    return add_gpu(L, s, &g);
+}
+
+static int axis_cmp(const void *a, const void *b)
+{
+    int x = tplan_axis_order(*(const tplan_axis_id *)a);
+    int y = tplan_axis_order(*(const tplan_axis_id *)b);
+
+    return (x > y) - (x < y);
+}
+
+/* axes = { name = value or {values...}, ... }: ordered by the engine's
+ * axis order, whatever the table's, so indexes are reproducible. */
+static void parse_axes(lua_State *L, int idx, tplan_sweep_spec *s)
+{
+    tplan_axis_id ids[TPLAN_MAX_AXES];
+    int n = 0;
+    tplan_err err;
+
+    if (lua_getfield(L, idx, "axes") == LUA_TNIL) { /* ... axes */
+        lua_pop(L, 1);
+        return;
+    }
+    if (!lua_istable(L, -1))
+        lu_error(L, "tplan.sweep", "field 'axes' must be a table (got %s)",
+                 luaL_typename(L, -1));
+    lua_pushnil(L);           /* ... axes k */
+    while (lua_next(L, -2)) { /* ... axes k v */
+        if (lua_type(L, -2) != LUA_TSTRING)
+            lu_error(L, "tplan.sweep", "axes are named by plan fields");
+        if (n >= TPLAN_MAX_AXES)
+            lu_error(L, "tplan.sweep", "a sweep has at most %d axes",
+                     TPLAN_MAX_AXES);
+        if (tplan_axis_parse(lua_tostring(L, -2), &ids[n], &err))
+            lu_engine_error(L, "tplan.sweep", &err);
+        n++;
+        lua_pop(L, 1); /* ... axes k */
+    }
+    /* the engine's axis order, whatever the table's: indexes reproduce */
+    qsort(ids, (size_t)n, sizeof ids[0], axis_cmp);
+    for (int a = 0; a < n; a++) {
+        tplan_axis *ax = &s->axes[s->n_axes++];
+
+        ax->id = ids[a];
+        ax->n = 0;
+        lua_getfield(L, -1, tplan_axis_name(ax->id)); /* ... axes v */
+        if (lua_istable(L, -1) && !luaL_testudata(L, -1, TPLAN_GPU_MT)) {
+            lua_Integer len = luaL_len(L, -1);
+
+            if (len < 1 || len > TPLAN_MAX_AXIS_VALUES)
+                lu_error(L, "tplan.sweep",
+                         "axes.%s needs 1 to %d values (got %lld)",
+                         tplan_axis_name(ax->id), TPLAN_MAX_AXIS_VALUES,
+                         (long long)len);
+            for (lua_Integer k = 1; k <= len; k++) {
+                lua_geti(L, -1, k); /* ... axes v x */
+                ax->values[ax->n++] = axis_value(L, s, ax->id);
+                lua_pop(L, 1); /* ... axes v */
+            }
+        } else {
+            ax->values[ax->n++] = axis_value(L, s, ax->id);
+        }
+        lua_pop(L, 1); /* ... axes */
+    }
+    lua_pop(L, 1); /* ... */
+}
+
+static void parse_limits(lua_State *L, int idx, tplan_constraints *w)
+{
+    static const char *const fields[] = {"fits",
+                                         "min_headroom",
+                                         "min_global_batch",
+                                         "max_global_batch",
+                                         "max_cost_usd",
+                                         "max_time_h",
+                                         "max_gpu_hours",
+                                         "min_mfu",
+                                         NULL};
+    const char *what = "tplan.sweep limits";
+
+    if (lua_getfield(L, idx, "limits") == LUA_TNIL) { /* ... l */
+        lua_pop(L, 1);
+        return;
+    }
+    if (!lua_istable(L, -1))
+        lu_error(L, "tplan.sweep", "field 'limits' must be a table (got %s)",
+                 luaL_typename(L, -1));
+    lu_check_fields(L, -1, what, fields);
+    lu_bool(L, -1, what, "fits", &w->fits);
+    lu_num(L, -1, what, "min_headroom", 0, 0.99, &w->min_headroom);
+    lu_int(L, -1, what, "min_global_batch", 1, (int64_t)1e12,
+           &w->min_global_batch);
+    lu_int(L, -1, what, "max_global_batch", 1, (int64_t)1e12,
+           &w->max_global_batch);
+    lu_num(L, -1, what, "max_cost_usd", 1e-9, 1e18, &w->max_cost_usd);
+    lu_num(L, -1, what, "max_time_h", 1e-9, 1e12, &w->max_time_h);
+    lu_num(L, -1, what, "max_gpu_hours", 1e-9, 1e15, &w->max_gpu_hours);
+    lu_num(L, -1, what, "min_mfu", 1e-9, 1, &w->min_mfu);
+    lua_pop(L, 1); /* ... */
+}
+
+static void parse_rank(lua_State *L, int idx, tplan_sweep_spec *s,
+                       bool has_score)
+{
+    tplan_err err;
+    bool max;
+
+    if (lua_getfield(L, idx, "rank") == LUA_TNIL) { /* ... r */
+        lua_pop(L, 1);
+        s->n_rank = 1;
+        s->rank[0].metric = has_score ? TPLAN_M_SCORE : TPLAN_M_COST_USD;
+        s->rank[0].maximize = has_score;
+        return;
+    }
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        lua_createtable(L, 1, 0); /* ... r t */
+        lua_insert(L, -2);        /* ... t r */
+        lua_rawseti(L, -2, 1);    /* ... t */
+    }
+    if (!lua_istable(L, -1))
+        lu_error(L, "tplan.sweep",
+                 "field 'rank' must be a list of objectives "
+                 "(got %s)",
+                 luaL_typename(L, -1));
+    s->n_rank = (int)luaL_len(L, -1);
+    if (s->n_rank < 1 || s->n_rank > TPLAN_MAX_OBJECTIVES)
+        lu_error(L, "tplan.sweep", "rank takes 1 to %d objectives (got %d)",
+                 TPLAN_MAX_OBJECTIVES, s->n_rank);
+    for (int i = 0; i < s->n_rank; i++) {
+        lua_geti(L, -1, i + 1); /* ... r name */
+        if (lua_type(L, -1) != LUA_TSTRING)
+            lu_error(L, "tplan.sweep", "rank takes objective names (got %s)",
+                     luaL_typename(L, -1));
+        if (tplan_metric_parse(lua_tostring(L, -1), &s->rank[i].metric, &max,
+                               &err))
+            lu_engine_error(L, "tplan.sweep", &err);
+        if (s->rank[i].metric == TPLAN_M_SCORE && !has_score)
+            lu_error(L, "tplan.sweep", "rank 'score' needs a score function");
+        s->rank[i].maximize = max;
+        lua_pop(L, 1); /* ... r */
+    }
+    lua_pop(L, 1); /* ... */
+}
+
+static void parse_keep(lua_State *L, int idx, tplan_sweep_spec *s)
+{
+    s->keep_mode = TPLAN_KEEP_TOP;
+    s->keep = 1000;
+    if (lua_getfield(L, idx, "keep") == LUA_TSTRING) { /* ... k */
+        const char *k = lua_tostring(L, -1);
+
+        if (strcmp(k, "fits") == 0)
+            s->keep_mode = TPLAN_KEEP_FITS;
+        else if (strcmp(k, "all") == 0)
+            s->keep_mode = TPLAN_KEEP_ALL;
+        else
+            lu_error(L, "tplan.sweep",
+                     "keep must be a number, \"fits\" or "
+                     "\"all\" (keep=%s)",
+                     k);
+        lua_pop(L, 1);
+        return;
+    }
+    lua_pop(L, 1); /* ... */
+    lu_int(L, idx, "tplan.sweep", "keep", 1, 10000000, &s->keep);
+}
+
+void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score)
+{
+    idx = lua_absindex(L, idx);
+    check_sweep_fields(L, idx);
+    /* the base's gpu defaults as tplan.plan's does; a gpu axis overrides
+     * it */
+    lt_parse_config(L, idx, "tplan.sweep", &s->base, true, false);
+    parse_axes(L, idx, s);
+    parse_limits(L, idx, &s->where);
+    parse_rank(L, idx, s, has_score);
+    parse_keep(L, idx, s);
+    lu_bool(L, idx, "tplan.sweep", "pareto", &s->pareto);
+}
