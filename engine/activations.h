@@ -50,8 +50,8 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
                           int64_t seq, tplan_act_bytes *out);
 
 /* A memo of per-sample activation bytes, owned by one caller (a sweep
- * worker) and reached through tplan_config.act_cache. A sweep evaluates
- * the same model, sequence and parallel layout over and over while other
+ * worker) and passed down by tplan_plan_eval_cached (engine_int.h). A
+ * sweep evaluates the same model, sequence and parallel layout over and over while other
  * axes (GPU count, ZeRO, micro-batch, overlap...) vary; the inventory walk
  * is the costliest part of an evaluation. Results are bit-identical with
  * or without it. */

@@ -106,9 +106,6 @@ typedef struct tplan_config {
     int n_ramp;
     bool finetune;     /* fine-tuning, not pre-training (advice only) */
     bool loss_scaling; /* fp16 with a loss scaler (default true) */
-    /* optional memo the caller owns (activations.h); never changes a
-     * result, only how fast it comes. NULL: none. */
-    struct tplan_act_cache *act_cache;
 } tplan_config;
 
 /* Defaults: one GPU, no parallelism, mixed-bf16 AdamW, no recomputation,

@@ -2,6 +2,8 @@
  * and fit advice. */
 #include "memory.h"
 
+#include "engine_int.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -70,7 +72,8 @@ static void stage_params(const tplan_config *c, tplan_stage st, double *params,
 
 /* Per-sample activation bytes of a transformer (zeros for generic models,
  * whose activations come from the model itself). */
-static void act_bytes(const tplan_config *c, tplan_act_bytes *act)
+static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
+                      tplan_act_bytes *act)
 {
     tplan_act_ctx ctx;
 
@@ -78,7 +81,7 @@ static void act_bytes(const tplan_config *c, tplan_act_bytes *act)
     if (c->model.arch == TPLAN_ARCH_GENERIC)
         return;
     tplan_act_ctx_from_config(c, &ctx);
-    tplan_act_per_sample_cached(&c->model, &ctx, c->seq, c->act_cache, act);
+    tplan_act_per_sample_cached(&c->model, &ctx, c->seq, cache, act);
 }
 
 static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
@@ -197,6 +200,12 @@ static void fill(const tplan_config *c, const stage_mem *s, tplan_stage st,
 
 void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
 {
+    tplan_memory_eval_cached(c, NULL, out);
+}
+
+void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
+                              tplan_memory *out)
+{
     stage_mem stages[2];
     tplan_act_bytes act;
     int n = c->pp > 1 ? 2 : 1, worst = 0;
@@ -205,7 +214,7 @@ void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
     double worst_total = -1.0;
 
     memset(out, 0, sizeof *out);
-    act_bytes(c, &act);
+    act_bytes(c, cache, &act);
     if (n == 1) {
         stage_eval(c, &act, TPLAN_STAGE_ONLY, &stages[0]);
     } else {
@@ -249,7 +258,7 @@ void tplan_memory_eval_stage(const tplan_config *c, tplan_stage st,
     memset(out, 0, sizeof *out);
     if (c->pp == 1)
         st = TPLAN_STAGE_ONLY;
-    act_bytes(c, &act);
+    act_bytes(c, NULL, &act);
     stage_eval(c, &act, st, &s);
     fill(c, &s, st, micro_batch, stage_max_batch(&s, usable), out);
 }

@@ -1,5 +1,6 @@
 /* Config in, plan out: validation, memory, batch figures and warnings. */
 #include "plan.h"
+#include "engine_int.h"
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,11 +28,17 @@ int tplan_plan_eval(const tplan_config *c, tplan_plan *out, tplan_err *err)
 _Static_assert(offsetof(tplan_plan, config) == 0,
                "tplan_plan starts with its config");
 
-static int eval(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                tplan_err *err);
+static int eval(const tplan_config *asked, tplan_act_cache *cache,
+                tplan_plan *out, unsigned flags, tplan_err *err);
 
 int tplan_plan_eval_ex(const tplan_config *asked, tplan_plan *out,
                        unsigned flags, tplan_err *err)
+{
+    return tplan_plan_eval_cached(asked, NULL, out, flags, err);
+}
+
+int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
+                           tplan_plan *out, unsigned flags, tplan_err *err)
 {
     int64_t micro_batch = asked->micro_batch, accum = asked->accum;
     tplan_config copy;
@@ -48,7 +55,7 @@ int tplan_plan_eval_ex(const tplan_config *asked, tplan_plan *out,
     } else {
         out->config = *asked;
     }
-    rc = eval(asked, out, flags, err);
+    rc = eval(asked, cache, out, flags, err);
     /* the plan's config is the one asked for (micro_batch 0 = max) */
     out->config.micro_batch = micro_batch;
     out->config.accum = accum;
@@ -58,8 +65,8 @@ int tplan_plan_eval_ex(const tplan_config *asked, tplan_plan *out,
 /* The evaluation, working in out->config: the batch solve resolves its
  * micro_batch and accum there (one config copy per evaluation, not two;
  * sweeps make millions). */
-static int eval(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                tplan_err *err)
+static int eval(const tplan_config *asked, tplan_act_cache *cache,
+                tplan_plan *out, unsigned flags, tplan_err *err)
 {
     tplan_param_count pc;
     tplan_config *work = &out->config;
@@ -73,7 +80,7 @@ static int eval(const tplan_config *asked, tplan_plan *out, unsigned flags,
     tplan_model_params(&c->model, &pc);
     out->params = pc.total;
     out->dp = tplan_config_dp(c);
-    if ((rc = tplan_plan_batch(work, out, err)))
+    if ((rc = tplan_plan_batch(work, cache, out, err)))
         return rc;
     if (out->mem.out_of_range)
         return tplan_err_set(err, TPLAN_EINVAL, "memory",

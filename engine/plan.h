@@ -76,20 +76,4 @@ enum {
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,
                        tplan_err *err);
 
-/* Parts of tplan_plan_eval, in order (plan_batch.c, plan_recipe.c,
- * plan_advice.c). w is the working config: the target global batch is
- * resolved into its micro_batch and accum. */
-int tplan_plan_batch(tplan_config *w, tplan_plan *p, tplan_err *err);
-int tplan_plan_ramp(const tplan_config *c, tplan_plan *p, tplan_err *err);
-int tplan_plan_lr(const tplan_config *c, tplan_plan *p, tplan_err *err);
-void tplan_plan_critical(const tplan_config *c, tplan_plan *p);
-void tplan_plan_advice(const tplan_config *c, tplan_plan *p);
-
-/* Append a warning (dropped silently past TPLAN_MAX_WARNINGS). */
-void tplan_plan_warn(tplan_plan *p, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
 #endif

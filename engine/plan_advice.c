@@ -3,6 +3,7 @@
  * ../shared/reference). Where a paper disagrees, the warning says what the
  * paper found. */
 #include "plan.h"
+#include "engine_int.h"
 
 #include <math.h>
 

@@ -2,22 +2,29 @@
  * divides it, and the accumulation that follows (gpu_workshop_max_batch.txt:
  * b_max 4, 8 GPUs, target 256 -> accumulate 8). */
 #include "batch.h"
+#include "engine_int.h"
 #include "plan.h"
 
 /* Evaluate w's memory at micro-batch b and accumulation k; true if it
  * fits. */
-static bool try_split(tplan_config *w, int64_t b, int64_t k, tplan_memory *m)
+/* Exact splits tried, largest micro-batch first: a few fit or none will
+ * (memory grows with the micro-batch), so the rest are not worth trying. */
+#define BATCH_CANDIDATES 64
+
+static bool try_split(tplan_config *w, tplan_act_cache *cache, int64_t b,
+                      int64_t k, tplan_memory *m)
 {
     w->micro_batch = b;
     w->accum = k;
-    tplan_memory_eval(w, m);
+    tplan_memory_eval_cached(w, cache, m);
     return m->fits;
 }
 
-int tplan_plan_batch(tplan_config *w, tplan_plan *p, tplan_err *err)
+int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
+                     tplan_err *err)
 {
     int64_t dp = tplan_config_dp(w), g = w->global_batch, b, bmax, n;
-    int64_t cand[64];
+    int64_t cand[BATCH_CANDIDATES];
     int nc;
 
     if (w->accum == 0)
@@ -29,7 +36,7 @@ int tplan_plan_batch(tplan_config *w, tplan_plan *p, tplan_err *err)
     }
     p->target_global_batch = g;
     if (g == 0) {
-        tplan_memory_eval(w, &p->mem);
+        tplan_memory_eval_cached(w, cache, &p->mem);
         p->batch_exact = true;
         return TPLAN_OK;
     }
@@ -41,7 +48,7 @@ int tplan_plan_batch(tplan_config *w, tplan_plan *p, tplan_err *err)
                                  "(global_batch=%lld, micro_batch=%lld, "
                                  "dp=%lld)",
                                  (long long)g, (long long)b, (long long)dp);
-        try_split(w, b, tplan_batch_accum(g, dp, b), &p->mem);
+        try_split(w, cache, b, tplan_batch_accum(g, dp, b), &p->mem);
         p->batch_exact = b * dp * w->accum == g;
         return TPLAN_OK;
     }
@@ -53,14 +60,14 @@ int tplan_plan_batch(tplan_config *w, tplan_plan *p, tplan_err *err)
     /* The largest micro-batch alone (in-flight micro-batches as the final
      * accumulation will have them: at least pp) bounds the search. */
     w->accum = w->pp > 1 ? w->pp : 1;
-    tplan_memory_eval(w, &p->mem);
+    tplan_memory_eval_cached(w, cache, &p->mem);
     bmax = p->mem.max_micro_batch;
     n = g / dp;
     if (bmax > n)
         bmax = n;
-    nc = tplan_batch_exact(g, dp, bmax, cand, 64);
-    for (int i = 0; i < nc && i < 64; i++) {
-        if (try_split(w, cand[i], n / cand[i], &p->mem)) {
+    nc = tplan_batch_exact(g, dp, bmax, cand, BATCH_CANDIDATES);
+    for (int i = 0; i < nc && i < BATCH_CANDIDATES; i++) {
+        if (try_split(w, cache, cand[i], n / cand[i], &p->mem)) {
             p->batch_exact = true;
             return TPLAN_OK;
         }
@@ -68,13 +75,13 @@ int tplan_plan_batch(tplan_config *w, tplan_plan *p, tplan_err *err)
     /* No exact split fits: the closest global batch, largest micro-batch
      * first, halving until one fits. */
     for (b = bmax; b >= 1; b /= 2) {
-        if (try_split(w, b, tplan_batch_accum(g, dp, b), &p->mem)) {
+        if (try_split(w, cache, b, tplan_batch_accum(g, dp, b), &p->mem)) {
             p->batch_exact = b * dp * w->accum == g;
             return TPLAN_OK;
         }
     }
     /* Not even one sample fits: report the plan at micro-batch 1. */
-    try_split(w, 1, tplan_batch_accum(g, dp, 1), &p->mem);
+    try_split(w, cache, 1, tplan_batch_accum(g, dp, 1), &p->mem);
     p->batch_exact = dp * w->accum == g;
     return TPLAN_OK;
 }

@@ -1,6 +1,7 @@
 /* The recipe part of a plan: learning rate, warmup and schedule for the
  * achieved global batch, the critical batch, and batch-size ramps. */
 #include "flops.h"
+#include "engine_int.h"
 #include "plan.h"
 
 #include <math.h>

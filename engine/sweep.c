@@ -2,6 +2,7 @@
  * and threads. Work buffers are allocated before the walk and freed after;
  * the walk itself allocates nothing. */
 #include "sweep.h"
+#include "engine_int.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -320,9 +321,10 @@ static void visit(worker *w, int64_t index, tplan_plan *p, tplan_config *c,
     double score = 0.0;
 
     w->stats.visited++;
-    c->act_cache = cache; /* c is the index's config (work() sets it) */
-    if (tplan_plan_eval_ex(c, p, TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS,
-                           NULL) != TPLAN_OK) {
+    /* c is the index's config (work() sets it) */
+    if (tplan_plan_eval_cached(c, cache, p,
+                               TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS,
+                               NULL) != TPLAN_OK) {
         w->stats.invalid++;
         return;
     }

@@ -164,53 +164,126 @@ int lt_model_new(lua_State *L)
     return 1;
 }
 
+/* A field name's position in a NULL-terminated list, through the name ->
+ * position table the __index closure holds (upvalue 1); -1: none. */
+static int field_pos(lua_State *L, const char *what)
+{
+    int pos;
+
+    luaL_checkstring(L, 2);
+    lua_pushvalue(L, 2); /* ... k */
+    if (lua_rawget(L, lua_upvalueindex(1)) != LUA_TNUMBER) /* ... pos|nil */
+        return luaL_error(L, "%s has no field '%s'", what, lua_tostring(L, 2));
+    pos = (int)lua_tointeger(L, -1);
+    lua_pop(L, 1); /* ... */
+    return pos;
+}
+
+/* Positions in lt_model_fields. */
+enum {
+    MF_PRESET,
+    MF_NAME,
+    MF_LAYERS,
+    MF_HIDDEN,
+    MF_HEADS,
+    MF_KV_HEADS,
+    MF_FFN,
+    MF_VOCAB,
+    MF_MAX_SEQ,
+    MF_MLP,
+    MF_NORM,
+    MF_POS,
+    MF_TIED,
+    MF_BIAS,
+    MF_DROPOUT,
+    MF_PARAMS,
+    MF_ACT_BYTES,
+    MF_FLOPS,
+    MF_LARGEST_LAYER,
+    MF_BATCH_NORM
+};
+
+/* Every field a model was made with reads back (the preset's name for
+ * "preset"), and "arch". */
 static int model_index(lua_State *L)
 {
     const tplan_model *m = luaL_checkudata(L, 1, TPLAN_MODEL_MT);
-    const char *k = luaL_checkstring(L, 2);
     tplan_param_count pc;
 
-    tplan_model_params(m, &pc);
-    if (strcmp(k, "name") == 0)
-        lua_pushstring(L, m->name);
-    else if (strcmp(k, "params") == 0)
-        lua_pushinteger(L, pc.total);
-    else if (strcmp(k, "arch") == 0)
+    if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "arch") == 0) {
         lua_pushstring(L, tplan_arch_name(m->arch));
-    else if (m->arch == TPLAN_ARCH_GENERIC &&
-             strcmp(k, "act_bytes_per_sample") == 0)
-        lua_pushnumber(L, m->generic_act_bytes_fp32);
-    else if (m->arch == TPLAN_ARCH_GENERIC &&
-             strcmp(k, "flops_per_sample") == 0)
-        lua_pushnumber(L, m->generic_flops_per_sample);
-    else if (strcmp(k, "layers") == 0)
+        return 1;
+    }
+    switch (field_pos(L, "tplan.model")) {
+    case MF_PRESET:
+    case MF_NAME:
+        lua_pushstring(L, m->name);
+        break;
+    case MF_LAYERS:
         lua_pushinteger(L, m->layers);
-    else if (strcmp(k, "hidden") == 0)
+        break;
+    case MF_HIDDEN:
         lua_pushinteger(L, m->hidden);
-    else if (strcmp(k, "heads") == 0)
+        break;
+    case MF_HEADS:
         lua_pushinteger(L, m->heads);
-    else if (strcmp(k, "kv_heads") == 0)
+        break;
+    case MF_KV_HEADS:
         lua_pushinteger(L, m->kv_heads);
-    else if (strcmp(k, "ffn") == 0)
+        break;
+    case MF_FFN:
         lua_pushinteger(L, m->ffn);
-    else if (strcmp(k, "vocab") == 0)
+        break;
+    case MF_VOCAB:
         lua_pushinteger(L, m->vocab);
-    else if (strcmp(k, "max_seq") == 0)
+        break;
+    case MF_MAX_SEQ:
         lua_pushinteger(L, m->max_seq);
-    else if (strcmp(k, "mlp") == 0)
+        break;
+    case MF_MLP:
         lua_pushstring(L, tplan_mlp_name(m->mlp));
-    else if (strcmp(k, "norm") == 0)
+        break;
+    case MF_NORM:
         lua_pushstring(L, tplan_norm_name(m->norm));
-    else if (strcmp(k, "pos") == 0)
+        break;
+    case MF_POS:
         lua_pushstring(L, tplan_pos_name(m->pos));
-    else if (strcmp(k, "tied") == 0)
+        break;
+    case MF_TIED:
         lua_pushboolean(L, m->tied);
-    else if (strcmp(k, "bias") == 0)
+        break;
+    case MF_BIAS:
         lua_pushboolean(L, m->bias);
-    else if (strcmp(k, "dropout") == 0)
+        break;
+    case MF_DROPOUT:
         lua_pushnumber(L, m->dropout);
-    else
-        return luaL_error(L, "tplan.model has no field '%s'", k);
+        break;
+    case MF_PARAMS:
+        tplan_model_params(m, &pc);
+        lua_pushinteger(L, pc.total);
+        break;
+    case MF_ACT_BYTES: /* generic models only: nil for transformers */
+        if (m->arch == TPLAN_ARCH_GENERIC)
+            lua_pushnumber(L, m->generic_act_bytes_fp32);
+        else
+            lua_pushnil(L);
+        break;
+    case MF_FLOPS:
+        if (m->arch == TPLAN_ARCH_GENERIC)
+            lua_pushnumber(L, m->generic_flops_per_sample);
+        else
+            lua_pushnil(L);
+        break;
+    case MF_LARGEST_LAYER:
+        if (m->arch == TPLAN_ARCH_GENERIC)
+            lua_pushinteger(L, m->generic_largest_layer_params);
+        else
+            lua_pushnil(L);
+        break;
+    default:
+        lua_pushboolean(L, m->batch_norm);
+        break;
+    }
     return 1;
 }
 
@@ -310,36 +383,86 @@ int lt_gpu_new(lua_State *L)
     return 1;
 }
 
+/* Positions in lt_gpu_fields. */
+enum {
+    GF_BASE,
+    GF_NAME,
+    GF_MEMORY_BYTES,
+    GF_MEMORY_GIB,
+    GF_MEM_BW,
+    GF_FP32_FLOPS, /* .. GF_FP8_FLOPS: the dtypes in order */
+    GF_FP8_FLOPS = GF_FP32_FLOPS + TPLAN_DTYPE_COUNT - 1,
+    GF_LINK_GBS,
+    GF_NIC_GBPS,
+    GF_GPUS_PER_NODE,
+    GF_TDP_W,
+    GF_PRICE,
+    GF_EFF_MAX,
+    GF_EFF_H0,
+    GF_EFF_TOK0,
+    GF_ATTN_EFF,
+    GF_FP8_RATIO,
+    GF_EFF_TP
+};
+
+/* Every field a GPU was made with reads back ("base": its name). */
 static int gpu_index(lua_State *L)
 {
-    static const char *const flops[TPLAN_DTYPE_COUNT] = {
-        "fp32_flops", "tf32_flops", "bf16_flops", "fp16_flops", "fp8_flops"};
     const tplan_gpu *g = luaL_checkudata(L, 1, TPLAN_GPU_MT);
-    const char *k = luaL_checkstring(L, 2);
+    int pos = field_pos(L, "tplan.gpu");
 
-    for (int d = 0; d < TPLAN_DTYPE_COUNT; d++)
-        if (strcmp(k, flops[d]) == 0) {
-            lua_pushnumber(L, g->peak_flops[d]);
-            return 1;
-        }
-    if (strcmp(k, "name") == 0)
+    if (pos >= GF_FP32_FLOPS && pos <= GF_FP8_FLOPS) {
+        lua_pushnumber(L, g->peak_flops[pos - GF_FP32_FLOPS]);
+        return 1;
+    }
+    switch (pos) {
+    case GF_BASE:
+    case GF_NAME:
         lua_pushstring(L, g->name);
-    else if (strcmp(k, "memory_bytes") == 0)
+        break;
+    case GF_MEMORY_BYTES:
         lua_pushinteger(L, g->memory_bytes);
-    else if (strcmp(k, "mem_bw") == 0)
+        break;
+    case GF_MEMORY_GIB:
+        lua_pushnumber(L, (double)g->memory_bytes / (1024.0 * 1024 * 1024));
+        break;
+    case GF_MEM_BW:
         lua_pushnumber(L, g->mem_bw_bytes_per_s);
-    else if (strcmp(k, "link_gbs") == 0)
+        break;
+    case GF_LINK_GBS:
         lua_pushnumber(L, g->link_bytes_per_s / 1e9);
-    else if (strcmp(k, "nic_gbps") == 0)
+        break;
+    case GF_NIC_GBPS:
         lua_pushnumber(L, g->nic_bytes_per_s * 8.0 / 1e9);
-    else if (strcmp(k, "gpus_per_node") == 0)
+        break;
+    case GF_GPUS_PER_NODE:
         lua_pushinteger(L, g->gpus_per_node);
-    else if (strcmp(k, "tdp_w") == 0)
+        break;
+    case GF_TDP_W:
         lua_pushnumber(L, g->tdp_w);
-    else if (strcmp(k, "price") == 0)
+        break;
+    case GF_PRICE:
         lua_pushnumber(L, g->price_usd_per_h);
-    else
-        return luaL_error(L, "tplan.gpu has no field '%s'", k);
+        break;
+    case GF_EFF_MAX:
+        lua_pushnumber(L, g->eff_max);
+        break;
+    case GF_EFF_H0:
+        lua_pushnumber(L, g->eff_h0);
+        break;
+    case GF_EFF_TOK0:
+        lua_pushnumber(L, g->eff_tok0);
+        break;
+    case GF_ATTN_EFF:
+        lua_pushnumber(L, g->attn_eff);
+        break;
+    case GF_FP8_RATIO:
+        lua_pushnumber(L, g->fp8_ratio);
+        break;
+    default:
+        lua_pushnumber(L, g->eff_tp);
+        break;
+    }
     return 1;
 }
 
@@ -352,19 +475,31 @@ static int gpu_tostring(lua_State *L)
     return 1;
 }
 
+/* A metatable whose __index is f with the name -> position table of
+ * fields (NULL-terminated) as its upvalue. */
+static void new_type(lua_State *L, const char *mt, lua_CFunction f,
+                     lua_CFunction tostring, const char *const *fields)
+{
+    luaL_newmetatable(L, mt); /* mod mt */
+    lua_newtable(L);          /* mod mt names */
+    for (int i = 0; fields[i]; i++) {
+        lua_pushinteger(L, i);
+        lua_setfield(L, -2, fields[i]);
+    }
+    lua_pushcclosure(L, f, 1);      /* mod mt index */
+    lua_setfield(L, -2, "__index"); /* mod mt */
+    lua_pushcfunction(L, tostring);
+    lua_setfield(L, -2, "__tostring");
+    lua_pop(L, 1); /* mod */
+}
+
 void lt_open_models(lua_State *L)
 {
-    static const luaL_Reg model_mt[] = {
-        {"__index", model_index}, {"__tostring", model_tostring}, {NULL, NULL}};
-    static const luaL_Reg gpu_mt[] = {
-        {"__index", gpu_index}, {"__tostring", gpu_tostring}, {NULL, NULL}};
-
-    luaL_newmetatable(L, TPLAN_MODEL_MT); /* mod mt */
-    luaL_setfuncs(L, model_mt, 0);
-    lua_pop(L, 1);                      /* mod */
-    luaL_newmetatable(L, TPLAN_GPU_MT); /* mod mt */
-    luaL_setfuncs(L, gpu_mt, 0);
-    lua_pop(L, 1); /* mod */
+    /* the positions the index functions switch on */
+    _Static_assert(MF_BATCH_NORM == 19, "lt_model_fields order");
+    _Static_assert(GF_EFF_TP == 20, "lt_gpu_fields order");
+    new_type(L, TPLAN_MODEL_MT, model_index, model_tostring, lt_model_fields);
+    new_type(L, TPLAN_GPU_MT, gpu_index, gpu_tostring, lt_gpu_fields);
     lua_pushcfunction(L, lt_model_new);
     lua_setfield(L, -2, "model");
     lua_pushcfunction(L, lt_gpu_new);

@@ -150,4 +150,23 @@ check(#lines == res:count() + 1, "header + one row per kept plan")
 check(lines[1]:sub(1, 11) == "sweep,rank,", "header starts sweep,rank")
 check(lines[2]:sub(1, 6) == "api,1,", "first row is rank 1")
 
+-- every field a model or GPU is made with reads back (no write-only ones)
+local custom = tplan.model{params = 7e9, act_bytes_per_sample = 1e6,
+                           flops_per_sample = 2e9, largest_layer_params = 1e8,
+                           batch_norm = true}
+check(custom.params == 7e9 and custom.act_bytes_per_sample == 1e6 and
+      custom.flops_per_sample == 2e9 and custom.largest_layer_params == 1e8 and
+      custom.batch_norm == true, "a generic model's fields read back")
+local g = tplan.gpu{base = "a100-80g", name = "mine", memory_gib = 40,
+                    eff_max = 0.7, eff_h0 = 500, eff_tok0 = 256, attn_eff = 0.2,
+                    fp8_ratio = 0.5, eff_tp = 0.1, price = 2, tdp_w = 300}
+check(g.memory_gib == 40 and g.memory_bytes == 40 * 2^30, "memory_gib reads back")
+check(g.eff_max == 0.7 and g.eff_h0 == 500 and g.eff_tok0 == 256 and
+      g.attn_eff == 0.2 and g.fp8_ratio == 0.5 and g.eff_tp == 0.1,
+      "the efficiency model's fields read back")
+check(g.price == 2 and g.tdp_w == 300 and g.name == "mine", "price, tdp, name")
+check(not pcall(function() return g.nosuch end), "an unknown GPU field raises")
+check(#tplan.fields() > 80 and tplan.fields()[1].name == "model",
+      "tplan.fields() lists the field table")
+
 print(("ok %d checks"):format(n))

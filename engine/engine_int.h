@@ -1,0 +1,35 @@
+/* The engine's internals: what its files share and no caller outside
+ * engine/ may use (a sweep's memo, the parts of one plan evaluation). */
+#ifndef TPLAN_ENGINE_INT_H
+#define TPLAN_ENGINE_INT_H
+
+#include "activations.h"
+#include "plan.h"
+
+/* tplan_memory_eval with an activation memo (NULL: none); a memo never
+ * changes a result, only how fast it comes. */
+void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
+                              tplan_memory *out);
+
+/* tplan_plan_eval_ex with a memo the caller owns (one per sweep worker). */
+int tplan_plan_eval_cached(const tplan_config *c, tplan_act_cache *cache,
+                           tplan_plan *out, unsigned flags, tplan_err *err);
+
+/* Parts of a plan evaluation, in order (plan_batch.c, plan_recipe.c,
+ * plan_advice.c). w is the working config: the target global batch is
+ * resolved into its micro_batch and accum. */
+int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
+                     tplan_err *err);
+int tplan_plan_ramp(const tplan_config *c, tplan_plan *p, tplan_err *err);
+int tplan_plan_lr(const tplan_config *c, tplan_plan *p, tplan_err *err);
+void tplan_plan_critical(const tplan_config *c, tplan_plan *p);
+void tplan_plan_advice(const tplan_config *c, tplan_plan *p);
+
+/* Append a warning (dropped silently past TPLAN_MAX_WARNINGS). */
+void tplan_plan_warn(tplan_plan *p, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#endif
