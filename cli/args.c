@@ -1,9 +1,8 @@
 /* Strict number parsing for options. */
 #include "args.h"
+#include "config.h"
 #include "status.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -27,44 +26,12 @@ int usage_error(const char *fmt, ...)
     return exit_status(TPLAN_EUSAGE);
 }
 
-/* Plain decimal text (digits, a point, an exponent) with, when suffix is
- * set, one trailing K/M/B/T for 10^3..10^12 (G = B). strtod alone would
- * also take "0x400", "inf" and "nan". False for anything else. */
-static bool scaled_number(const char *text, bool suffix, double *out)
-{
-    static const char units[] = "kKmMbBgGtT";
-    static const double scale[] = {1e3, 1e3, 1e6, 1e6,  1e9,
-                                   1e9, 1e9, 1e9, 1e12, 1e12};
-    char *end;
-    double v;
-
-    if (!(isdigit((unsigned char)text[0]) || text[0] == '.' || text[0] == '-' ||
-          text[0] == '+'))
-        return false;
-    for (const char *p = text; *p; p++)
-        if (!strchr("0123456789.eE+-", *p) && !(suffix && p[1] == '\0'))
-            return false;
-    errno = 0;
-    v = strtod(text, &end);
-    if (end == text || errno)
-        return false;
-    if (*end) {
-        const char *u = suffix && end[1] == '\0' ? strchr(units, *end) : NULL;
-
-        if (!u)
-            return false;
-        v *= scale[u - units];
-    }
-    *out = v;
-    return isfinite(v);
-}
-
 static int count(const char *opt, const char *text, int64_t min, bool suffix,
                  int64_t *out)
 {
     double v;
 
-    if (!scaled_number(text, suffix, &v) || v != floor(v) || v < (double)min)
+    if (!tplan_number_parse(text, suffix, &v) || v != floor(v) || v < (double)min)
         return usage_error("%s must be an integer >= %lld (%s=%s)", opt,
                            (long long)min, opt, text);
     if (v > 9e18)
@@ -89,7 +56,7 @@ int parse_real(const char *opt, const char *text, double min, double max,
 {
     double v;
 
-    if (!scaled_number(text, false, &v) || v < min || v > max)
+    if (!tplan_number_parse(text, false, &v) || v < min || v > max)
         return usage_error("%s must be a number in [%g, %g] (%s=%s)", opt, min,
                            max, opt, text);
     *out = v;
@@ -100,7 +67,7 @@ bool read_positive(const char *text, double max, double *out)
 {
     double v;
 
-    if (!scaled_number(text, true, &v) || !(v > 0.0) || v > max)
+    if (!tplan_number_parse(text, true, &v) || !(v > 0.0) || v > max)
         return false;
     *out = v;
     return true;

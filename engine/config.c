@@ -401,7 +401,7 @@ int tplan_profile_parse(const char *s, tplan_profile *out, tplan_err *err)
     return TPLAN_OK;
 }
 
-bool tplan_amount_parse(const char *text, double *out)
+bool tplan_number_parse(const char *text, bool suffix, double *out)
 {
     static const char units[] = "kKmMbBgGtT";
     static const double scale[] = {1e3, 1e3, 1e6, 1e6,  1e9,
@@ -412,13 +412,13 @@ bool tplan_amount_parse(const char *text, double *out)
     if (!text[0] || !strchr("0123456789.+-", text[0]))
         return false;
     for (const char *p = text; *p; p++)
-        if (!strchr("0123456789.eE+-", *p) && p[1] != '\0')
+        if (!strchr("0123456789.eE+-", *p) && !(suffix && p[1] == '\0'))
             return false;
     v = strtod(text, &end);
     if (end == text)
         return false;
     if (*end) {
-        const char *u = end[1] == '\0' ? strchr(units, *end) : NULL;
+        const char *u = suffix && end[1] == '\0' ? strchr(units, *end) : NULL;
 
         if (!u)
             return false;
@@ -426,6 +426,11 @@ bool tplan_amount_parse(const char *text, double *out)
     }
     *out = v;
     return isfinite(v);
+}
+
+bool tplan_amount_parse(const char *text, double *out)
+{
+    return tplan_number_parse(text, true, out);
 }
 
 int tplan_warmup_parse(const char *text, double *value, tplan_warmup_unit *unit,

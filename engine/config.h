@@ -134,8 +134,12 @@ int tplan_warmup_parse(const char *text, double *value, tplan_warmup_unit *unit,
 int tplan_ramp_parse(const char *text, tplan_ramp_phase *ramp, int *n,
                      tplan_err *err);
 
-/* A positive amount: plain decimal with an optional K/M/B/T (10^3..10^12)
- * suffix; false for anything else (hex, inf, nan, junk). */
+/* A finite number in plain decimal (digits, a point, an exponent) with,
+ * when suffix is set, one trailing K/M/B/T for 10^3..10^12 (G = B); false
+ * for anything else (strtod alone would take hex, inf and nan). */
+bool tplan_number_parse(const char *text, bool suffix, double *out);
+
+/* tplan_number_parse with a suffix allowed ("4M", "2.87T"). */
 bool tplan_amount_parse(const char *text, double *out);
 
 /* GPUs per node: the config's, else the GPU's typical server. */

@@ -455,36 +455,6 @@ static void fmt_value(double v, char *buf, size_t len)
 
 /* ---- inputs ------------------------------------------------------------ */
 
-/* Plain decimal text (digits, a point, an exponent) and, when suffix is
- * allowed, one trailing K/M/B/T for 10^3..10^12 (G = B). strtod alone
- * would also take "0x400", "inf" and "nan". */
-static bool read_number(const char *text, bool suffix, double *out)
-{
-    static const char units[] = "kKmMbBgGtT";
-    static const double scale[] = {1e3, 1e3, 1e6, 1e6,  1e9,
-                                   1e9, 1e9, 1e9, 1e12, 1e12};
-    char *end;
-    double v;
-
-    if (!text[0] || !strchr("0123456789.+-", text[0]))
-        return false;
-    for (const char *p = text; *p; p++)
-        if (!strchr("0123456789.eE+-", *p) && !(suffix && p[1] == '\0'))
-            return false;
-    v = strtod(text, &end);
-    if (end == text)
-        return false;
-    if (*end) {
-        const char *u = suffix && end[1] == '\0' ? strchr(units, *end) : NULL;
-
-        if (!u)
-            return false;
-        v *= scale[u - units];
-    }
-    *out = v;
-    return isfinite(v);
-}
-
 /* The range and integer checks shared by text and numbers; shown is the
  * value as the user gave it. */
 static int check_shown(int id, double v, const char *shown, tplan_err *err)
@@ -536,7 +506,7 @@ int tplan_field_parse(int id, const char *text, double *v, tplan_err *err)
             *v = 0;
             return TPLAN_OK;
         }
-        if (!read_number(text, f->flags & TPLAN_FIELD_SUFFIX, v))
+        if (!tplan_number_parse(text, f->flags & TPLAN_FIELD_SUFFIX, v))
             return tplan_field_error(id, text,
                                      f->kind == TPLAN_FK_INT ? "not an integer"
                                                              : "not a number",

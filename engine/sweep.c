@@ -240,11 +240,12 @@ int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err)
         return tplan_err_set(err, TPLAN_EINVAL, "rank",
                              "rank needs 1 to %d objectives (rank=%d)",
                              TPLAN_MAX_OBJECTIVES, s->n_rank);
-    if (s->keep_mode == TPLAN_KEEP_TOP && (s->keep < 1 || s->keep > 10000000))
+    if (s->keep_mode == TPLAN_KEEP_TOP &&
+        (s->keep < 1 || s->keep > TPLAN_MAX_KEEP))
         return tplan_err_set(err, TPLAN_EINVAL, "keep",
-                             "keep must be 1 to 10000000, \"fits\" or \"all\" "
+                             "keep must be 1 to %d, \"fits\" or \"all\" "
                              "(keep=%lld)",
-                             (long long)s->keep);
+                             TPLAN_MAX_KEEP, (long long)s->keep);
     return TPLAN_OK;
 }
 

@@ -25,6 +25,8 @@ typedef int tplan_axis_id;
 #define TPLAN_MAX_AXES        16
 #define TPLAN_MAX_AXIS_VALUES 256
 #define TPLAN_MAX_SWEEP_GPUS  32
+/* The most plans keep = N may ask for. */
+#define TPLAN_MAX_KEEP 10000000
 /* Threads a sweep (and the evaluation of its kept plans) may use. */
 #define TPLAN_MAX_THREADS 256
 

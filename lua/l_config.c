@@ -87,27 +87,15 @@ void lt_field_set(lua_State *L, int id, const char *what, tplan_config *c)
         lu_engine_error(L, what, &err);
 }
 
+static bool is_input(const char *key)
+{
+    return tplan_field_find_input(key) >= 0;
+}
+
 void lt_check_config_fields(lua_State *L, int idx, const char *what,
                             const char *const *extra)
 {
-    idx = lua_absindex(L, idx);
-    lua_pushnil(L);            /* ... nil */
-    while (lua_next(L, idx)) { /* ... key value */
-        const char *k;
-        bool ok;
-
-        if (lua_type(L, -2) != LUA_TSTRING)
-            lu_error(L, what, "fields are named: got a %s key",
-                     luaL_typename(L, -2));
-        k = lua_tostring(L, -2);
-        ok = tplan_field_find_input(k) >= 0;
-        for (int i = 0; extra && extra[i] && !ok; i++)
-            ok = strcmp(k, extra[i]) == 0;
-        if (!ok)
-            lu_error(L, what, "unknown field '%s' (tplan fields lists them)",
-                     k);
-        lua_pop(L, 1); /* ... key */
-    }
+    lu_check_fields_by(L, idx, what, extra, is_input);
 }
 
 /* model and gpu: a userdata, or a preset / catalog name. */

@@ -235,7 +235,7 @@ static void parse_keep(lua_State *L, int idx, tplan_sweep_spec *s)
         return;
     }
     lua_pop(L, 1); /* ... */
-    lu_int(L, idx, "tplan.sweep", "keep", 1, 10000000, &s->keep);
+    lu_int(L, idx, "tplan.sweep", "keep", 1, TPLAN_MAX_KEEP, &s->keep);
 }
 
 void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score)

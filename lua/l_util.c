@@ -25,6 +25,13 @@ int lu_engine_error(lua_State *L, const char *what, const tplan_err *err)
 void lu_check_fields(lua_State *L, int idx, const char *what,
                      const char *const *allowed)
 {
+    lu_check_fields_by(L, idx, what, allowed, NULL);
+}
+
+void lu_check_fields_by(lua_State *L, int idx, const char *what,
+                        const char *const *allowed,
+                        bool (*also)(const char *key))
+{
     idx = lua_absindex(L, idx);
     lua_pushnil(L);            /* ... nil */
     while (lua_next(L, idx)) { /* ... key value */
@@ -35,10 +42,12 @@ void lu_check_fields(lua_State *L, int idx, const char *what,
             lu_error(L, what, "fields are named: got a %s key",
                      luaL_typename(L, -2));
         k = lua_tostring(L, -2);
-        for (int i = 0; allowed[i] && !ok; i++)
+        ok = also && also(k);
+        for (int i = 0; allowed && allowed[i] && !ok; i++)
             ok = strcmp(k, allowed[i]) == 0;
         if (!ok)
-            lu_error(L, what, "unknown field '%s'", k);
+            lu_error(L, what, "unknown field '%s'%s", k,
+                     also ? " (tplan fields lists them)" : "");
         lua_pop(L, 1); /* ... key */
     }
 }

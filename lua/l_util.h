@@ -26,6 +26,11 @@ int lu_engine_error(lua_State *L, const char *what, const tplan_err *err);
  * terminated list); what names the constructor in the message. */
 void lu_check_fields(lua_State *L, int idx, const char *what,
                      const char *const *allowed);
+/* The same, also taking the keys for which also(key) is true (allowed
+ * may then be NULL). */
+void lu_check_fields_by(lua_State *L, int idx, const char *what,
+                        const char *const *allowed,
+                        bool (*also)(const char *key));
 
 /* Field getters: leave *out unchanged when the field is absent (nil);
  * raise naming the field when it has the wrong type or range. Return
