@@ -114,7 +114,7 @@ static const act_row megatron_last[] = {
 };
 
 /* PyTorch eager, every saved storage counted once (torch 1.13 autograd,
- * measured on CPU: ../shared/data/torch_cpu_gpt2.csv, whose GPT-2 rows this
+ * measured on CPU: tests/data/torch_cpu_gpt2.csv, whose GPT-2 rows this
  * reproduces exactly). Under autocast the residual stream stays fp32 and
  * each Linear saves its own 16-bit copy of its input. GPT-2-style
  * attention follows HF GPT-2's eager code; rotary models follow HF Llama's

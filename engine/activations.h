@@ -1,5 +1,5 @@
 /* Activation memory as an inventory of tensors saved for backward, per
- * implementation profile (MODEL.md section 3). Each tensor has a shape in
+ * implementation profile (docs/MODEL.md section 3). Each tensor has a shape in
  * s, b, h, f, a, k and a dtype rule per precision class; the sum is the
  * activation memory. Knows nothing of GPUs, ZeRO or I/O. */
 #ifndef TPLAN_ACTIVATIONS_H

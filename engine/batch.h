@@ -1,5 +1,5 @@
 /* Batch algebra: global batch = micro-batch x data-parallel GPUs x
- * accumulation (gpu_workshop_max_batch.txt), and the micro-batch choices
+ * accumulation (docs/MODEL.md section 6.1), and the micro-batch choices
  * that meet a target global batch exactly. Pure arithmetic. */
 #ifndef TPLAN_BATCH_H
 #define TPLAN_BATCH_H

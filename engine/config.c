@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Default CUDA context + cuBLAS/cuDNN workspaces per GPU. MODEL.md section
- * 4: measured 300 MB to over 1 GB (BERT-large on V100: 1343 MB); calculators
- * use 650 MB or 1000 MiB. We take 1000 MiB, the conservative common choice;
- * --context-mib overrides it. */
+/* Default CUDA context + cuBLAS/cuDNN workspaces per GPU. docs/MODEL.md
+ * section 4: measured 300 MB to over 1 GB (BERT-large on V100: 1343 MB);
+ * calculators use 650 MB or 1000 MiB. We take 1000 MiB, the conservative
+ * common choice; --context-mib overrides it. */
 #define CUDA_CONTEXT_BYTES (1000.0 * 1024 * 1024)
 
-/* Reference guides (gpu_workshop_max_batch.txt): keep 10% for CUDA
+/* Reference guides (docs/MODEL.md section 4.2): keep 10% for CUDA
  * fragmentation and temporary buffers. */
 #define DEFAULT_RESERVE 0.10
 

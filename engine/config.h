@@ -20,7 +20,7 @@ typedef enum {
 
 typedef enum { TPLAN_ATTN_EAGER, TPLAN_ATTN_FLASH } tplan_attention;
 
-/* How a framework saves activations (MODEL.md section 3). */
+/* How a framework saves activations (docs/MODEL.md section 3). */
 typedef enum {
     TPLAN_PROFILE_TORCH,     /* PyTorch eager, CUDA autocast rules (default) */
     TPLAN_PROFILE_MEGATRON,  /* Korthikanti et al. 2022 accounting */

@@ -1,5 +1,6 @@
-/* The built-in GPU catalog. Sources: ../shared/data/gpu_specs.csv (per-row
- * datasheets) and the runtime/price evidence noted on each entry.
+/* The built-in GPU catalog. Sources: tests/data/gpu_specs.csv (per-row
+ * datasheets) and the runtime/price evidence noted on each entry; see
+ * docs/MODEL.md section 8.
  *
  * memory_bytes is what the runtime reports: torch total_memory / CUDA
  * totalGlobalMem where a real log shows it, else the nvidia-smi total
@@ -34,8 +35,8 @@
 
 /* Efficiency families: eff_max, eff_h0, eff_tok0, attn_eff, fp8_ratio.
  * EFF_A100 and EFF_H100 are fitted to MosaicML llm-foundry's published
- * throughput table (../shared/data/throughput_llmfoundry_half.json; see
- * README "Time model" and scripts/accuracy_llmfoundry.sh); the others are
+ * throughput table (tests/data/throughput_llmfoundry_half.json; see
+ * docs/MODEL.md section 8.2 and scripts/accuracy_llmfoundry.sh); the others are
  * assumptions by analogy, marked as such. */
 /* clang-format off */
 #define EFF_A100     0.78, 600.0, 512.0, 0.30, 0.0
@@ -59,8 +60,8 @@
 static const tplan_gpu gpus[] = {
     /* A100 SXM4 40GB: CUDA deviceQuery 42,298,834,944 B (bottlerocket-os
      * PR #3873); NVLink 3 600 GB/s bidirectional; DGX A100 8x HDR 200
-     * Gb/s. Price: AWS p4d.24xlarge $32.77/h / 8 (reference guide,
-     * choosing_batch_size_guide.txt step 9, Feb 2026). */
+     * Gb/s. Price: AWS p4d.24xlarge $32.77/h / 8 (reference guide's
+     * step 9, Feb 2026: docs/MODEL.md section 8.1). */
     GPU("a100-40g", 42298834944LL, 1555, 19.5, 156, 312, 312, 0, 300, 25, 8,
         400, 4.10, EFF_A100, "AWS p4d.24xlarge $32.77/h / 8, Feb 2026",
         "NVIDIA A100 datasheet (gpu_specs.csv)"),

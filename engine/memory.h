@@ -1,6 +1,7 @@
 /* Per-device memory of one configuration: model states under ZeRO and
  * tensor/pipeline division, activations on the most loaded pipeline stage,
- * overheads, and the largest micro-batch that fits (MODEL.md sections 2-4).
+ * overheads, and the largest micro-batch that fits (docs/MODEL.md
+ * sections 2-4).
  * Knows nothing of time, cost or I/O. */
 #ifndef TPLAN_MEMORY_H
 #define TPLAN_MEMORY_H

@@ -102,7 +102,7 @@ void tplan_model_params(const tplan_model *m, tplan_param_count *out)
         return;
     }
     kvd = m->kv_heads * (m->hidden / m->heads);
-    /* MODEL.md section 1: QKV h*(h + 2kd), output h*h, biases if any. */
+    /* docs/MODEL.md section 1: QKV h*(h + 2kd), output h*h, biases. */
     out->layer_attn = h * (h + 2 * kvd) + h * h + b * ((h + 2 * kvd) + h);
     if (m->mlp == TPLAN_MLP_SWIGLU)
         out->layer_mlp = 3 * h * f + b * (2 * f + h);

@@ -71,7 +71,7 @@ void tplan_model_init(tplan_model *m);
 /* Check every field; the message names the first bad field and value. */
 int tplan_model_validate(const tplan_model *m, tplan_err *err);
 
-/* Count parameters exactly (MODEL.md section 1). m must be valid. */
+/* Count parameters exactly (docs/MODEL.md section 1). m must be valid. */
 void tplan_model_params(const tplan_model *m, tplan_param_count *out);
 
 /* Narayanan et al. 2021, Eq. 2: P = 12 L h^2 (1 + 13/(12h) + (V+s)/(12Lh)). */

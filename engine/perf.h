@@ -1,7 +1,7 @@
 /* Time per training step: compute from peak FLOP/s and an achieved-
  * efficiency model, communication (data-parallel/ZeRO, tensor-parallel,
  * pipeline), the pipeline bubble and the optimizer step; throughput, MFU
- * and HFU (MODEL.md section 5). Knows nothing of cost or I/O. */
+ * and HFU (docs/MODEL.md section 5). Knows nothing of cost or I/O. */
 #ifndef TPLAN_PERF_H
 #define TPLAN_PERF_H
 
@@ -42,7 +42,7 @@ typedef struct tplan_perf {
 void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
                      tplan_perf *out);
 
-/* Ring collectives (MODEL.md section 5): seconds to all-reduce, or to
+/* Ring collectives (docs/MODEL.md section 5): seconds to all-reduce, or to
  * all-gather / reduce-scatter, `bytes` (the full buffer) over n ranks at
  * bw bytes/s per rank plus a latency per call. */
 double tplan_allreduce_s(double bytes, double n, double bw, double lat_s);

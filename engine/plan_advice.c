@@ -1,25 +1,25 @@
 /* Advice the reference guides give, carried on each plan as a warning
- * that cites its source (MODEL.md section 6; the guides in
- * ../shared/reference). Where a paper disagrees, the warning says what the
+ * that cites its source (docs/MODEL.md section 6.11; the guides' titles in
+ * section 9.3). Where a paper disagrees, the warning says what the
  * paper found. */
 #include "plan.h"
 #include "engine_int.h"
 
 #include <math.h>
 
-/* batch_size_memory_tradeoffs.txt, pitfall 7: "Keep accumulation <= 16x". */
+/* Tradeoffs guide, pitfall 7: "Keep accumulation <= 16x" (docs/MODEL.md). */
 #define MAX_ACCUM 16
-/* batch_size_optimizer.txt: batch-norm statistics get noisy "less than
+/* The Batch Size Optimizer guide: batch-norm statistics get noisy "less than
  * 16" samples per micro-batch. */
 #define MIN_BN_MICRO_BATCH 16
-/* batch_size_memory_tradeoffs.txt pitfall 10 and choosing_batch_size_
- * guide.txt: fine-tune with batches of 16-64. */
+/* The Tradeoffs guide's pitfall 10 and the Choosing guide's FAQ:
+ * fine-tune with batches of 16-64 (docs/MODEL.md section 6.11). */
 #define MAX_FINETUNE_BATCH 64
-/* batch_size_summary.txt: the linear rule "breaks above 2048-8192"; Goyal
+/* The Summary guide: the linear rule "breaks above 2048-8192"; Goyal
  * et al. 2017 found it stable up to 8k on ImageNet. */
 #define LINEAR_RULE_LIMIT 8192
 
-/* The guides' warmup table (batch_size_memory_tradeoffs.txt): 2x no, 4x
+/* The guides' warmup table (the Tradeoffs guide): 2x no, 4x
  * maybe, 8x yes, 16x and up critical. */
 static const char *warmup_need(double k)
 {

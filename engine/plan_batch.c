@@ -1,6 +1,6 @@
 /* Meeting a target global batch: the largest micro-batch that fits and
- * divides it, and the accumulation that follows (gpu_workshop_max_batch.txt:
- * b_max 4, 8 GPUs, target 256 -> accumulate 8). */
+ * divides it, and the accumulation that follows (the GPU workshop guide:
+ * b_max 4, 8 GPUs, target 256 -> accumulate 8; docs/MODEL.md section 6.1). */
 #include "batch.h"
 #include "engine_int.h"
 #include "plan.h"

@@ -7,8 +7,8 @@
 #include <math.h>
 
 /* The guides' usual switch from linear to square-root scaling: "linear
- * scaling up to batch 2,048" (choosing_batch_size_guide.txt, next steps
- * 4; FAQ 5). In samples. */
+ * scaling up to batch 2,048" (the Choosing guide, docs/MODEL.md section
+ * 6.2). In samples. */
 #define LINEAR_SQRT_THRESHOLD 2048.0
 
 static bool adaptive(tplan_optimizer o)
@@ -121,8 +121,8 @@ int tplan_plan_lr(const tplan_config *c, tplan_plan *p, tplan_err *err)
     }
     if (c->lr_cap > 0 && lr->peak > c->lr_cap)
         lr->peak = c->lr_cap;
-    /* batch_size_memory_tradeoffs.txt: weight decay ~ sqrt(batch); Goyal
-     * and GPT-3 keep it fixed (README). */
+    /* The Tradeoffs guide: weight decay ~ sqrt(batch); Goyal and GPT-3
+     * keep it fixed (docs/MODEL.md section 6.5). */
     lr->weight_decay = c->weight_decay * sqrt(lr->scale);
     lr->schedule.kind = c->schedule;
     lr->schedule.peak = lr->peak;

@@ -24,7 +24,7 @@ static const tplan_precision_info precisions[TPLAN_PREC_COUNT] = {
                                TPLAN_ACT_PURE16, true,
                                "Rajbhandari et al. 2020 (ZeRO) 3.1; "
                                "Micikevicius et al. 2018"},
-    /* Pure bf16: no master copy, optimizer states in bf16 too (MODEL.md). */
+    /* Pure bf16: no master copy, states in bf16 too (docs/MODEL.md 2.1). */
     [TPLAN_PREC_BF16] = {"bf16", 2, 2, 0, 0, 0.5, TPLAN_DTYPE_BF16,
                          TPLAN_ACT_PURE16, false, "MODEL.md section 2"},
     /* Transformer Engine fp8 (NVIDIA TE docs, "Using FP8 with Transformer
@@ -35,7 +35,7 @@ static const tplan_precision_info precisions[TPLAN_PREC_COUNT] = {
                         false, "NVIDIA Transformer Engine FP8 recipe"},
 };
 
-/* Per-parameter state bytes with fp32 states. MODEL.md section 2; PyTorch
+/* Per-parameter state bytes with fp32 states. docs/MODEL.md section 2; PyTorch
  * CPU measurement there: AdamW 16 = 4 param + 4 grad + 8 state, SGD with
  * momentum 12, SGD 8, Adagrad 12, RMSprop 12. */
 static const tplan_optimizer_info optimizers[TPLAN_OPT_COUNT] = {

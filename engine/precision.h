@@ -1,5 +1,5 @@
-/* Precision recipes and optimizers as bytes per parameter (MODEL.md section
- * 2). Tables only; knows nothing of models, GPUs or I/O. */
+/* Precision recipes and optimizers as bytes per parameter (docs/MODEL.md
+ * section 2). Tables only; knows nothing of models, GPUs or I/O. */
 #ifndef TPLAN_PRECISION_H
 #define TPLAN_PRECISION_H
 

@@ -1,6 +1,6 @@
 /* Training recipes around the batch: learning-rate scaling rules,
  * compute-optimal LR and batch, warmup, schedules evaluated at any step,
- * and the critical batch (MODEL.md section 6). Pure arithmetic; knows
+ * and the critical batch (docs/MODEL.md section 6). Pure arithmetic; knows
  * nothing of GPUs, memory or I/O. */
 #ifndef TPLAN_RECIPE_H
 #define TPLAN_RECIPE_H

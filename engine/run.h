@@ -1,5 +1,6 @@
 /* A whole training run from one step: steps for a token (or epoch) budget,
- * wall-clock time, GPU-hours, cost, energy and CO2 (MODEL.md section 5).
+ * wall-clock time, GPU-hours, cost, energy and CO2 (docs/MODEL.md
+ * sections 5 and 7).
  * Knows nothing of I/O. */
 #ifndef TPLAN_RUN_H
 #define TPLAN_RUN_H

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Does Llama 3.1 8B fit? The reference guide's case (gpu_workshop_max_batch.txt):
+# Does Llama 3.1 8B fit? The reference guide's case (docs/MODEL.md section 4.4):
 # full fp32 training with Adam needs 16 bytes per parameter of model states,
 # 119 GiB for 8B parameters, so one 80 GB A100 cannot hold it at any batch size.
 # tplan says why and what would make it fit; ZeRO-3 over 8 GPUs shards the

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Accuracy report (not a test): predict tokens/s for every row of MosaicML
 # llm-foundry's published throughput table (the half in
-# ../shared/data/throughput_llmfoundry_half.json) with `tplan calc`, and
+# tests/data/throughput_llmfoundry_half.json) with `tplan calc`, and
 # print the median absolute relative error and the five worst rows.
 # Usage: scripts/accuracy_llmfoundry.sh [DATA.json] [-- extra tplan calc options]
 # Needs jq. Rows map as: MPT (ALiBi, no biases, LayerNorm, tied, GELU 4h,
@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tplan=${TPLAN:-build/cli/tplan}
-data=../shared/data/throughput_llmfoundry_half.json
+data=tests/data/throughput_llmfoundry_half.json
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then data=$1; shift; fi
 [ "${1:-}" = "--" ] && shift
 extra=("$@")

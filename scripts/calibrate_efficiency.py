@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Fit the per-GPU efficiency model of tplan to llm-foundry's throughput table
-(../shared/data/throughput_llmfoundry_half.json). A development tool: it needs
+(tests/data/throughput_llmfoundry_half.json). A development tool: it needs
 python3 and a built tplan; CI does not run it. Its output chose EFF_A100 and
-EFF_H100 in engine/hardware.c (see README, "Time model").
+EFF_H100 in engine/hardware.c (see docs/MODEL.md section 8.2).
 Coordinate descent on the mean |relative error| of tokens/s (median as a tie
 break), per GPU family.
 Usage: scripts/calibrate_efficiency.py DATA.json build/cli/tplan"""

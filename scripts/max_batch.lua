@@ -1,7 +1,7 @@
 -- The largest micro-batch that fits, by model size and sequence length:
 -- the table the GPU workshop guide charts for 1B/7B/13B/70B models on an
 -- A100-80GB "with mixed precision + attention checkpointing"
--- (../shared/reference/gpu_workshop_max_batch.txt), once on one GPU as the
+-- (the GPU workshop guide, docs/MODEL.md §4.4), once on one GPU as the
 -- guide draws it and once with ZeRO-3 over 8 GPUs (the guide's third way
 -- to raise the maximum). A 0 means not even one sample fits; the reason
 -- follows the table.

@@ -2,7 +2,7 @@
 -- fastest plan over tensor/pipeline parallelism, ZeRO stage, recomputation
 -- and micro-batch, with its throughput per GPU and the scaling efficiency
 -- against the smallest count (the reference guides quote 90-95% at 2-8
--- GPUs and 80-90% at 8-64: ../shared/reference/choosing_batch_size_guide.txt).
+-- GPUs and 80-90% at 8-64: Batch Size Optimizer guide, docs/MODEL.md §5.12).
 --
 --   tplan run scripts/scaling.lua [-- model=llama3-70b gpus=64,128,256]
 local a = tplan.args(arg, {

@@ -1,5 +1,5 @@
 /* Activation inventories: the megatron profile against Korthikanti et al.
- * 2022 (MODEL.md section 3), the torch-cpu and torch profiles against the
+ * 2022 (docs/MODEL.md section 3), the torch-cpu and torch profiles against the
  * measured PyTorch rows in tests/data/torch_cpu_gpt2.csv. */
 #include "tplan_test.h"
 
@@ -82,7 +82,7 @@ static void test_megatron_table(void **state)
     }
 }
 
-/* The 175B derived figures (MODEL.md section 3): per layer TP 552 MiB,
+/* The 175B derived figures (docs/MODEL.md section 3): per layer TP 552 MiB,
  * TP+SP 342 MiB, TP+SP+selective 102 MiB, full 48 MiB (rounded MiB). */
 static void test_megatron_175b(void **state)
 {
@@ -258,8 +258,9 @@ static void test_torch_native_rows(void **state)
     assert_int_equal(covered, 28);
 }
 
-/* CUDA autocast differs from CPU autocast exactly as MODEL.md says: with
- * 1-byte masks (CPU "native" rows), the fp32 softmax adds 2as^2b. */
+/* CUDA autocast differs from CPU autocast exactly as docs/MODEL.md section
+ * 3.4 says: with 1-byte masks (CPU "native" rows), the fp32 softmax adds
+ * 2as^2b. */
 static void test_torch_cuda_autocast_softmax(void **state)
 {
     static csv_row rows[256];

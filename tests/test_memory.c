@@ -39,9 +39,9 @@ static void test_zero_paper(void **state)
     }
 }
 
-/* gpu_workshop_max_batch.txt: Llama 3.1 8B in fp32 with Adam needs 16N of
- * model states (119.2 GiB at N = 8.0B) and cannot fit one 80 GB A100 at
- * any batch size. */
+/* The GPU workshop guide (docs/MODEL.md section 4.4): Llama 3.1 8B in fp32
+ * with Adam needs 16N of model states (119.2 GiB at N = 8.0B) and cannot
+ * fit one 80 GB A100 at any batch size. */
 static void test_reference_case_one_gpu(void **state)
 {
     tplan_config c;
@@ -213,7 +213,7 @@ static void test_tensor_parallel_params(void **state)
     assert_int_equal(p.mem.optimizer_bytes, 12 * p.mem.params_on_device);
 }
 
-/* Precision recipes and optimizers as bytes per parameter (MODEL.md 2). */
+/* Precision recipes and optimizers as bytes per parameter (docs/MODEL.md 2). */
 static void test_bytes_per_param(void **state)
 {
     static const struct {
@@ -453,7 +453,7 @@ static void test_working_copies(void **state)
 }
 
 /* Megatron keeps fp32 gradients (main_grad): 18 bytes per parameter with
- * Adam, and 6 + 12/d_p with its distributed optimizer (MODEL.md 2). */
+ * Adam, and 6 + 12/d_p with its distributed optimizer (docs/MODEL.md 2). */
 static void test_megatron_fp32_grads(void **state)
 {
     tplan_config c;

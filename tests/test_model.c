@@ -38,7 +38,7 @@ static void test_preset_counts(void **state)
 }
 
 /* GPT-2 small by parts: 12 layers of 7,087,872, token and position tables,
- * final LayerNorm (MODEL.md section 1). */
+ * final LayerNorm (docs/MODEL.md section 1). */
 static void test_gpt2_breakdown(void **state)
 {
     tplan_model m;

@@ -254,8 +254,8 @@ static void test_pipeline_bubble(void **state)
     assert_true(p8.perf.mfu < p4.perf.mfu && p4.perf.mfu < p2.perf.mfu);
 }
 
-/* choosing_batch_size_guide.txt step 9: 10 h x 1 GPU x $4 = $40 against
- * 3 h x 4 GPUs x $4 = $48, through the run evaluation. */
+/* The Choosing guide's step 9 (docs/MODEL.md section 7.2): 10 h x 1 GPU x
+ * $4 = $40 against 3 h x 4 GPUs x $4 = $48, through the run evaluation. */
 static void test_cost_reference(void **state)
 {
     tplan_config c;

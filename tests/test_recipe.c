@@ -14,8 +14,9 @@ static bool has_warning(const tplan_plan *p, const char *needle)
     return false;
 }
 
-/* gpu_workshop_max_batch.txt: b_max = 4, 8 GPUs, target 256 -> accumulate
- * 256 / (4 x 8) = 8. A generic model sized so that exactly 4 samples fit. */
+/* The GPU workshop guide (docs/MODEL.md section 6.1): b_max = 4, 8 GPUs,
+ * target 256 -> accumulate 256 / (4 x 8) = 8. A generic model sized so
+ * that exactly 4 samples fit. */
 static void test_guide_accumulation(void **state)
 {
     tplan_config c;
@@ -55,9 +56,9 @@ static void test_guide_accumulation(void **state)
     assert_true(has_warning(&p, "misses the target 250"));
 }
 
-/* batch_size_memory_tradeoffs.txt: batch 256 at lr 0.1 -> batch 1024 at
- * 0.4 (linear); the square-root rule gives 0.1 * sqrt(4) = 0.2. Goyal et
- * al. 2017: 256 at 0.1 -> 8192 at 3.2. */
+/* The Tradeoffs guide (docs/MODEL.md section 6.2): batch 256 at lr 0.1 ->
+ * batch 1024 at 0.4 (linear); the square-root rule gives 0.1 * sqrt(4) =
+ * 0.2. Goyal et al. 2017: 256 at 0.1 -> 8192 at 3.2. */
 static void test_lr_rules(void **state)
 {
     (void)state;
@@ -275,7 +276,7 @@ static void test_batch_ramp(void **state)
                 (s1 + s2 + s3) * p.perf.step_time_s / 3600 * 0.5);
 }
 
-/* Every warning of MODEL.md section 6 fires, and stays quiet when its
+/* Every warning of docs/MODEL.md section 6 fires, and stays quiet when its
  * condition is absent. */
 static void test_warnings_fire(void **state)
 {

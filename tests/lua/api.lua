@@ -1,7 +1,7 @@
 -- Happy paths of the Lua API, run through the real binary by
 -- tests/test_lua.sh. Each check states what the engine must give; a
--- failure names the check. Figures come from MODEL.md (parameter counts)
--- or from identities any plan must satisfy.
+-- failure names the check. Figures come from docs/MODEL.md §1 (parameter
+-- counts) or from identities any plan must satisfy.
 local n = 0
 local function check(cond, what)
   n = n + 1
