@@ -5,7 +5,7 @@
 
 static const tplan_precision_info precisions[TPLAN_PREC_COUNT] = {
     [TPLAN_PREC_FP32] = {"fp32", 4, 4, 0, 0, 1.0, TPLAN_DTYPE_FP32,
-                         TPLAN_ACT_FP32, false, "MODEL.md section 2"},
+                         TPLAN_ACT_FP32, false, "docs/MODEL.md section 2"},
     /* PyTorch autocast keeps fp32 weights and grads; its cast cache holds
      * 16-bit copies of matmul weights until backward (torch.amp docs;
      * torch_cpu_gpt2.csv layer_param_copy_bytes = 2 bytes x matmul weights). */
@@ -26,7 +26,7 @@ static const tplan_precision_info precisions[TPLAN_PREC_COUNT] = {
                                "Micikevicius et al. 2018"},
     /* Pure bf16: no master copy, states in bf16 too (docs/MODEL.md 2.1). */
     [TPLAN_PREC_BF16] = {"bf16", 2, 2, 0, 0, 0.5, TPLAN_DTYPE_BF16,
-                         TPLAN_ACT_PURE16, false, "MODEL.md section 2"},
+                         TPLAN_ACT_PURE16, false, "docs/MODEL.md section 2"},
     /* Transformer Engine fp8 (NVIDIA TE docs, "Using FP8 with Transformer
      * Engine"): bf16 weights with fp32 master and states as mixed-bf16, plus
      * an fp8 copy of each matmul weight cached for the step (1 byte);

@@ -10,13 +10,13 @@ end
 
 -- models and GPUs -------------------------------------------------------
 local gpt2 = tplan.model "gpt2"
-check(gpt2.params == 124439808, "gpt2 has 124,439,808 parameters (MODEL.md §1)")
+check(gpt2.params == 124439808, "gpt2 has 124,439,808 parameters (docs/MODEL.md §1)")
 check(gpt2.layers == 12 and gpt2.hidden == 768 and gpt2.heads == 12, "gpt2 shape")
 check(tostring(gpt2):find("gpt2", 1, true), "model __tostring names it")
 local l7 = tplan.model{layers = 32, hidden = 4096, heads = 32, ffn = 11008,
                        vocab = 32000, mlp = "swiglu", norm = "rmsnorm",
                        pos = "rotary", tied = false, bias = false, max_seq = 4096}
-check(l7.params == 6738415616, "Llama-2-7B by fields: 6,738,415,616 (MODEL.md §1)")
+check(l7.params == 6738415616, "Llama-2-7B by fields: 6,738,415,616 (docs/MODEL.md §1)")
 check(tplan.model{preset = "llama3-8b", max_seq = 2048}.max_seq == 2048,
       "a preset's field can be overridden")
 local gen = tplan.model{params = 25557032, act_bytes_per_sample = 1e8, name = "r50"}
