@@ -107,7 +107,8 @@ static int fid(const char *input)
     return tplan_field_find_input(input);
 }
 
-/* One line per plan field: the flag, what it takes, its doc and default. */
+/* Per plan field: the flag and what it takes, its doc and unit; then the
+ * names it takes (enums) and its default. */
 static void usage_fields(void)
 {
     for (int id = 0; id < tplan_field_count(); id++) {
@@ -116,17 +117,20 @@ static void usage_fields(void)
 
         if (!(f->flags & TPLAN_FIELD_IN) || f->kind == TPLAN_FK_NAME)
             continue;
-        tplan_field_valid(id, valid, sizeof valid);
-        if (f->flags & TPLAN_FIELD_FLAG)
-            snprintf(opt, sizeof opt, "%s", f->flag);
-        else
-            snprintf(opt, sizeof opt, "%s %s", f->flag,
-                     f->kind == TPLAN_FK_ENUM ? "NAME"
-                     : f->unit[0]             ? f->unit
-                                              : "X");
-        printf("  %-26s %s%s%s (default %s)\n", opt, f->doc,
-               f->kind == TPLAN_FK_ENUM ? ": " : "",
-               f->kind == TPLAN_FK_ENUM ? valid : "", f->def);
+        snprintf(opt, sizeof opt, "%s%s", f->flag,
+                 f->flags & TPLAN_FIELD_FLAG  ? ""
+                 : f->kind == TPLAN_FK_ENUM ? " NAME"
+                 : f->kind == TPLAN_FK_TEXT ? " TEXT"
+                 : f->kind == TPLAN_FK_INT  ? " N"
+                                            : " X");
+        printf("  %-26s %s%s%s%s\n", opt, f->doc, f->unit[0] ? " (" : "",
+               f->unit, f->unit[0] ? ")" : "");
+        if (f->kind == TPLAN_FK_ENUM) {
+            tplan_field_valid(id, valid, sizeof valid);
+            printf("  %-26s %s; default %s\n", "", valid, f->def);
+        } else {
+            printf("  %-26s default %s\n", "", f->def);
+        }
     }
 }
 

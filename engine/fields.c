@@ -156,9 +156,9 @@ static const char *const ramp_forms[] = {
 static const tplan_field fields[F_COUNT] = {
     I(F_MODEL, "model", TEXT, NAME, IN, "", "--model", "model", 0, 0,
       model_forms,
-      "none: required", "model preset or custom model (tplan models)"),
+      "none: required", "the model to train"),
     I(F_GPU, "gpu", TEXT, NAME, AX, "", "--gpu", "gpu", 0, 0, gpu_forms,
-      "h100-sxm", "GPU from the catalog (tplan gpus)"),
+      "h100-sxm", "the GPU type"),
     I(F_GPUS, "gpus", INT, INT, AX, "GPUs", "--gpus", "gpus", 1, 1e7, NULL,
       "1", "GPUs in the job"),
     I(F_TP, "tp", INT, INT, AX, "", "--tp", "tp", 1, 1e7, NULL, "1",

@@ -25,7 +25,9 @@ now() { date +%s.%N; }
 
 echo "tplan $(build/cli/tplan --version | cut -d' ' -f2), $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); SQLite $(sqlite3 --version 2>/dev/null | cut -d' ' -f1); $dir on $(df -T "$dir" | awk 'NR == 2 {print $2}')"
 pause=${PAUSE:-3}
-echo "SQLite writer, 1,000,000 rows of 56 columns, $pause s apart:"
+# a row: sweep_id, rank, config_index, pareto, score, key1..4 and the fields
+cols=$(($(build/cli/tplan fields --json | grep -c '"name"') + 9))
+echo "SQLite writer, 1,000,000 rows of $cols columns, $pause s apart:"
 for _ in $(seq "$runs"); do
     sync
     sleep "$pause"
