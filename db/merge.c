@@ -8,6 +8,7 @@
 #include "merge.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,20 +271,6 @@ static int nobj_of(const char *rank_by)
     return n > TPLAN_MAX_OBJECTIVES ? TPLAN_MAX_OBJECTIVES : n;
 }
 
-static int cand_cmp_nobj;
-
-/* Best first as the engine orders (tplan_ranked_before). */
-static int cand_cmp(const void *pa, const void *pb)
-{
-    const cand *a = pa, *b = pb;
-
-    if (tplan_ranked_before(&a->r, &b->r, cand_cmp_nobj))
-        return -1;
-    if (tplan_ranked_before(&b->r, &a->r, cand_cmp_nobj))
-        return 1;
-    return 0;
-}
-
 typedef struct pick {
     int64_t index;
     int64_t rank; /* 0: none */
@@ -436,10 +423,9 @@ static int merge_group(merge_ctx *m, tplan_store *out, int group,
     for (int64_t i = 0; i < m->n_cands; i++)
         if (m->cands[i].pareto)
             tplan_front_push(&front, &m->cands[i].r);
-    /* the ranking */
-    cand_cmp_nobj = nobj;
-    if (m->n_cands > 1)
-        qsort(m->cands, (size_t)m->n_cands, sizeof *m->cands, cand_cmp);
+    /* the ranking: the engine's order */
+    tplan_ranked_sort_records(m->cands, m->n_cands, sizeof *m->cands,
+                              offsetof(cand, r), nobj);
     for (int64_t i = 0; i < m->n_cands; i++) {
         const cand *c = &m->cands[i];
         bool on_front = false;

@@ -92,15 +92,20 @@ void tplan_rank_keys(const tplan_objective *obj, int n, const tplan_plan *p,
     }
 }
 
-bool tplan_ranked_before(const tplan_ranked *a, const tplan_ranked *b, int nobj)
+int tplan_ranked_cmp(const tplan_ranked *a, const tplan_ranked *b, int nobj)
 {
     for (int i = 0; i < nobj; i++) {
         if (a->key[i] < b->key[i])
-            return true;
+            return -1;
         if (a->key[i] > b->key[i])
-            return false;
+            return 1;
     }
-    return a->index < b->index;
+    return (a->index > b->index) - (a->index < b->index);
+}
+
+bool tplan_ranked_before(const tplan_ranked *a, const tplan_ranked *b, int nobj)
+{
+    return tplan_ranked_cmp(a, b, nobj) < 0;
 }
 
 /* Max-heap by "before": the root is the worst kept entry. */
@@ -168,13 +173,64 @@ void tplan_topk_sort(tplan_topk *t)
     t->n = n;
 }
 
-void tplan_ranked_sort(tplan_ranked *a, int n, int nobj)
-{
-    tplan_topk t = {a, n, n, nobj};
+/* A heap sort of records holding a tplan_ranked at offset: the heap is a
+ * max-heap by the ranking order, so the worst record goes to the end. */
+typedef struct records {
+    unsigned char *base;
+    size_t size, offset;
+    int nobj;
+} records;
 
-    for (int i = n / 2 - 1; i >= 0; i--)
-        sift_down(&t, i);
-    tplan_topk_sort(&t);
+static const tplan_ranked *rec(const records *r, int64_t i)
+{
+    return (const tplan_ranked *)(r->base + (size_t)i * r->size + r->offset);
+}
+
+static void rec_swap(const records *r, int64_t i, int64_t j)
+{
+    unsigned char *a = r->base + (size_t)i * r->size;
+    unsigned char *b = r->base + (size_t)j * r->size;
+
+    for (size_t k = 0; k < r->size; k++) {
+        unsigned char t = a[k];
+
+        a[k] = b[k];
+        b[k] = t;
+    }
+}
+
+static void rec_sift(const records *r, int64_t i, int64_t n)
+{
+    for (;;) {
+        int64_t l = 2 * i + 1, w = i;
+
+        if (l < n && tplan_ranked_before(rec(r, w), rec(r, l), r->nobj))
+            w = l;
+        if (l + 1 < n && tplan_ranked_before(rec(r, w), rec(r, l + 1), r->nobj))
+            w = l + 1;
+        if (w == i)
+            return;
+        rec_swap(r, i, w);
+        i = w;
+    }
+}
+
+void tplan_ranked_sort_records(void *base, int64_t n, size_t size,
+                               size_t offset, int nobj)
+{
+    records r = {base, size, offset, nobj};
+
+    for (int64_t i = n / 2 - 1; i >= 0; i--)
+        rec_sift(&r, i, n);
+    for (int64_t end = n - 1; end > 0; end--) {
+        rec_swap(&r, 0, end);
+        rec_sift(&r, 0, end);
+    }
+}
+
+void tplan_ranked_sort(tplan_ranked *a, int64_t n, int nobj)
+{
+    tplan_ranked_sort_records(a, n, sizeof *a, 0, nobj);
 }
 
 /* a dominates b: no worse in every objective, better in one. */

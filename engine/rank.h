@@ -6,6 +6,7 @@
 #define TPLAN_RANK_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -55,7 +56,16 @@ const char *tplan_metric_name(tplan_metric m);
 void tplan_rank_keys(const tplan_objective *obj, int n, const tplan_plan *p,
                      double score, double *key);
 
-/* a before b: keys lexicographically, then the index. */
+/* The ranking order, the one comparator every ranking uses (top-K, the
+ * Pareto front's order, sweeps' keep = "fits"/"all", merge, Lua): the
+ * first nobj keys lexicographically (smaller first; keys are never NaN:
+ * tplan_rank_keys makes a missing value +inf, last), then the
+ * configuration index (lower first), so equal plans rank the same
+ * however a sweep was split. Negative, zero or positive as a is before,
+ * equal to or after b. */
+int tplan_ranked_cmp(const tplan_ranked *a, const tplan_ranked *b, int nobj);
+
+/* tplan_ranked_cmp(a, b, nobj) < 0. */
 bool tplan_ranked_before(const tplan_ranked *a, const tplan_ranked *b,
                          int nobj);
 
@@ -69,8 +79,14 @@ void tplan_topk_push(tplan_topk *t, const tplan_ranked *r);
 /* Sort the kept entries best first (in place). */
 void tplan_topk_sort(tplan_topk *t);
 
-/* Sort any array of ranked entries best first (in place, heap sort). */
-void tplan_ranked_sort(tplan_ranked *a, int n, int nobj);
+/* Sort n ranked entries best first (in place, heap sort: no globals, no
+ * allocation). */
+void tplan_ranked_sort(tplan_ranked *a, int64_t n, int nobj);
+
+/* The same for n records of size bytes that each hold a tplan_ranked at
+ * offset (merge's candidates). */
+void tplan_ranked_sort_records(void *base, int64_t n, size_t size,
+                               size_t offset, int nobj);
 
 /* A Pareto front (non-dominated set, all objectives minimised after
  * signing). Returns false when the front is full and r would join it. */

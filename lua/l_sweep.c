@@ -106,17 +106,6 @@ static int sink(void *ud, int64_t index, const tplan_plan *p, double score)
     return 0;
 }
 
-/* Kept plans of keep = "fits"/"all" arrive in each thread's index order:
- * best first by the engine's order (unused keys are 0 in every entry). */
-static int ranked_cmp(const void *pa, const void *pb)
-{
-    const tplan_ranked *a = pa, *b = pb;
-
-    if (tplan_ranked_before(a, b, TPLAN_MAX_OBJECTIVES))
-        return -1;
-    return tplan_ranked_before(b, a, TPLAN_MAX_OBJECTIVES) ? 1 : 0;
-}
-
 /* A copy of n ranked entries (NULL when n is 0 or memory is short). */
 static tplan_ranked *copy_ranked(const tplan_ranked *src, int n)
 {
@@ -157,8 +146,9 @@ static int walk(lua_State *L, lt_result *r, hook_state *h, tplan_err *err)
         r->n = r->cap = r->items ? run.n_top : 0;
         if (run.n_top > 0 && !r->items)
             rc = tplan_err_set(err, TPLAN_ENOMEM, "keep", "out of memory");
-    } else if (rc == TPLAN_OK && r->n > 1) {
-        qsort(r->items, (size_t)r->n, sizeof *r->items, ranked_cmp);
+    } else if (rc == TPLAN_OK) {
+        /* keep = "fits"/"all": kept in each thread's index order */
+        tplan_ranked_sort(r->items, r->n, r->spec->n_rank);
     }
     if (rc == TPLAN_OK && r->spec->pareto && run.n_front > 0) {
         r->front = copy_ranked(run.front, run.n_front);
