@@ -90,6 +90,8 @@ void tplan_rank_keys(const tplan_objective *obj, int n, const tplan_plan *p,
         else
             key[i] = obj[i].maximize ? -v : v;
     }
+    for (int i = n; i < TPLAN_MAX_OBJECTIVES; i++)
+        key[i] = 0.0; /* unused: equal in every entry */
 }
 
 int tplan_ranked_cmp(const tplan_ranked *a, const tplan_ranked *b, int nobj)

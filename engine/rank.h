@@ -52,7 +52,8 @@ int tplan_metric_parse(const char *name, tplan_metric *out, bool *maximize,
                        tplan_err *err);
 const char *tplan_metric_name(tplan_metric m);
 
-/* Keys of a plan under objectives (signed: smaller is better). */
+/* Keys of a plan under objectives (signed: smaller is better) into
+ * key[TPLAN_MAX_OBJECTIVES]; the keys past n are 0. */
 void tplan_rank_keys(const tplan_objective *obj, int n, const tplan_plan *p,
                      double score, double *key);
 

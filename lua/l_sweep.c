@@ -101,7 +101,6 @@ static int sink(void *ud, int64_t index, const tplan_plan *p, double score)
     e = &r->items[r->n++];
     e->index = index;
     e->score = score;
-    memset(e->key, 0, sizeof e->key);
     tplan_rank_keys(r->spec->rank, r->spec->n_rank, p, score, e->key);
     return 0;
 }

@@ -127,7 +127,14 @@ fi
 # an unwritable --csv fails before the script runs
 expect_run 1 "tplan: --csv: cannot create /nonexistent/x.csv: No such file or directory" \
     run one.lua --csv /nonexistent/x.csv
-ls /nonexistent 2>/dev/null; ls "$tmp"/*.tmp.* 2>/dev/null && bad "temporary CSV left behind" || ok
+# no temporary file (NAME.tmp.XXXXXX beside the target) outlives a run:
+# neither the one that failed after its sweep nor one that finished
+"$tplan" run one.lua --csv done.csv >/dev/null 2>&1
+if [ -s late.csv ] && [ -s done.csv ] && [ -z "$(ls -- *.tmp.* 2>/dev/null)" ]; then
+    ok
+else
+    bad "temporary CSV files left behind: $(ls -- *.tmp.* 2>/dev/null)"
+fi
 
 # --- Ctrl-C: the sweep ends, the script goes on, exit 130 -----------------------
 timeout --preserve-status -s INT 2 "$tplan" run "$dir/lua/interrupt.lua" \

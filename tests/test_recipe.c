@@ -271,9 +271,25 @@ static void test_batch_ramp(void **state)
     s3 = ceil((15e12 - s1 * b1 - s2 * b2) / b3);
     assert_int_equal(p.run.steps, (int64_t)(s1 + s2 + s3));
     assert_int_equal(p.tokens_per_step, (int64_t)b3);
-    /* time is the sum of the phases' steps at their own step times */
-    assert_true(p.run.time_h >
-                (s1 + s2 + s3) * p.perf.step_time_s / 3600 * 0.5);
+    /* time is the sum of the phases' steps at their own step times: each
+     * phase evaluated alone at its batch (no ramp), by hand */
+    {
+        double b[3] = {b1, b2, b3}, s[3] = {s1, s2, s3}, hours = 0;
+        tplan_config one = c;
+        tplan_plan ph;
+
+        one.n_ramp = 0;
+        for (int i = 0; i < 3; i++) {
+            one.global_batch_tokens = b[i];
+            eval_ok(&one, &ph);
+            assert_int_equal(ph.tokens_per_step, (int64_t)b[i]);
+            hours += s[i] * ph.perf.step_time_s / 3600.0;
+        }
+        /* the same arithmetic: 1e-9 relative, well inside 1% */
+        assert_rel(p.run.time_h, hours, 1e-9);
+        assert_rel(p.run.gpu_hours, hours * 256, 1e-9);
+        assert_rel(p.run.cost_usd, hours * 256 * p.run.price_usd_per_h, 1e-9);
+    }
 }
 
 /* Every warning of docs/MODEL.md section 6 fires, and stays quiet when its

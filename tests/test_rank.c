@@ -1,0 +1,233 @@
+/* Rankings: the one order (keys, then configuration index), top-K with
+ * ties at its boundary, Pareto membership with ties and duplicates, the
+ * sign of objectives, and the sorts. Table-driven; every expected set is
+ * written out by hand. */
+#include "tplan_test.h"
+
+#include <stdlib.h>
+
+#include "rank.h"
+
+static tplan_ranked rk(int64_t index, double k0, double k1)
+{
+    tplan_ranked r;
+
+    memset(&r, 0, sizeof r);
+    r.index = index;
+    r.key[0] = k0;
+    r.key[1] = k1;
+    r.score = (double)NAN;
+    return r;
+}
+
+static void test_order(void **state)
+{
+    static const struct {
+        int64_t ia;
+        double a0, a1;
+        int64_t ib;
+        double b0, b1;
+        int nobj, want; /* sign of cmp(a, b) */
+    } cases[] = {
+        {5, 1, 9, 3, 2, 0, 1, -1},  /* first key decides */
+        {5, 1, 9, 3, 1, 0, 2, 1},   /* then the second */
+        {5, 1, 9, 3, 1, 0, 1, 1},   /* one objective: tie, index 3 first */
+        {3, 1, 1, 5, 1, 1, 2, -1},  /* equal keys: the lower index first */
+        {4, 1, 1, 4, 1, 1, 2, 0},   /* the same entry */
+        {1, 2, 0, 9, INFINITY, 0, 1, -1}, /* a missing value (+inf) is last */
+        {1, -3, 0, 2, -2, 0, 1, -1}, /* negative keys (maximised) */
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        tplan_ranked a = rk(cases[i].ia, cases[i].a0, cases[i].a1);
+        tplan_ranked b = rk(cases[i].ib, cases[i].b0, cases[i].b1);
+        int c = tplan_ranked_cmp(&a, &b, cases[i].nobj);
+        int d = tplan_ranked_cmp(&b, &a, cases[i].nobj);
+
+        if ((c > 0) - (c < 0) != cases[i].want || (d > 0) - (d < 0) != -cases[i].want) {
+            print_error("case %zu: cmp %d, reversed %d, want %d\n", i, c, d,
+                        cases[i].want);
+            fail();
+        }
+        assert_int_equal(tplan_ranked_before(&a, &b, cases[i].nobj),
+                         cases[i].want < 0);
+    }
+}
+
+/* The kept set of a top-K over entries pushed in order. */
+static void top(const tplan_ranked *in, int n, int cap, int nobj,
+                int64_t *out)
+{
+    tplan_ranked buf[16];
+    tplan_topk t = {buf, cap, 0, nobj};
+
+    for (int i = 0; i < n; i++)
+        tplan_topk_push(&t, &in[i]);
+    tplan_topk_sort(&t);
+    assert_int_equal(t.n, cap < n ? cap : n);
+    for (int i = 0; i < t.n; i++)
+        out[i] = buf[i].index;
+}
+
+static void test_topk_ties(void **state)
+{
+    /* keys (cost): indexes 0..7; 2, 4, 6 and 7 tie at the boundary */
+    tplan_ranked in[8] = {rk(0, 5, 0), rk(1, 1, 0), rk(2, 3, 0), rk(3, 2, 0),
+                          rk(4, 3, 0), rk(5, 9, 0), rk(6, 3, 0), rk(7, 3, 0)};
+    static const int64_t want[4] = {1, 3, 2, 4}; /* 2 and 4 win the tie */
+    tplan_ranked rev[8], shuf[8];
+    static const int perm[8] = {6, 0, 7, 3, 5, 2, 4, 1};
+    int64_t got[8];
+
+    (void)state;
+    for (int i = 0; i < 8; i++) {
+        rev[i] = in[7 - i];
+        shuf[i] = in[perm[i]];
+    }
+    top(in, 8, 4, 1, got);
+    assert_memory_equal(got, want, sizeof want);
+    top(rev, 8, 4, 1, got); /* any arrival order keeps the same plans */
+    assert_memory_equal(got, want, sizeof want);
+    top(shuf, 8, 4, 1, got);
+    assert_memory_equal(got, want, sizeof want);
+    top(in, 8, 1, 1, got);
+    assert_int_equal(got[0], 1);
+    top(in, 8, 16, 1, got); /* cap above n: all, sorted */
+    assert_int_equal(got[0], 1);
+    assert_int_equal(got[7], 5);
+}
+
+static int64_t *front_of(const tplan_ranked *in, int n, const int *order,
+                         int *nf)
+{
+    static tplan_ranked buf[16];
+    static int64_t idx[16];
+    tplan_front f = {buf, 16, 0, 2, false};
+
+    for (int i = 0; i < n; i++)
+        tplan_front_push(&f, &in[order ? order[i] : i]);
+    tplan_ranked_sort(buf, f.n, 2);
+    for (int i = 0; i < f.n; i++)
+        idx[i] = buf[i].index;
+    *nf = f.n;
+    return idx;
+}
+
+static void test_pareto_ties(void **state)
+{
+    /* (cost, time): 0 (1,5), 1 (2,2), 2 (5,1) are the front; 3 (3,3) is
+     * dominated by 1; 4 duplicates 1 and has a higher index (dropped);
+     * 5 (2,4) ties 1 in cost and is worse in time (dominated); 6 (1,6)
+     * ties 0 in cost, worse in time (dominated); 7 (5,1) duplicates 2 */
+    tplan_ranked in[8] = {rk(0, 1, 5), rk(1, 2, 2), rk(2, 5, 1), rk(3, 3, 3),
+                          rk(4, 2, 2), rk(5, 2, 4), rk(6, 1, 6), rk(7, 5, 1)};
+    static const int64_t want[3] = {0, 1, 2};
+    static const int orders[3][8] = {{0, 1, 2, 3, 4, 5, 6, 7},
+                                     {7, 6, 5, 4, 3, 2, 1, 0},
+                                     {4, 3, 7, 5, 1, 6, 0, 2}};
+    int nf;
+
+    (void)state;
+    for (int o = 0; o < 3; o++) {
+        int64_t *got = front_of(in, 8, orders[o], &nf);
+
+        assert_int_equal(nf, 3);
+        assert_memory_equal(got, want, sizeof want);
+    }
+    /* a lower-index duplicate replaces the member: 9 (2,2) index 0 */
+    {
+        tplan_ranked two[2] = {rk(9, 2, 2), rk(3, 2, 2)};
+        int64_t *got = front_of(two, 2, NULL, &nf);
+
+        assert_int_equal(nf, 1);
+        assert_int_equal(got[0], 3);
+    }
+}
+
+static void test_front_truncated(void **state)
+{
+    tplan_ranked buf[2];
+    tplan_front f = {buf, 2, 0, 2, false};
+    tplan_ranked pts[3] = {rk(0, 1, 3), rk(1, 2, 2), rk(2, 3, 1)};
+
+    (void)state;
+    for (int i = 0; i < 3; i++)
+        tplan_front_push(&f, &pts[i]);
+    assert_int_equal(f.n, 2);
+    assert_true(f.truncated);
+}
+
+/* tplan_rank_keys signs maximised metrics and puts a missing value last. */
+static void test_keys_sign(void **state)
+{
+    tplan_config c;
+    tplan_plan p;
+    tplan_objective obj[3] = {{TPLAN_M_MFU, true},
+                              {TPLAN_M_COST_USD, false},
+                              {TPLAN_M_GPUS, false}};
+    double key[TPLAN_MAX_OBJECTIVES];
+
+    (void)state;
+    config_for(&c, "gpt2", "a100-80g");
+    c.gpus = 8;
+    eval_ok(&c, &p);
+    tplan_rank_keys(obj, 3, &p, 0.0, key);
+    assert_true(key[0] == -p.perf.mfu);
+    assert_true(key[1] == p.run.cost_usd);
+    assert_true(key[2] == 8);
+    p.run.has_budget = false; /* no cost: last, whatever the direction */
+    tplan_rank_keys(obj + 1, 1, &p, 0.0, key);
+    assert_true(isinf(key[0]) && key[0] > 0);
+    /* a score hook's NaN is last too, maximised or not; unused keys 0 */
+    {
+        tplan_objective sc[2] = {{TPLAN_M_SCORE, true}, {TPLAN_M_SCORE, false}};
+
+        key[1] = key[2] = key[3] = 7;
+        tplan_rank_keys(sc, 2, &p, (double)NAN, key);
+        assert_true(isinf(key[0]) && key[0] > 0);
+        assert_true(isinf(key[1]) && key[1] > 0);
+        assert_true(key[2] == 0 && key[3] == 0);
+        tplan_rank_keys(sc, 2, &p, 3.0, key);
+        assert_true(key[0] == -3.0 && key[1] == 3.0);
+    }
+}
+
+typedef struct rec {
+    char pad[3];
+    tplan_ranked r;
+    int tag;
+} rec;
+
+static void test_sorts(void **state)
+{
+    tplan_ranked a[200];
+    rec recs[200];
+
+    (void)state;
+    srand(7);
+    for (int i = 0; i < 200; i++) {
+        a[i] = rk(199 - i, rand() % 5, rand() % 3);
+        recs[i].r = a[i];
+        recs[i].tag = i;
+    }
+    tplan_ranked_sort(a, 200, 2);
+    tplan_ranked_sort_records(recs, 200, sizeof *recs, offsetof(rec, r), 2);
+    for (int i = 1; i < 200; i++) {
+        assert_true(tplan_ranked_cmp(&a[i - 1], &a[i], 2) < 0);
+        assert_int_equal(recs[i].r.index, a[i].index);
+        /* the record moved whole */
+        assert_int_equal(recs[i].tag, 199 - (int)recs[i].r.index);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_order),          cmocka_unit_test(test_topk_ties),
+        cmocka_unit_test(test_pareto_ties),    cmocka_unit_test(test_front_truncated),
+        cmocka_unit_test(test_keys_sign),      cmocka_unit_test(test_sorts),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,265 @@
+/* Sweeps: index <-> configuration in mixed radix (the last axis fastest),
+ * the walk evaluating exactly the configurations it names, shards and
+ * threads giving the ranking of one unsharded run, the counts, and the
+ * declarative limits. */
+#include "tplan_test.h"
+
+#include <stdlib.h>
+
+#include "sweep.h"
+
+/* Axis id of an input name (the tests name axes, never ids). */
+static int axis(const char *name)
+{
+    tplan_axis_id id;
+    tplan_err err;
+
+    if (tplan_axis_parse(name, &id, &err) != TPLAN_OK) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+    return id;
+}
+
+static void add_axis(tplan_sweep_spec *s, const char *name, int n,
+                     const double *v)
+{
+    tplan_axis *a = &s->axes[s->n_axes++];
+
+    a->id = axis(name);
+    a->n = n;
+    memcpy(a->values, v, sizeof *v * (size_t)n);
+}
+
+/* gpt2 on a100-80g over gpus x zero x precision x micro_batch: 48
+ * configurations, some invalid (tp 4 needs 4 GPUs), ranked by cost. */
+static tplan_sweep_spec *small_spec(void)
+{
+    static const double gpus[] = {1, 2, 4, 8}, zero[] = {0, 1, 3},
+                        prec[] = {3, 0}, /* mixed-bf16, fp32 */
+        mb[] = {0, 4}, tp[] = {1, 4};
+    tplan_sweep_spec *s = calloc(1, sizeof *s);
+
+    config_for(&s->base, "gpt2", "a100-80g");
+    s->base.tokens = 1e9;
+    add_axis(s, "gpus", 4, gpus);
+    add_axis(s, "tp", 2, tp);
+    add_axis(s, "zero", 3, zero);
+    add_axis(s, "precision", 2, prec);
+    add_axis(s, "micro_batch", 2, mb);
+    s->n_rank = 2;
+    s->rank[0].metric = TPLAN_M_COST_USD;
+    s->rank[1].metric = TPLAN_M_STEP_TIME_S;
+    s->keep_mode = TPLAN_KEEP_TOP;
+    s->keep = 1000;
+    s->pareto = true;
+    return s;
+}
+
+static void test_index_round_trip(void **state)
+{
+    static const int64_t gpus[] = {1, 2, 4, 8};
+    static const int zero[] = {0, 1, 3};
+    tplan_sweep_spec *s = small_spec();
+    tplan_config c;
+    tplan_err err;
+
+    (void)state;
+    assert_int_equal(tplan_sweep_validate(s, &err), TPLAN_OK);
+    assert_int_equal(tplan_sweep_size(s), 4 * 2 * 3 * 2 * 2);
+    for (int64_t i = 0; i < tplan_sweep_size(s); i++) {
+        /* mixed radix by hand: micro_batch fastest, then precision, zero,
+         * tp, gpus */
+        int64_t r = i;
+        int mb = (int)(r % 2), pr, z, t, g;
+
+        r /= 2;
+        pr = (int)(r % 2);
+        r /= 2;
+        z = (int)(r % 3);
+        r /= 3;
+        t = (int)(r % 2);
+        g = (int)(r / 2);
+        assert_int_equal(tplan_sweep_config_at(s, i, &c, &err), TPLAN_OK);
+        assert_int_equal(c.gpus, gpus[g]);
+        assert_int_equal(c.tp, t ? 4 : 1);
+        assert_int_equal(c.zero, zero[z]);
+        assert_int_equal(c.precision, pr ? TPLAN_PREC_FP32 : TPLAN_PREC_MIXED_BF16);
+        assert_int_equal(c.micro_batch, mb ? 4 : 0);
+    }
+    assert_int_equal(tplan_sweep_config_at(s, -1, &c, &err), TPLAN_EINVAL);
+    assert_int_equal(tplan_sweep_config_at(s, 96, &c, &err), TPLAN_EINVAL);
+    free(s);
+}
+
+/* The walk's plans: each index's config equals tplan_sweep_config_at's. */
+typedef struct seen {
+    const tplan_sweep_spec *s;
+    int64_t n, last;
+    int bad;
+} seen;
+
+static int record(void *ud, int64_t index, const tplan_plan *p, double *score,
+                  tplan_err *err)
+{
+    seen *v = ud;
+    tplan_config c;
+
+    (void)err;
+    *score = (double)index;
+    tplan_sweep_config_at(v->s, index, &c, err);
+    if (index <= v->last || c.gpus != p->config.gpus || c.tp != p->config.tp ||
+        c.zero != p->config.zero || c.precision != p->config.precision ||
+        c.micro_batch != p->config.micro_batch)
+        v->bad++;
+    v->last = index;
+    v->n++;
+    return 1;
+}
+
+static void test_walk_matches_index(void **state)
+{
+    tplan_sweep_spec *s = small_spec();
+    tplan_sweep_run r;
+    seen v = {s, 0, -1, 0};
+    tplan_err err;
+
+    (void)state;
+    memset(&r, 0, sizeof r);
+    r.spec = s;
+    r.threads = 1;
+    r.shards = 1;
+    r.hook = record;
+    r.hook_ud = &v;
+    assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+    assert_int_equal(v.bad, 0);
+    assert_int_equal(r.stats.space, 96);
+    assert_int_equal(r.stats.visited, 96);
+    /* tp 4 with 1 or 2 GPUs is invalid: 2 gpus x 12 others = 24 */
+    assert_int_equal(r.stats.invalid, 24);
+    assert_int_equal(r.stats.evaluated, 72);
+    assert_int_equal(v.n, 72);
+    assert_int_equal(r.stats.passed, 72);
+    assert_int_equal(r.n_top, 72);
+    tplan_sweep_run_free(&r);
+    free(s);
+}
+
+/* One run: the top entries (index and keys) and the front's indexes. */
+static void run(const tplan_sweep_spec *s, int threads, int64_t shard,
+                int64_t shards, tplan_ranked *top, int *n_top,
+                tplan_ranked *front, int *n_front)
+{
+    tplan_sweep_run r;
+    tplan_err err;
+
+    memset(&r, 0, sizeof r);
+    r.spec = s;
+    r.threads = threads;
+    r.shard = shard;
+    r.shards = shards;
+    assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+    memcpy(top, r.top, sizeof *top * (size_t)r.n_top);
+    *n_top = r.n_top;
+    memcpy(front, r.front, sizeof *front * (size_t)r.n_front);
+    *n_front = r.n_front;
+    tplan_sweep_run_free(&r);
+}
+
+static void test_shards_and_threads(void **state)
+{
+    tplan_sweep_spec *s = small_spec();
+    tplan_ranked want[96], got[96], wf[96], gf[96], all[96], allf[96];
+    int nw, ng, nwf, ngf;
+
+    (void)state;
+    s->keep = 10;
+    run(s, 1, 0, 1, want, &nw, wf, &nwf);
+    assert_int_equal(nw, 10);
+    assert_true(nwf >= 2);
+    run(s, 2, 0, 1, got, &ng, gf, &ngf);
+    assert_int_equal(ng, nw);
+    assert_memory_equal(got, want, sizeof *want * (size_t)nw);
+    assert_int_equal(ngf, nwf);
+    assert_memory_equal(gf, wf, sizeof *wf * (size_t)nwf);
+    /* 3 shards on 1 and 2 threads: the union of their tops, ranked,
+     * is the unsharded top; their fronts' union, pruned, its front */
+    for (int threads = 1; threads <= 2; threads++) {
+        int n = 0, nf = 0;
+        tplan_topk t = {got, 10, 0, 2};
+        tplan_front f = {gf, 96, 0, 2, false};
+
+        for (int64_t k = 0; k < 3; k++) {
+            int a, b;
+
+            run(s, threads, k, 3, all + n, &a, allf + nf, &b);
+            for (int i = 0; i < a; i++)
+                assert_int_equal(all[n + i].index % 3, k);
+            n += a;
+            nf += b;
+        }
+        for (int i = 0; i < n; i++)
+            tplan_topk_push(&t, &all[i]);
+        tplan_topk_sort(&t);
+        for (int i = 0; i < nf; i++)
+            tplan_front_push(&f, &allf[i]);
+        tplan_ranked_sort(gf, f.n, 2);
+        assert_int_equal(t.n, nw);
+        assert_memory_equal(got, want, sizeof *want * (size_t)nw);
+        assert_int_equal(f.n, nwf);
+        for (int i = 0; i < nwf; i++)
+            assert_int_equal(gf[i].index, wf[i].index);
+    }
+    free(s);
+}
+
+/* Limits keep exactly the plans that pass them. */
+static void test_limits(void **state)
+{
+    tplan_sweep_spec *s = small_spec();
+    tplan_ranked top[96], fr[96];
+    int n, nf, n_fit = 0, n_gb = 0, n_64 = 0;
+    tplan_err err;
+
+    (void)state;
+    /* micro-batches of 8 (global batch 8 x dp: exactly 64 on 8 GPUs) and
+     * 512 (does not fit): the limits have plans on both sides and on
+     * their boundaries */
+    s->axes[4].values[0] = 8;
+    s->axes[4].values[1] = 512;
+    /* count by hand what passes */
+    for (int64_t i = 0; i < 96; i++) {
+        tplan_config c;
+        tplan_plan *p = test_malloc(sizeof *p);
+
+        tplan_sweep_config_at(s, i, &c, &err);
+        if (tplan_plan_eval(&c, p, &err) == TPLAN_OK) {
+            n_fit += p->mem.fits;
+            n_gb += p->global_batch >= 64;
+            n_64 += p->global_batch == 64;
+        }
+        test_free(p);
+    }
+    assert_true(n_fit > 0 && n_fit < 72);
+    s->where.fits = true;
+    run(s, 1, 0, 1, top, &n, fr, &nf);
+    assert_int_equal(n, n_fit);
+    s->where.fits = false;
+    s->where.min_global_batch = 64;
+    run(s, 1, 0, 1, top, &n, fr, &nf);
+    assert_int_equal(n, n_gb);
+    assert_true(n_gb > 0 && n_gb < 72 && n_64 > 0);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_index_round_trip),
+        cmocka_unit_test(test_walk_matches_index),
+        cmocka_unit_test(test_shards_and_threads),
+        cmocka_unit_test(test_limits),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
