@@ -421,9 +421,11 @@ static int check_pairs(const gathered *g)
         return usage_error("give --global-batch or --global-batch-tokens, "
                            "not both (global-batch=%s)",
                            gb);
-    if ((gb || gbt || v[fid("batch_ramp")]) && accum)
-        return usage_error("a global batch sets the accumulation; drop "
-                           "--accum (accum=%s)",
+    /* with a global batch, --accum must agree (the engine checks the
+     * triple); a ramp sets it phase by phase */
+    if (v[fid("batch_ramp")] && accum)
+        return usage_error("a batch ramp sets the accumulation phase by "
+                           "phase; drop --accum (accum=%s)",
                            accum);
     if (v[fid("lr_base_batch")] && !v[fid("lr")])
         return usage_error("--lr-base-batch goes with --lr (lr-base-batch=%s)",

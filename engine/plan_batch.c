@@ -20,11 +20,40 @@ static bool try_split(tplan_config *w, tplan_act_cache *cache, int64_t b,
     return m->fits;
 }
 
+/* A target global batch g with the accumulation given: micro-batch x dp
+ * x accum must equal g (the micro-batch, when not given, is what makes it
+ * so); an inconsistent triple names its three numbers. */
+static int given_split(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
+                       int64_t g, int64_t dp, int64_t accum, tplan_err *err)
+{
+    int64_t b = w->micro_batch;
+
+    if (b == 0) {
+        if (g % (dp * accum))
+            return tplan_err_set(err, TPLAN_EINVAL, "global_batch",
+                                 "global_batch %lld is not a multiple of dp x "
+                                 "accum = %lld x %lld: give a micro_batch, or "
+                                 "drop accum",
+                                 (long long)g, (long long)dp,
+                                 (long long)accum);
+        b = g / (dp * accum);
+    } else if (b * dp * accum != g) {
+        return tplan_err_set(err, TPLAN_EINVAL, "global_batch",
+                             "micro_batch x dp x accum = %lld x %lld x %lld = "
+                             "%lld, not the global batch %lld",
+                             (long long)b, (long long)dp, (long long)accum,
+                             (long long)(b * dp * accum), (long long)g);
+    }
+    try_split(w, cache, b, accum, &p->mem);
+    p->batch_exact = true;
+    return TPLAN_OK;
+}
+
 int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
                      tplan_err *err)
 {
     int64_t dp = tplan_config_dp(w), g = w->global_batch, b, bmax, n;
-    int64_t cand[BATCH_CANDIDATES];
+    int64_t cand[BATCH_CANDIDATES], accum = w->accum; /* 0: not given */
     int nc;
 
     if (w->accum == 0)
@@ -40,6 +69,8 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
         p->batch_exact = true;
         return TPLAN_OK;
     }
+    if (accum > 0) /* a triple, as DeepSpeed takes one: it must agree */
+        return given_split(w, cache, p, g, dp, accum, err);
     if (w->micro_batch > 0) {
         b = w->micro_batch;
         if (g < b * dp)

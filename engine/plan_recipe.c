@@ -171,7 +171,7 @@ int tplan_plan_ramp(const tplan_config *c, tplan_plan *p, tplan_err *err)
 
         w.global_batch_tokens = c->ramp[i].batch_tokens;
         w.micro_batch = c->micro_batch;
-        w.accum = c->accum;
+        w.accum = 0; /* each phase's batch sets its accumulation */
         if ((rc = tplan_plan_eval_ex(&w, &phase, TPLAN_EVAL_FIGURES, err)))
             return rc;
         n = ceil((until - done) / (double)phase.tokens_per_step);

@@ -84,7 +84,7 @@ int tplan_batch_compare(const tplan_config *base, const int64_t *batches, int n,
     emin = bc > 0 ? d / (1.0 + b0 / bc) : d;
     c.global_batch_tokens = 0;
     c.n_ramp = 0;
-    c.accum = 1;
+    c.accum = 0; /* each batch sets its own accumulation */
     for (int k = 0; k < n; k++) {
         tplan_batch_row *r = &rows[k];
         double bt;

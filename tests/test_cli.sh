@@ -121,7 +121,11 @@ expect_error 2 "tplan: warmup in epochs needs the dataset size (warmup=5 epochs)
 expect_error 2 "tplan: lr_rule: cubic: unknown name (valid: none, linear, sqrt, linear-sqrt, deepseek, gpt3)" "${C[@]}" --lr 3e-4 --lr-rule cubic
 expect_error 2 "tplan: schedule: step: unknown name (valid: constant, linear, cosine, wsd, inverse-sqrt)" "${C[@]}" --schedule step
 expect_error 2 "tplan: give --global-batch or --global-batch-tokens, not both (global-batch=512)" "${C[@]}" --global-batch 512 --global-batch-tokens 4M
-expect_error 2 "tplan: a global batch sets the accumulation; drop --accum (accum=4)" "${C[@]}" --global-batch 512 --accum 4
+# batch triples, as DeepSpeed takes them: consistent ones are accepted,
+# an inconsistent one names its three numbers
+expect_error 2 "tplan: micro_batch x dp x accum = 4 x 8 x 32 = 1024, not the global batch 128" "${C[@]}" --gpus 8 --micro-batch 4 --accum 32 --global-batch 128
+expect_error 2 "tplan: global_batch 100 is not a multiple of dp x accum = 8 x 4: give a micro_batch, or drop accum" "${C[@]}" --gpus 8 --global-batch 100 --accum 4
+expect_error 2 "tplan: a batch ramp sets the accumulation phase by phase; drop --accum (accum=4)" "${C[@]}" --batch-ramp 4M:1B,8M --accum 4
 expect_error 2 "tplan: --lr-base-batch goes with --lr (lr-base-batch=256)" "${C[@]}" --lr-base-batch 256
 expect_error 2 "tplan: batch_ramp: x:1M: not a batch ramp (valid: BATCH:UNTIL phases in tokens, last without UNTIL, like 4M:252M,8M (at most 8))" "${C[@]}" --batch-ramp x:1M
 expect_error 2 "tplan: ramp phase 2 must end after the one before (until=1e+08 tokens)" "${C[@]}" --batch-ramp 4M:200M,8M:100M,16M
@@ -171,6 +175,8 @@ jq_is() {
 jq_is "--nic-gbps is gigabits" '.parallel.nic_bytes_per_s == 50000000000' "${C[@]}" --nic-gbps 400
 jq_is "--link-gbs is gigabytes" '.parallel.link_bytes_per_s == 450000000000' "${C[@]}" --link-gbs 450
 jq_is "pipelining defaults accum to pp" '.batch.accum == 4' "${C[@]}" --gpus 4 --pp 4
+jq_is "a consistent batch triple is taken as given" '.batch.micro_batch == 4 and .batch.accum == 4 and .batch.global_batch == 128 and .batch.exact' "${C[@]}" --gpus 8 --micro-batch 4 --accum 4 --global-batch 128
+jq_is "global batch and accum give the micro-batch" '.batch.micro_batch == 2 and .batch.accum == 8 and .batch.global_batch == 128' "${C[@]}" --gpus 8 --accum 8 --global-batch 128
 jq_is "fp8 on an A100 runs at the bf16 peak" '.perf.peak_flops == 312000000000000' calc --model gpt2 --gpu a100-80g --precision fp8
 jq_is "fp8 on a V100 runs at the fp16 peak" '.perf.peak_flops == 125000000000000' calc --model gpt2 --gpu v100-32g --precision fp8
 jq_is "energy uses power-util and PUE" '(.run.energy_kwh - 8 * 700 * 0.6 * 1.2 * .run.time_h / 1000 | fabs) < 1e-6 * .run.energy_kwh' "${C[@]}" --gpus 8 --zero 3 --power-util 0.6 --pue 1.2
