@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "paths.h"
 #include "status.h"
 #include "csv_out.h"
 #include "json.h"
@@ -444,6 +445,10 @@ int cmd_export(int argc, char **argv)
     if (!path || !csv)
         return usage_error("tplan export: give a database and --csv FILE; "
                            "see tplan export --help");
+    if (strcmp(csv, "-") != 0 && tplan_same_file(csv, path))
+        return usage_error("tplan export: --csv %s is the database itself: "
+                           "refusing to write over it",
+                           csv);
     if (select_list(columns, cols, sizeof cols))
         return 2;
     if (where && !where_is_one_condition(where))

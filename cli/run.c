@@ -75,6 +75,8 @@ typedef struct run_ctx {
     progress bar;
     char sha[65];
     char *args; /* owned: the arguments joined, for provenance */
+    char *src;  /* owned: the script's bytes, read once */
+    size_t src_len;
 } run_ctx;
 
 /* os.exit for scripts: finish the run's output files first (rename the
@@ -90,7 +92,7 @@ static int os_exit(lua_State *L)
         status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
     else
         status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
-    if (outputs_finish(&ctx->out, &err)) {
+    if (outputs_finish(&ctx->out, status != EXIT_SUCCESS, &err)) {
         fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
         if (status == EXIT_SUCCESS)
             status = exit_status(err.code);
@@ -235,23 +237,102 @@ static int slurm_shard(int64_t *k, int64_t *n)
     return 0;
 }
 
-/* The script's SHA-256 for provenance; non-zero when it cannot be read
- * (the load that follows reports that). */
-static int script_sha256(const char *path, char out[65])
-{
-    FILE *f = fopen(path, "rb");
-    tplan_sha256 h;
-    char buf[65536];
-    size_t n;
+/* Scripts larger than this are refused (a script is text a person wrote;
+ * /dev/zero is not one). */
+#define MAX_SCRIPT_BYTES (64u << 20)
 
-    if (!f)
-        return -1;
-    tplan_sha256_init(&h);
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        tplan_sha256_update(&h, buf, n);
-    fclose(f);
-    tplan_sha256_hex(&h, out);
+/* Read the whole script once ("-": standard input), so a pipe or a
+ * process substitution (<(...)) is read once and runs once, and the
+ * SHA-256 is of the bytes that run. Returns 0, or prints why and returns
+ * an exit status. */
+static int read_script(const char *path, char **buf, size_t *len)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
+    size_t cap = 65536, n = 0;
+    char *b = NULL;
+    int rc = 0;
+
+    if (!f) {
+        fprintf(stderr, "tplan: cannot open %s: %s\n", path, strerror(errno));
+        return exit_status(TPLAN_EIO);
+    }
+    for (;;) {
+        size_t got;
+
+        if (n == cap || !b) {
+            char *grown;
+
+            if (b)
+                cap *= 2;
+            if (cap > MAX_SCRIPT_BYTES + 1)
+                cap = MAX_SCRIPT_BYTES + 1;
+            if (!(grown = realloc(b, cap))) {
+                fputs("tplan: out of memory reading the script\n", stderr);
+                rc = exit_status(TPLAN_ENOMEM);
+                break;
+            }
+            b = grown;
+        }
+        got = fread(b + n, 1, cap - n, f);
+        n += got;
+        if (n > MAX_SCRIPT_BYTES) {
+            fprintf(stderr, "tplan: %s: the script is larger than %u MiB\n",
+                    path, MAX_SCRIPT_BYTES >> 20);
+            rc = exit_status(TPLAN_ELIMIT);
+            break;
+        }
+        if (got == 0) {
+            if (ferror(f)) {
+                fprintf(stderr, "tplan: cannot read %s: %s\n", path,
+                        strerror(errno));
+                rc = exit_status(TPLAN_EIO);
+            }
+            break;
+        }
+    }
+    if (f != stdin)
+        fclose(f);
+    if (rc) {
+        free(b);
+        return rc;
+    }
+    *buf = b;
+    *len = n;
     return 0;
+}
+
+/* The SHA-256 of the script's bytes, for provenance. */
+static void script_sha256(const char *src, size_t len, char out[65])
+{
+    tplan_sha256 h;
+
+    tplan_sha256_init(&h);
+    tplan_sha256_update(&h, src, len);
+    tplan_sha256_hex(&h, out);
+}
+
+/* The script as Lua loads a file: a UTF-8 byte-order mark and a first
+ * line starting with '#' (a shebang) are skipped, the line kept so that
+ * line numbers stay right. Text only under --safe. */
+static int load_script(lua_State *L, const run_ctx *ctx)
+{
+    const char *b = ctx->src;
+    size_t n = ctx->src_len;
+    char name[4096];
+
+    if (n >= 3 && memcmp(b, "\xEF\xBB\xBF", 3) == 0) {
+        b += 3;
+        n -= 3;
+    }
+    if (n > 0 && b[0] == '#') {
+        while (n > 0 && b[0] != '\n') {
+            b++;
+            n--;
+        }
+    }
+    snprintf(name, sizeof name, "%s%s", strcmp(ctx->script, "-") ? "@" : "=",
+             strcmp(ctx->script, "-") ? ctx->script : "stdin");
+    return luaL_loadbufferx(L, b, n, name, ctx->out.safe ? "t" : "bt");
 }
 
 /* The script's arguments joined by spaces ("" when none). */
@@ -430,7 +511,7 @@ static int run_in_state(lua_State *L)
         lua_rawseti(L, -2, i + 1);
     }
     lua_setglobal(L, "arg"); /* */
-    if (luaL_loadfile(L, ctx->script) != LUA_OK) { /* chunk | msg */
+    if (load_script(L, ctx) != LUA_OK) { /* chunk | msg */
         fprintf(stderr, "tplan: %s\n", lua_tostring(L, -1));
         lua_pushinteger(L, exit_status(TPLAN_ESCRIPT));
         return 1;
@@ -489,6 +570,45 @@ static void signals_restore(const struct sigaction old[3])
     sigaction(SIGALRM, &old[2], NULL);
 }
 
+/* Everything before the Lua state: provenance, the outputs (checked
+ * against the script and each other, opened so an unwritable path fails
+ * first) and the script, read once. Returns 0 or an exit status, having
+ * said why and released what it took. */
+static int prepare(run_ctx *ctx, int argc, char **argv)
+{
+    tplan_err err;
+    int status;
+
+    ctx->lo.script = ctx->script;
+    if (!(ctx->args = join_args(argc - ctx->first_arg, argv + ctx->first_arg))) {
+        fputs("tplan: out of memory\n", stderr);
+        return exit_status(TPLAN_ENOMEM);
+    }
+    ctx->lo.args = ctx->args;
+    if (ctx->out.safe)
+        limits_blank_environment();
+    progress_init(&ctx->bar);
+    if (ctx->bar.on) {
+        ctx->lo.progress = progress_update;
+        ctx->lo.progress_ud = &ctx->bar;
+    }
+    outputs_hook(&ctx->out, &ctx->lo);
+    ctx->out.script = ctx->script;
+    if (outputs_check(&ctx->out, &err) || outputs_open(&ctx->out, &err)) {
+        fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
+        status = exit_status(err.code);
+    } else if ((status = read_script(ctx->script, &ctx->src, &ctx->src_len)) ==
+               0) {
+        script_sha256(ctx->src, ctx->src_len, ctx->sha);
+        ctx->lo.script_sha256 = ctx->sha;
+        return 0;
+    }
+    outputs_finish(&ctx->out, true, &err);
+    free(ctx->args);
+    ctx->args = NULL;
+    return status;
+}
+
 int cmd_run(int argc, char **argv)
 {
     run_ctx ctx;
@@ -504,31 +624,13 @@ int cmd_run(int argc, char **argv)
     ctx.lo.stop = &stop_signal;
     if ((status = parse_args(&ctx, argc, argv)))
         return status < 0 ? 0 : status;
-    if (script_sha256(ctx.script, ctx.sha) == 0)
-        ctx.lo.script_sha256 = ctx.sha;
-    ctx.lo.script = ctx.script;
-    if (!(ctx.args = join_args(argc - ctx.first_arg, argv + ctx.first_arg))) {
-        fputs("tplan: out of memory\n", stderr);
-        return exit_status(TPLAN_ENOMEM);
-    }
-    ctx.lo.args = ctx.args;
-    if (ctx.out.safe)
-        limits_blank_environment();
-    progress_init(&ctx.bar);
-    if (ctx.bar.on) {
-        ctx.lo.progress = progress_update;
-        ctx.lo.progress_ud = &ctx.bar;
-    }
-    outputs_hook(&ctx.out, &ctx.lo);
-    if (outputs_open(&ctx.out, &err)) {
-        fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
-        outputs_finish(&ctx.out, &err);
-        free(ctx.args);
-        return exit_status(err.code);
-    }
+    if ((status = prepare(&ctx, argc, argv)))
+        return status;
     if (!(L = lua_newstate(limits_alloc, &ctx.cap))) {
         fputs("tplan: cannot create a Lua state (out of memory)\n", stderr);
+        outputs_finish(&ctx.out, true, &err);
         free(ctx.args);
+        free(ctx.src);
         return exit_status(TPLAN_ENOMEM);
     }
 
@@ -545,13 +647,14 @@ int cmd_run(int argc, char **argv)
     tplan_lua_sweeps(L, &interrupted);
     /* the plans of completed (or interrupted) sweeps are kept even when
      * the script failed after them */
-    if (outputs_finish(&ctx.out, &err)) {
+    if (outputs_finish(&ctx.out, status != 0 || stop_signal, &err)) {
         fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
         status = exit_status(err.code);
     }
     signal_state = NULL;
     lua_close(L);
     free(ctx.args);
+    free(ctx.src);
     signals_restore(old);
     if (ctx.cap.hit && status != 0)
         fprintf(stderr,

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "paths.h"
 #include "save.h"
 
 /* Say err again under the option's name ("--csv: ..."). */
@@ -15,6 +16,31 @@ static int as_option(tplan_err *err, const char *opt)
     return tplan_err_set(err, err->code, opt, "%s", msg);
 }
 
+/* A script read from a pipe ("-", /dev/fd/N) is no file to protect. */
+static bool is_file(const char *path)
+{
+    return path && strcmp(path, "-") != 0;
+}
+
+int outputs_check(const run_outputs *o, tplan_err *err)
+{
+    const char *out[2] = {o->csv_path, o->db_path};
+    const char *opt[2] = {"--csv", "--db"};
+
+    for (int i = 0; i < 2; i++)
+        if (out[i] && is_file(o->script) && tplan_same_file(out[i], o->script))
+            return tplan_err_set(err, TPLAN_EUSAGE, opt[i],
+                                 "%.200s is the script itself: refusing to "
+                                 "write over it",
+                                 out[i]);
+    if (out[0] && out[1] && tplan_same_file(out[0], out[1]))
+        return tplan_err_set(err, TPLAN_EUSAGE, "--db",
+                             "--csv and --db name one file (%.200s): give "
+                             "each its own",
+                             out[1]);
+    return TPLAN_OK;
+}
+
 int outputs_open(run_outputs *o, tplan_err *err)
 {
     if (o->csv_path && !(o->csv = tplan_csv_open(o->csv_path, err)))
@@ -24,7 +50,7 @@ int outputs_open(run_outputs *o, tplan_err *err)
     return TPLAN_OK;
 }
 
-int outputs_finish(run_outputs *o, tplan_err *err)
+int outputs_finish(run_outputs *o, bool failed, tplan_err *err)
 {
     tplan_csv *w = o->csv;
 
@@ -33,6 +59,10 @@ int outputs_finish(run_outputs *o, tplan_err *err)
     o->csv = NULL;
     if (!w || o->csv_failed)
         return TPLAN_OK;
+    if (failed && o->sweeps_written == 0) {
+        tplan_csv_abort(w); /* nothing new: the old file stays */
+        return TPLAN_OK;
+    }
     return tplan_csv_close(w, err) ? as_option(err, "--csv") : TPLAN_OK;
 }
 
@@ -74,6 +104,8 @@ static int after_sweep(void *ud, const tplan_sweep_meta *m,
         o->csv_failed = true;
         return as_option(err, "--csv");
     }
+    if (o->csv)
+        o->sweeps_written++;
     if (o->db && tplan_save_db(o->db, m, r, &rows, err))
         return as_option(err, "--db");
     return TPLAN_OK;
@@ -84,9 +116,14 @@ static int after_sweep(void *ud, const tplan_sweep_meta *m,
 static int may_write(void *ud, const char *path, tplan_err *err)
 {
     const run_outputs *o = ud;
-    bool own = (o->csv_path && strcmp(path, o->csv_path) == 0) ||
-               (o->db_path && strcmp(path, o->db_path) == 0);
+    bool own = (o->csv_path && tplan_same_file(path, o->csv_path)) ||
+               (o->db_path && tplan_same_file(path, o->db_path));
 
+    if (is_file(o->script) && tplan_same_file(path, o->script))
+        return tplan_err_set(err, TPLAN_EUSAGE, "script",
+                             "%.200s is the running script: refusing to "
+                             "write over it",
+                             path);
     if (!o->safe)
         return TPLAN_OK;
     return tplan_err_set(err, TPLAN_EUSAGE, "safe",

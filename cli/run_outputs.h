@@ -16,20 +16,28 @@
 #define RUN_SWEEP_CONFIRM 1e9
 
 typedef struct run_outputs {
+    const char *script;             /* borrowed: an input never written */
     const char *csv_path, *db_path; /* borrowed from argv; NULL: none */
     bool safe, yes;
     tplan_csv *csv;   /* open from the start; renamed into place at the end */
     bool csv_failed;  /* a write failed (and was said): dropped */
     tplan_store *db;
+    int sweeps_written; /* into --csv: none, and a failed run keeps the
+                           file that was there */
 } run_outputs;
+
+/* Refuse outputs that are the script or each other (by device and inode,
+ * not by name): a usage error naming them, before anything is opened. */
+int outputs_check(const run_outputs *o, tplan_err *err);
 
 /* Open the outputs before the script runs, so that an unwritable path
  * fails first; err's field names the option. */
 int outputs_open(run_outputs *o, tplan_err *err);
 
 /* The run ended (even in an error: completed sweeps are kept): close the
- * database and rename the CSV file into place. */
-int outputs_finish(run_outputs *o, tplan_err *err);
+ * database and rename the CSV file into place; failed (an error or a
+ * signal) with no sweep written, leave the file that was there as it was. */
+int outputs_finish(run_outputs *o, bool failed, tplan_err *err);
 
 /* Point the options' callbacks at o. */
 void outputs_hook(run_outputs *o, tplan_lua_options *lo);

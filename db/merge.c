@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fields.h"
+#include "paths.h"
 #include "rank.h"
 #include "store.h"
 #include "store_int.h"
@@ -491,17 +491,6 @@ done:
     return rc;
 }
 
-/* Whether two paths name one file (links and ./ spellings too). */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat sa, sb;
-
-    if (strcmp(a, b) == 0)
-        return true;
-    return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
 int tplan_merge(const char *out_path, const char *const *paths, int n,
                 tplan_merge_report *rep, tplan_err *err)
 {
@@ -519,7 +508,7 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
     if (!(m.in = calloc((size_t)n, sizeof *m.in)))
         return tplan_err_set(err, TPLAN_ENOMEM, "merge", "out of memory");
     for (int i = 0; i < n && rc == TPLAN_OK; i++) {
-        if (same_file(paths[i], out_path)) {
+        if (tplan_same_file(paths[i], out_path)) {
             rc = tplan_err_set(err, TPLAN_EINVAL, "merge",
                                "the output %s is also an input", out_path);
             break;

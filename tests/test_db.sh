@@ -68,6 +68,11 @@ expect 1 "tplan: query: not authorized" query r.db "ATTACH 'att.db' AS a"
 [ "$(q r.db "SELECT count(*) FROM pragma_table_info('plans')")" -gt 50 ] && ok || bad "pragma_table_info must still work"
 expect 1 "tplan: query: one SQL statement at a time (more after: SELECT 2)" query r.db "SELECT 1; SELECT 2"
 expect 1 "tplan: cannot open nosuch.db: unable to open database file" query nosuch.db
+# export never writes over its database
+cp r.db r.orig
+expect 2 "tplan: tplan export: --csv r.db is the database itself: refusing to write over it" export r.db --csv r.db
+expect 2 "tplan: tplan export: --csv ./r.db is the database itself: refusing to write over it" export r.db --csv ./r.db
+cmp -s r.db r.orig && ok || bad "a refused export changed the database"
 printf 'not a database, just text\n' >text.db
 expect 1 "tplan: text.db is not a tplan result database: file is not a database" query text.db
 # another application's SQLite file, and a truncated tplan file

@@ -136,6 +136,37 @@ else
     bad "temporary CSV files left behind: $(ls -- *.tmp.* 2>/dev/null)"
 fi
 
+# --- no command writes over its inputs or two outputs to one file ----------
+# (device and inode, not names: ./x and links are caught too)
+printf 'tplan.sweep{name = "s", model = "gpt2", axes = {gpus = {1, 2}}}\n' >s.lua
+cp s.lua s.orig
+ln -sf s.lua s-link.lua
+expect_run 2 "tplan: --csv: s.lua is the script itself: refusing to write over it" run s.lua --csv s.lua
+expect_run 2 "tplan: --db: ./s.lua is the script itself: refusing to write over it" run s.lua --db ./s.lua
+expect_run 2 "tplan: --csv: s-link.lua is the script itself: refusing to write over it" run s.lua --csv s-link.lua
+expect_run 2 "tplan: --db: --csv and --db name one file (./both.out): give each its own" run s.lua --csv both.out --db ./both.out
+cmp -s s.lua s.orig && [ ! -e both.out ] && ok || bad "a refused run changed a file"
+printf 'local r = tplan.sweep{model = "gpt2"}\nr:csv(arg[0])\n' >w.lua
+cp w.lua w.orig
+expect_run 1 "tplan: w.lua:2: tplan.result:csv: w.lua is the running script: refusing to write over it" run w.lua
+cmp -s w.lua w.orig && ok || bad "res:csv wrote over the script"
+# a script that fails before any sweep leaves a good CSV as it was
+"$tplan" run s.lua --csv good.csv >/dev/null 2>&1
+cp good.csv good.orig
+printf 'error("before any sweep")\n' >early.lua
+expect_run 1 "tplan: early.lua:1: before any sweep" run early.lua --csv good.csv
+cmp -s good.csv good.orig && [ -z "$(ls -- good.csv.tmp.* 2>/dev/null)" ] && ok ||
+    bad "a failed run replaced the CSV or left a temporary file"
+
+# --- scripts from pipes and process substitution are read once, run once --
+out=$("$tplan" run <(printf 'n = (n or 0) + 1\nprint("ran", n)\n') 2>&1)
+[ "$out" = "ran	1" ] && ok || bad "process substitution: '$out'"
+out=$(printf 'print("stdin", ...)\n' | "$tplan" run - -- a b 2>&1)
+[ "$out" = "stdin	a	b" ] && ok || bad "tplan run -: '$out'"
+expect_run 1 "tplan: stdin:1: from a pipe" run - <<<'error("from a pipe")'
+printf '#!/usr/bin/env tplan\nerror("line two")\n' >shebang.lua
+expect_run 1 "tplan: shebang.lua:2: line two" run shebang.lua
+
 # --- Ctrl-C: the sweep ends, the script goes on, exit 130 -----------------------
 timeout --preserve-status -s INT 2 "$tplan" run "$dir/lua/interrupt.lua" \
     --csv int.csv >int.out 2>int.err

@@ -1,0 +1,14 @@
+/* File identity for commands that read and write files: no command may
+ * write over one of its inputs or write two outputs to one file. */
+#ifndef TPLAN_PATHS_H
+#define TPLAN_PATHS_H
+
+#include <stdbool.h>
+
+/* Whether a and b name one file: the same device and inode when both
+ * exist (links, "./x" and "x" alike); when neither exists yet, the same
+ * directory (by its device and inode) and name. A file that exists and
+ * one that does not are different. */
+bool tplan_same_file(const char *a, const char *b);
+
+#endif
