@@ -6,6 +6,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,32 +250,86 @@ int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err)
     return TPLAN_OK;
 }
 
-/* Declarative constraints. */
-static bool passes(const tplan_constraints *w, const tplan_plan *p)
+static const char *const drop_names[TPLAN_DROP_COUNT] = {
+    "fits",         "min_headroom", "min_global_batch",
+    "max_global_batch", "max_cost_usd", "max_time_h",
+    "max_gpu_hours", "min_mfu",     "where"};
+
+const char *tplan_drop_name(tplan_drop d)
+{
+    return d >= 0 && d < TPLAN_DROP_COUNT ? drop_names[d] : "?";
+}
+
+/* Declarative constraints: the first one p fails, or TPLAN_DROP_COUNT when
+ * it passes them all. */
+static tplan_drop passes(const tplan_constraints *w, const tplan_plan *p)
 {
     double cap = (double)p->mem.capacity_bytes;
 
     if (w->fits && !p->mem.fits)
-        return false;
+        return TPLAN_DROP_FITS;
     if (w->min_headroom > 0 &&
         cap - (double)p->mem.total_bytes < w->min_headroom * cap)
-        return false;
+        return TPLAN_DROP_MIN_HEADROOM;
     if (w->min_global_batch > 0 && p->global_batch < w->min_global_batch)
-        return false;
+        return TPLAN_DROP_MIN_GLOBAL_BATCH;
     if (w->max_global_batch > 0 && p->global_batch > w->max_global_batch)
-        return false;
+        return TPLAN_DROP_MAX_GLOBAL_BATCH;
     if (w->max_cost_usd > 0 &&
         !(p->run.has_budget && p->run.cost_usd <= w->max_cost_usd))
-        return false;
+        return TPLAN_DROP_MAX_COST_USD;
     if (w->max_time_h > 0 &&
         !(p->run.has_budget && p->run.time_h <= w->max_time_h))
-        return false;
+        return TPLAN_DROP_MAX_TIME_H;
     if (w->max_gpu_hours > 0 &&
         !(p->run.has_budget && p->run.gpu_hours <= w->max_gpu_hours))
-        return false;
+        return TPLAN_DROP_MAX_GPU_HOURS;
     if (w->min_mfu > 0 && p->perf.mfu < w->min_mfu)
-        return false;
-    return true;
+        return TPLAN_DROP_MIN_MFU;
+    return TPLAN_DROP_COUNT;
+}
+
+void tplan_sweep_reasons(const tplan_sweep_spec *s, int64_t shard,
+                         int64_t shards, int64_t max, tplan_reason *out,
+                         int cap, int *n)
+{
+    int64_t size = tplan_sweep_size(s);
+    int64_t local = size > shard ? (size - shard + shards - 1) / shards : 0;
+    int64_t step = local > max && max > 0 ? local / max : 1;
+    tplan_plan *p = malloc(sizeof *p);
+    tplan_config c;
+    tplan_err err;
+
+    *n = 0;
+    if (!p)
+        return;
+    for (int64_t j = 0; j < local; j += step) {
+        int k;
+
+        if (tplan_sweep_config_at(s, shard + j * shards, &c, &err) ==
+                TPLAN_OK &&
+            tplan_plan_eval_ex(&c, p, TPLAN_EVAL_FIGURES, &err) == TPLAN_OK)
+            continue;
+        for (k = 0; k < *n && strcmp(out[k].field, err.field) != 0; k++)
+            ;
+        if (k == *n) {
+            if (*n == cap)
+                continue;
+            snprintf(out[k].field, sizeof out[k].field, "%s", err.field);
+            snprintf(out[k].example, sizeof out[k].example, "%s", err.msg);
+            out[k].count = 0;
+            (*n)++;
+        }
+        out[k].count++;
+        /* most first: bubble the grown entry up */
+        for (; k > 0 && out[k].count > out[k - 1].count; k--) {
+            tplan_reason t = out[k];
+
+            out[k] = out[k - 1];
+            out[k - 1] = t;
+        }
+    }
+    free(p);
 }
 
 /* Shared state of one run's workers. */
@@ -319,6 +374,7 @@ static void visit(worker *w, int64_t index, tplan_plan *p, tplan_config *c,
     const tplan_sweep_spec *s = r->spec;
     tplan_ranked rk;
     tplan_err e;
+    tplan_drop drop;
     double score = 0.0;
 
     w->stats.visited++;
@@ -330,8 +386,10 @@ static void visit(worker *w, int64_t index, tplan_plan *p, tplan_config *c,
         return;
     }
     w->stats.evaluated++;
-    if (!passes(&s->where, p))
+    if ((drop = passes(&s->where, p)) != TPLAN_DROP_COUNT) {
+        w->stats.dropped[drop]++;
         return;
+    }
     if (r->hook) {
         int keep = r->hook(r->hook_ud, index, p, &score, &e);
 
@@ -339,8 +397,10 @@ static void visit(worker *w, int64_t index, tplan_plan *p, tplan_config *c,
             fail(sh, &e);
             return;
         }
-        if (!keep)
+        if (!keep) {
+            w->stats.dropped[TPLAN_DROP_WHERE]++;
             return;
+        }
     }
     w->stats.passed++;
     rk.index = index;
@@ -352,8 +412,10 @@ static void visit(worker *w, int64_t index, tplan_plan *p, tplan_config *c,
         tplan_topk_push(&w->top, &rk);
         return;
     }
-    if (s->keep_mode == TPLAN_KEEP_FITS && !p->mem.fits)
+    if (s->keep_mode == TPLAN_KEEP_FITS && !p->mem.fits) {
+        w->stats.dropped[TPLAN_DROP_FITS]++; /* keep = "fits" */
         return;
+    }
     w->stats.kept++;
     pthread_mutex_lock(&sh->sink_lock);
     if (r->sink && r->sink(r->sink_ud, index, p, rk.score)) {
@@ -522,6 +584,8 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         r->stats.evaluated += ws[i].stats.evaluated;
         r->stats.passed += ws[i].stats.passed;
         r->stats.kept += ws[i].stats.kept;
+        for (int d = 0; d < TPLAN_DROP_COUNT; d++)
+            r->stats.dropped[d] += ws[i].stats.dropped[d];
     }
     r->stats.interrupted = r->stop && *r->stop;
     rc = atomic_load(&sh.failed) ? sh.err.code : TPLAN_OK;

@@ -75,12 +75,30 @@ typedef int (*tplan_sweep_hook)(void *ud, int64_t index, const tplan_plan *p,
 typedef int (*tplan_sweep_sink)(void *ud, int64_t index, const tplan_plan *p,
                                 double score);
 
+/* Why a valid plan was not kept: the first limit it failed, or the hook. */
+typedef enum {
+    TPLAN_DROP_FITS,
+    TPLAN_DROP_MIN_HEADROOM,
+    TPLAN_DROP_MIN_GLOBAL_BATCH,
+    TPLAN_DROP_MAX_GLOBAL_BATCH,
+    TPLAN_DROP_MAX_COST_USD,
+    TPLAN_DROP_MAX_TIME_H,
+    TPLAN_DROP_MAX_GPU_HOURS,
+    TPLAN_DROP_MIN_MFU,
+    TPLAN_DROP_WHERE, /* the caller's hook said no */
+    TPLAN_DROP_COUNT
+} tplan_drop;
+
+/* The limit's name ("fits", "max_cost_usd", "where"...). */
+const char *tplan_drop_name(tplan_drop d);
+
 typedef struct tplan_sweep_stats {
     int64_t space;     /* configurations in the space */
     int64_t visited;   /* indexes walked (this shard's) */
     int64_t invalid;   /* pruned: divisibility and other rules */
     int64_t evaluated; /* full plan evaluations */
     int64_t passed;    /* through the constraints and hook */
+    int64_t dropped[TPLAN_DROP_COUNT]; /* valid plans each limit dropped */
     int64_t kept;
     double seconds;
     bool interrupted;
@@ -136,6 +154,20 @@ int tplan_sweep_config_at(const tplan_sweep_spec *s, int64_t index,
 int tplan_sweep_eval_at(const tplan_sweep_spec *s, const int64_t *idx,
                         int64_t n, tplan_plan *out, int threads,
                         tplan_err *err);
+
+/* Why configurations are invalid, for a sweep that found none valid: up to
+ * max configurations of the shard, spread over it, evaluated with their
+ * messages and tallied by the field each names. out[0..*n) is sorted by
+ * count, most first, each with one message as an example. */
+typedef struct tplan_reason {
+    char field[32];
+    int64_t count;
+    char example[256];
+} tplan_reason;
+
+void tplan_sweep_reasons(const tplan_sweep_spec *s, int64_t shard,
+                         int64_t shards, int64_t max, tplan_reason *out,
+                         int cap, int *n);
 
 /* Check a spec: axis values, objectives, keep. */
 int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err);

@@ -221,6 +221,12 @@ static int r_stats(lua_State *L)
     lua_setfield(L, -2, "interrupted");
     lua_pushboolean(L, s->front_truncated);
     lua_setfield(L, -2, "front_truncated");
+    lua_createtable(L, 0, TPLAN_DROP_COUNT); /* ... stats dropped */
+    for (int d = 0; d < TPLAN_DROP_COUNT; d++) {
+        lua_pushinteger(L, s->dropped[d]);
+        lua_setfield(L, -2, tplan_drop_name((tplan_drop)d));
+    }
+    lua_setfield(L, -2, "dropped"); /* ... stats */
     return 1;
 }
 

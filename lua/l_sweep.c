@@ -157,6 +157,43 @@ static int walk(lua_State *L, lt_result *r, hook_state *h, tplan_err *err)
     return rc;
 }
 
+/* A sweep that kept nothing says why, as an error: the most common
+ * reasons configurations were invalid (a sample of them evaluated again
+ * with their messages), or the limits that dropped the valid plans. */
+static int nothing_kept(lua_State *L, const lt_state *st, const lt_result *r)
+{
+    const tplan_sweep_stats *t = &r->stats;
+    char why[400];
+    size_t n = 0;
+
+    why[0] = '\0';
+    if (t->evaluated == 0) {
+        tplan_reason rs[4];
+        int nr;
+
+        tplan_sweep_reasons(r->spec, st->o.shard, st->o.shards, 100000, rs, 4,
+                            &nr);
+        for (int i = 0; i < nr && i < 3 && n < sizeof why; i++)
+            n += (size_t)snprintf(why + n, sizeof why - n, "%s%lld x %.90s",
+                                  i ? "; " : "", (long long)rs[i].count,
+                                  rs[i].example);
+        return lu_error(L, "tplan.sweep",
+                        "sweep '%s': none of its %lld configurations is "
+                        "valid (%s%s)",
+                        r->name, (long long)t->visited, why,
+                        t->visited > 100000 ? ", counts from a sample" : "");
+    }
+    for (int d = 0; d < TPLAN_DROP_COUNT && n < sizeof why; d++)
+        if (t->dropped[d] > 0)
+            n += (size_t)snprintf(why + n, sizeof why - n, "%s%lld by %s",
+                                  n ? ", " : "", (long long)t->dropped[d],
+                                  tplan_drop_name((tplan_drop)d));
+    return lu_error(L, "tplan.sweep",
+                    "sweep '%s': none of its %lld valid plans passes the "
+                    "limits (%s); loosen limits, where or keep",
+                    r->name, (long long)t->evaluated, why);
+}
+
 /* tplan.sweep{...}: parse, ask the run whether to go ahead, walk, hand
  * the result to the run (--csv, --db) and to the script. */
 static int l_sweep(lua_State *L)
@@ -211,6 +248,9 @@ static int l_sweep(lua_State *L)
         return lua_error(L);
     }
     lua_settop(L, 2); /* t r */
+    if (r->n == 0 && r->n_front == 0 && !r->stats.interrupted &&
+        r->stats.visited > 0)
+        return nothing_kept(L, st, r);
     st->sweeps++;
     if (r->stats.interrupted)
         st->interrupted = 1;

@@ -169,4 +169,11 @@ check(not pcall(function() return g.nosuch end), "an unknown GPU field raises")
 check(#tplan.fields() > 80 and tplan.fields()[1].name == "model",
       "tplan.fields() lists the field table")
 
+-- res:stats() counts the valid plans each limit (or the hook) dropped
+local dr = tplan.sweep{model = "gpt2", axes = {gpus = {1, 2, 4, 8}},
+                       limits = {min_global_batch = 300},
+                       where = function(p) return p.gpus ~= 8 end}:stats()
+check(dr.evaluated == 4 and dr.dropped.min_global_batch + dr.dropped.where == 4 -
+      dr.passed and dr.dropped.fits == 0, "dropped counts add up")
+
 print(("ok %d checks"):format(n))
