@@ -1,6 +1,7 @@
 /* The `tplan` program: dispatch to subcommands. A thin front: no
  * modelling logic lives here. */
 #include <stdio.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "args.h"
@@ -30,8 +31,39 @@ static void usage(void)
           stdout);
 }
 
+/* "--opt=value" as "--opt value" for the subcommands that parse options
+ * one word at a time (calc reads both itself); nothing after "--" (a
+ * script's own arguments) is touched. argv keeps its strings (split in
+ * place at '='); the new array is static, sized by the old. */
+static char **split_equals(int argc, char **argv, int *out_argc)
+{
+    static char *split[4096];
+    int n = 0;
+    bool rest = false;
+
+    if (argc * 2 > (int)(sizeof split / sizeof split[0]))
+        return *out_argc = argc, argv;
+    for (int i = 0; i < argc; i++) {
+        char *eq = rest || strncmp(argv[i], "--", 2) != 0
+                       ? NULL
+                       : strchr(argv[i], '=');
+
+        rest = rest || strcmp(argv[i], "--") == 0;
+        split[n++] = argv[i];
+        if (eq && eq > argv[i] + 2) {
+            *eq = '\0';
+            split[n++] = eq + 1;
+        }
+    }
+    split[n] = NULL;
+    *out_argc = n;
+    return split;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "calc") != 0)
+        argv = split_equals(argc, argv, &argc);
     if (argc < 2) {
         usage();
         return 2;

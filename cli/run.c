@@ -40,7 +40,7 @@ static void run_usage(void)
           "\n"
           "options:\n"
           "  --threads N       threads for sweeps without a Lua hook "
-          "(default 1)\n"
+          "(default: the cores)\n"
           "  --shard K/N       evaluate only configurations whose index % N "
           "== K\n"
           "                    (default: the Slurm array task, when in one)\n"
@@ -56,6 +56,7 @@ static void run_usage(void)
           "--csv/--db\n"
           "  --yes             run sweeps of more than 1e9 configurations\n"
           "\n"
+          "Every option also takes --opt=value.\n"
           "Ctrl-C ends the running sweep and keeps the plans found so far\n"
           "(exit 130); a second Ctrl-C a second later stops the script.\n",
           stdout);
@@ -570,6 +571,15 @@ static void signals_restore(const struct sigaction old[3])
     sigaction(SIGALRM, &old[2], NULL);
 }
 
+/* Sweeps without a Lua hook use every core unless told: the results are
+ * the same for any thread count (tests/test_lua.sh). */
+static int default_threads(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+    return n < 1 ? 1 : n > TPLAN_MAX_THREADS ? TPLAN_MAX_THREADS : (int)n;
+}
+
 /* Everything before the Lua state: provenance, the outputs (checked
  * against the script and each other, opened so an unwritable path fails
  * first) and the script, read once. Returns 0 or an exit status, having
@@ -619,7 +629,7 @@ int cmd_run(int argc, char **argv)
 
     memset(&ctx, 0, sizeof ctx);
     ctx.cap.cap = (size_t)8 << 30; /* 8 GiB unless told */
-    ctx.lo.threads = 1;
+    ctx.lo.threads = default_threads();
     ctx.lo.shards = 1;
     ctx.lo.stop = &stop_signal;
     if ((status = parse_args(&ctx, argc, argv)))

@@ -1,8 +1,10 @@
 /* The CSV plan writer. */
 #include "csv_out.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,43 @@ void tplan_csv_abort(tplan_csv *w)
     free(w);
 }
 
+/* Remove PATH.tmp.PID.* files whose process PID no longer runs: what a
+ * run killed with SIGKILL (or a power cut) left while writing PATH. A
+ * live process's file (another run writing the same name) is left alone. */
+static void remove_stale(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    char dir[4096], prefix[512], victim[4608];
+    size_t plen;
+    struct dirent *e;
+    DIR *d;
+
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path),
+                 path);
+    else
+        snprintf(dir, sizeof dir, ".");
+    plen = (size_t)snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+    if (plen >= sizeof prefix || !(d = opendir(dir)))
+        return;
+    while ((e = readdir(d))) {
+        char *end;
+        long pid;
+
+        if (strncmp(e->d_name, prefix, plen) != 0)
+            continue;
+        errno = 0;
+        pid = strtol(e->d_name + plen, &end, 10);
+        if (errno || end == e->d_name + plen || *end != '.' || pid <= 0 ||
+            pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        snprintf(victim, sizeof victim, "%s/%s", dir, e->d_name);
+        unlink(victim);
+    }
+    closedir(d);
+}
+
 tplan_csv *tplan_csv_create(const char *path, tplan_err *err)
 {
     tplan_csv *w = calloc(1, sizeof *w);
@@ -87,7 +126,7 @@ tplan_csv *tplan_csv_create(const char *path, tplan_err *err)
         }
         return w;
     }
-    if (!w || !(w->path = strdup(path)) || !(w->tmp = malloc(n + 16))) {
+    if (!w || !(w->path = strdup(path)) || !(w->tmp = malloc(n + 40))) {
         tplan_csv_abort(w);
         tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
         return NULL;
@@ -101,8 +140,10 @@ tplan_csv *tplan_csv_create(const char *path, tplan_err *err)
             return NULL;
         }
     }
-    /* the temporary lives beside the target so rename() stays atomic */
-    snprintf(w->tmp, n + 16, "%s.tmp.XXXXXX", path);
+    /* the temporary lives beside the target so rename() stays atomic, and
+     * its name says whose it is: a killed run's is removed by the next */
+    remove_stale(path);
+    snprintf(w->tmp, n + 40, "%s.tmp.%ld.XXXXXX", path, (long)getpid());
     if ((fd = mkstemp(w->tmp)) < 0) {
         io_error(err, path, "cannot create");
         free(w->tmp);

@@ -158,6 +158,37 @@ expect_run 1 "tplan: early.lua:1: before any sweep" run early.lua --csv good.csv
 cmp -s good.csv good.orig && [ -z "$(ls -- good.csv.tmp.* 2>/dev/null)" ] && ok ||
     bad "a failed run replaced the CSV or left a temporary file"
 
+# a killed run's temporary file (its name carries the dead PID) is removed
+# by the next run writing the same target; a live process's is left alone
+sleep 0 &
+dead=$!
+wait "$dead"
+touch "good.csv.tmp.$dead.AbCdEf" "good.csv.tmp.$$.live"
+"$tplan" run s.lua --csv good.csv >/dev/null 2>&1
+[ ! -e "good.csv.tmp.$dead.AbCdEf" ] && [ -e "good.csv.tmp.$$.live" ] && ok ||
+    bad "stale temporary files: $(ls -- good.csv.tmp.* 2>/dev/null)"
+rm -f "good.csv.tmp.$$.live"
+# kill -9 in the middle of a large --csv write: the old file stays byte
+# for byte; the run after it removes the leftover
+# (221,184 rows: seconds of writing, so the kill lands inside it)
+printf 'tplan.sweep{name = "big", model = "gpt2", axes = {gpus = {1, 2, 4, 8, 16, 32, 64, 128}, zero = {0, 1, 2, 3}, seq = {128, 256, 512, 1024}, micro_batch = {1, 2, 4, 8, 16, 32}, overlap = {0, 0.2, 0.4, 0.6, 0.8, 1}, price = {1, 2, 3, 4, 5, 6, 7, 8}, pue = {1.1, 1.3}, grid = {0.1, 0.4, 0.7}}, keep = "all"}\n' >bigcsv.lua
+cp good.csv good.orig
+"$tplan" run bigcsv.lua --csv good.csv --threads 2 >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 2400); do # until the temporary file has grown past 1 MB
+    [ "$(cat good.csv.tmp.$pid.* 2>/dev/null | wc -c)" -gt 1000000 ] && break
+    sleep 0.05
+done
+kill -9 "$pid" 2>/dev/null
+wait "$pid" 2>/dev/null
+if cmp -s good.csv good.orig && [ -n "$(ls -- good.csv.tmp.$pid.* 2>/dev/null)" ]; then
+    ok
+else
+    bad "kill -9 during a CSV write: file changed or no temporary to clean ($(ls -- good.csv*))"
+fi
+"$tplan" run s.lua --csv good.csv >/dev/null 2>&1
+[ -z "$(ls -- good.csv.tmp.* 2>/dev/null)" ] && ok || bad "the leftover was not removed"
+
 # --- scripts from pipes and process substitution are read once, run once --
 out=$("$tplan" run <(printf 'n = (n or 0) + 1\nprint("ran", n)\n') 2>&1)
 [ "$out" = "ran	1" ] && ok || bad "process substitution: '$out'"
