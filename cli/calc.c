@@ -301,8 +301,9 @@ static void print_time(const tplan_plan *p)
     const tplan_config *c = &p->config;
     const tplan_perf *f = &p->perf;
     const tplan_run *r = &p->run;
-    const char *dt =
-        tplan_dtype_name(tplan_precision_get(c->precision)->compute);
+    /* the dtype the matmuls are timed at: the recipe's, or the one the GPU
+     * falls back to (fp8 on an A100 runs at the bf16 peak) */
+    const char *dt = tplan_dtype_name(f->dtype);
     char note[160], n1[32], n2[32];
 
     if (!f->timed) {
@@ -312,8 +313,10 @@ static void print_time(const tplan_plan *p)
     printf("\ntime per step (%lld micro-batches of %lld per pipeline)\n",
            (long long)p->accum, (long long)p->micro_batch);
     snprintf(note, sizeof note,
-             "matmuls at %.0f%% of %s peak, attention at %.0f%%",
-             f->matmul_eff * 100.0, dt, f->attn_eff * 100.0);
+             "matmuls at %.0f%% of %s peak%s, attention at %.0f%%",
+             f->matmul_eff * 100.0, dt,
+             f->dtype_fallback ? " (the GPU lacks the recipe's dtype)" : "",
+             f->attn_eff * 100.0);
     trow("compute", f->compute_s, note);
     snprintf(note, sizeof note, "(p-1)/(v m) = %.1f%%",
              f->bubble_fraction * 100.0);
@@ -324,18 +327,25 @@ static void print_time(const tplan_plan *p)
     trow("pp comm", f->pp_comm_s,
          c->pp > 1 ? (f->pp_inter_node ? "across nodes" : "inside a node")
                    : "");
-    snprintf(note, sizeof note, "of %.4f s, %.0f%% overlapped, %s",
-             f->dp_comm_s, c->overlap * 100.0,
+    /* what is exposed, not the overlap asked for: a short compute window
+     * hides less than --overlap allows */
+    snprintf(note, sizeof note, "of %.4f s, %.0f%% exposed, %s",
+             f->dp_comm_s,
+             f->dp_comm_s > 0 ? f->dp_exposed_s / f->dp_comm_s * 100.0 : 0.0,
              f->dp_inter_node ? "across nodes" : "inside a node");
     trow("dp exposed", f->dp_exposed_s, p->dp > 1 ? note : "");
     trow("optimizer", f->optimizer_s, "");
     snprintf(note, sizeof note, "MFU %.1f%%, HFU %.1f%%", f->mfu * 100.0,
              f->hfu * 100.0);
     trow("step", f->step_time_s, note);
-    printf("  throughput    %.0f tokens/s, %.2f samples/s, %.0f tokens/s "
-           "per GPU\n",
-           f->tokens_per_s, f->samples_per_s,
-           f->tokens_per_s / (double)c->gpus);
+    if (c->model.arch == TPLAN_ARCH_GENERIC && c->seq == 1)
+        printf("  throughput    %.2f samples/s, %.2f samples/s per GPU\n",
+               f->samples_per_s, f->samples_per_s / (double)c->gpus);
+    else
+        printf("  throughput    %.0f tokens/s, %.2f samples/s, %.0f tokens/s "
+               "per GPU\n",
+               f->tokens_per_s, f->samples_per_s,
+               f->tokens_per_s / (double)c->gpus);
     if (!r->has_budget) {
         printf("run: no budget (give --tokens, or --epochs and "
                "--dataset)\n");
@@ -420,11 +430,18 @@ static void print_table(const tplan_plan *p)
            tplan_optimizer_get(c->optimizer)->name,
            tplan_recompute_name(c->recompute),
            tplan_attention_name(c->attention), tplan_profile_name(c->profile));
-    printf("  micro-batch %lld (max that fits %lld), accum %lld, global "
-           "batch %lld samples = %lld tokens\n\n",
-           (long long)p->micro_batch, (long long)p->max_micro_batch,
-           (long long)p->accum, (long long)p->global_batch,
-           (long long)p->tokens_per_step);
+    if (p->max_micro_batch >= TPLAN_MICRO_BATCH_UNBOUNDED)
+        snprintf(note, sizeof note, "no memory limit: activations unknown");
+    else
+        snprintf(note, sizeof note, "max that fits %lld",
+                 (long long)p->max_micro_batch);
+    printf("  micro-batch %lld (%s), accum %lld, global batch %lld samples",
+           (long long)p->micro_batch, note, (long long)p->accum,
+           (long long)p->global_batch);
+    /* a sample of a generic model (an image) is no tokens */
+    if (c->model.arch != TPLAN_ARCH_GENERIC || c->seq > 1)
+        printf(" = %lld tokens", (long long)p->tokens_per_step);
+    printf("\n\n");
     printf("memory per GPU (%s)\n", stage_name(m->stage));
     note[0] = '\0';
     if (m->work_copy_bytes)

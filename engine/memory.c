@@ -11,7 +11,7 @@
 #include "activations.h"
 
 #define GIB             (1024.0 * 1024.0 * 1024.0)
-#define MAX_MICRO_BATCH (1 << 30)
+#define MAX_MICRO_BATCH TPLAN_MICRO_BATCH_UNBOUNDED
 
 /* One pipeline stage's memory, before rounding. fixed + per_sample * b. */
 typedef struct stage_mem {

@@ -17,6 +17,9 @@ typedef enum {
     TPLAN_STAGE_LAST   /* layers + final norm, head, logits and loss */
 } tplan_stage;
 
+/* The largest micro-batch reported when memory does not limit it. */
+#define TPLAN_MICRO_BATCH_UNBOUNDED (1 << 30)
+
 typedef struct tplan_memory {
     /* the contract (bytes per device, integers) */
     int64_t weights_bytes; /* incl. low-precision working copies */
@@ -40,7 +43,10 @@ typedef struct tplan_memory {
     int64_t layers_on_stage;
     tplan_stage stage;       /* the most loaded stage, reported here */
     int64_t micro_batch;     /* evaluated micro-batch (the max in max mode) */
-    int64_t max_micro_batch; /* largest that fits on every stage; 0: none */
+    int64_t max_micro_batch; /* largest that fits on every stage; 0: none;
+                                TPLAN_MICRO_BATCH_UNBOUNDED: memory does
+                                not grow with it (a generic model with no
+                                activation bytes) */
     bool out_of_range;       /* over 1e18 bytes: nothing else is filled in */
 } tplan_memory;
 

@@ -19,6 +19,11 @@
  * et al. 2017 found it stable up to 8k on ImageNet. */
 #define LINEAR_RULE_LIMIT 8192
 
+/* GPipe (Huang et al. 2019, section 2.3): "the bubble overhead [is]
+ * negligible when M >= 4 x K" micro-batches and partitions; with
+ * m >= 4p the bubble (p-1)/(v m) stays under a quarter. */
+#define MAX_BUBBLE 0.25
+
 /* The guides' warmup table (the Tradeoffs guide): 2x no, 4x
  * maybe, 8x yes, 16x and up critical. */
 static const char *warmup_need(double k)
@@ -44,6 +49,14 @@ void tplan_plan_advice(const tplan_config *c, tplan_plan *p)
                         "exactly",
                         (long long)p->global_batch,
                         (long long)p->target_global_batch, (long long)p->dp);
+    if (c->pp > 1 && p->perf.timed && p->perf.bubble_fraction > MAX_BUBBLE)
+        tplan_plan_warn(p,
+                        "pipeline bubble %.0f%% of the step ((p-1)/(v m) "
+                        "with pp=%lld, vpp=%lld, %lld micro-batches): GPipe "
+                        "(Huang et al. 2019) finds it negligible from 4 x pp "
+                        "micro-batches; raise accum or the global batch",
+                        p->perf.bubble_fraction * 100.0, (long long)c->pp,
+                        (long long)c->vpp, (long long)p->accum);
     /* With pipelining the micro-batches fill the pipeline: many are the
      * point (Narayanan 2021), not a workaround for memory. */
     if (c->pp == 1 && p->accum > MAX_ACCUM)

@@ -175,6 +175,13 @@ jq_is() {
 jq_is "--nic-gbps is gigabits" '.parallel.nic_bytes_per_s == 50000000000' "${C[@]}" --nic-gbps 400
 jq_is "--link-gbs is gigabytes" '.parallel.link_bytes_per_s == 450000000000' "${C[@]}" --link-gbs 450
 jq_is "pipelining defaults accum to pp" '.batch.accum == 4' "${C[@]}" --gpus 4 --pp 4
+jq_is "a large pipeline bubble is warned about" '.warnings | any(test("^pipeline bubble 75% of the step"))' "${C[@]}" --gpus 4 --pp 4
+jq_is "no bubble warning from 4 x pp micro-batches" '.warnings | all(test("bubble") | not)' "${C[@]}" --gpus 4 --pp 4 --accum 16
+# labels true for the case at hand
+"$tplan" calc --model gpt2 --gpu a100-80g --precision fp8 | grep -q "of bf16 peak (the GPU lacks the recipe's dtype)" && ok ||
+    bad "fp8 on an A100 must say it runs at the bf16 peak"
+"$tplan" calc --params 7B --gpu h100-sxm --gpus 8 --zero 3 | grep -q "micro-batch 1 (no memory limit: activations unknown), accum 1, global batch 8 samples$" && ok ||
+    bad "a generic model without activation bytes has no largest micro-batch, and its samples are not tokens"
 jq_is "a consistent batch triple is taken as given" '.batch.micro_batch == 4 and .batch.accum == 4 and .batch.global_batch == 128 and .batch.exact' "${C[@]}" --gpus 8 --micro-batch 4 --accum 4 --global-batch 128
 jq_is "global batch and accum give the micro-batch" '.batch.micro_batch == 2 and .batch.accum == 8 and .batch.global_batch == 128' "${C[@]}" --gpus 8 --accum 8 --global-batch 128
 jq_is "fp8 on an A100 runs at the bf16 peak" '.perf.peak_flops == 312000000000000' calc --model gpt2 --gpu a100-80g --precision fp8
