@@ -450,8 +450,15 @@ static void print_table(const tplan_plan *p)
     row("weights", m->weights_bytes, note);
     row("gradients", m->grads_bytes, "");
     row("optimizer", m->optimizer_bytes, "master copy + states");
-    snprintf(note, sizeof note, "%.3f GiB per sample",
-             m->act_per_sample_bytes / GIB);
+    /* the per-sample figure includes the micro-batches a pipeline stage
+     * holds at once: say so rather than call the product "per sample" */
+    if (m->inflight > 1.0)
+        snprintf(note, sizeof note,
+                 "%.3f GiB per sample x %.3g micro-batches in flight",
+                 m->act_per_sample_bytes / m->inflight / GIB, m->inflight);
+    else
+        snprintf(note, sizeof note, "%.3f GiB per sample",
+                 m->act_per_sample_bytes / GIB);
     row("activations", m->activations_bytes, note);
     snprintf(note, sizeof note, "CUDA context %.2f, ZeRO-3 gathers %.2f",
              gib(m->context_bytes), gib(m->gather_bytes));

@@ -182,6 +182,9 @@ jq_is "no bubble warning from 4 x pp micro-batches" '.warnings | all(test("bubbl
     bad "fp8 on an A100 must say it runs at the bf16 peak"
 "$tplan" calc --params 7B --gpu h100-sxm --gpus 8 --zero 3 | grep -q "micro-batch 1 (no memory limit: activations unknown), accum 1, global batch 8 samples$" && ok ||
     bad "a generic model without activation bytes has no largest micro-batch, and its samples are not tokens"
+"$tplan" calc --model gpt3-175b --gpu a100-80g --gpus 1024 --tp 8 --pp 16 --vpp 3 --sp --accum 64 --profile megatron --recompute selective --attention eager |
+    grep -q "^  activations       37.84 GiB   0.601 GiB per sample x 21 micro-batches in flight$" && ok ||
+    bad "per-sample activations must not include the micro-batches in flight"
 jq_is "a consistent batch triple is taken as given" '.batch.micro_batch == 4 and .batch.accum == 4 and .batch.global_batch == 128 and .batch.exact' "${C[@]}" --gpus 8 --micro-batch 4 --accum 4 --global-batch 128
 jq_is "global batch and accum give the micro-batch" '.batch.micro_batch == 2 and .batch.accum == 8 and .batch.global_batch == 128' "${C[@]}" --gpus 8 --accum 8 --global-batch 128
 jq_is "fp8 on an A100 runs at the bf16 peak" '.perf.peak_flops == 312000000000000' calc --model gpt2 --gpu a100-80g --precision fp8
