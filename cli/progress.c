@@ -37,10 +37,11 @@ static void human(char *buf, size_t len, double v)
         snprintf(buf, len, "%.2f%c", v, units[u]);
 }
 
-void progress_update(void *ud, int64_t done, int64_t total)
+/* Draw done of total, counted in `unit`, with a note after the ETA. */
+static void draw(progress *p, const char *unit, const char *note,
+                 int64_t done, int64_t total)
 {
-    progress *p = ud;
-    char line[160], rate_s[16], eta[32];
+    char line[200], rate_s[16], eta[32];
     double t, frac, rate;
     int filled, n;
 
@@ -71,12 +72,27 @@ void progress_update(void *ud, int64_t done, int64_t total)
         snprintf(eta, sizeof eta, "%.0fs", (double)(total - done) / rate);
     else
         snprintf(eta, sizeof eta, "?");
-    n = snprintf(line, sizeof line, "\r[%-30.*s] %5.1f%%  %s configs/s  ETA %s",
+    n = snprintf(line, sizeof line, "\r[%-30.*s] %5.1f%%  %s %s/s  ETA %s%s%.60s",
                  filled, "##############################", frac * 100.0, rate_s,
-                 eta);
+                 unit, eta, note[0] ? "  " : "", note);
+    if (n >= (int)sizeof line)
+        n = (int)sizeof line - 1;
     fputs(line, stderr);
     if (p->width > n - 1)
         fprintf(stderr, "%*s", p->width - (n - 1), "");
     p->width = n - 1;
     fflush(stderr);
+}
+
+void progress_update(void *ud, int64_t done, int64_t total)
+{
+    draw(ud, "configs", "", done, total);
+}
+
+void progress_write(progress *p, const char *path, int64_t done, int64_t total)
+{
+    char note[80];
+
+    snprintf(note, sizeof note, "writing %.60s", path ? path : "");
+    draw(p, "plans", note, done, total);
 }

@@ -19,4 +19,9 @@ void progress_init(progress *p);
 /* The engine's callback: done < 0 clears the line (the sweep ended). */
 void progress_update(void *ud, int64_t done, int64_t total);
 
+/* A file being written: done of total plans, the path after the ETA;
+ * done < 0 clears the line. */
+void progress_write(progress *p, const char *path, int64_t done,
+                    int64_t total);
+
 #endif

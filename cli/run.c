@@ -29,6 +29,9 @@
 #include "tplan_lua.h"
 
 static volatile sig_atomic_t stop_signal;
+/* signals that count (not a repeat within a second of the first): one
+ * arriving while a file is written cancels that write (run_outputs.c) */
+static volatile sig_atomic_t signal_count;
 static lua_State *signal_state;
 
 static void run_usage(void)
@@ -157,17 +160,21 @@ static void on_signal(int sig)
             _exit(exit_signal(stop_signal));
         }
         stop_signal = sig; /* --timeout: stop sweeps and the script now */
+        signal_count++;
         stop_lua();
         return;
     }
     if (!stop_signal) {
         first = now;
         stop_signal = sig;
+        signal_count++;
         return;
     }
     if (now.tv_sec - first.tv_sec >= 1 &&
-        (now.tv_sec - first.tv_sec > 1 || now.tv_nsec >= first.tv_nsec))
+        (now.tv_sec - first.tv_sec > 1 || now.tv_nsec >= first.tv_nsec)) {
+        signal_count++;
         stop_lua();
+    }
 }
 
 static int message_handler(lua_State *L)
@@ -604,6 +611,8 @@ static int prepare(run_ctx *ctx, int argc, char **argv)
     }
     outputs_hook(&ctx->out, &ctx->lo);
     ctx->out.script = ctx->script;
+    ctx->out.signals = &signal_count;
+    ctx->out.bar = &ctx->bar;
     if (outputs_check(&ctx->out, &err) || outputs_open(&ctx->out, &err)) {
         fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
         status = exit_status(err.code);

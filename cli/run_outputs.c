@@ -88,16 +88,47 @@ static int before_sweep(void *ud, const char *name, double configs,
     return TPLAN_OK;
 }
 
+/* A write's progress on the run's bar, and its cancel: a signal since
+ * the write began (one that stopped a sweep before it does not count).
+ * Said on stderr at once, even off a terminal: undoing a large write
+ * takes a moment. */
+static int watch_write(void *ud, const char *path, int64_t done,
+                       int64_t total)
+{
+    run_outputs *o = ud;
+
+    if (done < 0) {
+        if (o->bar)
+            progress_update(o->bar, -1, 0);
+        return 0;
+    }
+    if (done == 0)
+        o->signals_at = o->signals ? *o->signals : 0;
+    if (o->signals && *o->signals != o->signals_at) {
+        if (o->bar)
+            progress_update(o->bar, -1, 0);
+        fprintf(stderr,
+                "tplan: interrupted while writing %s: undoing the write; "
+                "the file stays as it was\n",
+                path);
+        return 1;
+    }
+    if (o->bar)
+        progress_write(o->bar, path, done, total);
+    return 0;
+}
+
 static int after_sweep(void *ud, const tplan_sweep_meta *m,
                        const tplan_sweep_result *r, tplan_err *err)
 {
     run_outputs *o = ud;
+    tplan_save_watch watch = {watch_write, o, o->csv_path};
     int64_t rows;
 
     if (o->csv_failed)
         return tplan_err_set(err, TPLAN_EIO, "--csv",
                              "the file failed earlier in this run");
-    if (o->csv && tplan_save_csv(o->csv, m->name, r, err)) {
+    if (o->csv && tplan_save_csv(o->csv, m->name, r, &watch, err)) {
         /* said once, here: the file is dropped, not half-kept */
         tplan_csv_abort(o->csv);
         o->csv = NULL;
@@ -106,7 +137,8 @@ static int after_sweep(void *ud, const tplan_sweep_meta *m,
     }
     if (o->csv)
         o->sweeps_written++;
-    if (o->db && tplan_save_db(o->db, m, r, &rows, err))
+    watch.path = o->db_path;
+    if (o->db && tplan_save_db(o->db, m, r, &watch, &rows, err))
         return as_option(err, "--db");
     return TPLAN_OK;
 }
@@ -138,4 +170,6 @@ void outputs_hook(run_outputs *o, tplan_lua_options *lo)
     lo->after_sweep = after_sweep;
     lo->may_write = may_write;
     lo->ud = o;
+    lo->watch.poll = watch_write;
+    lo->watch.ud = o;
 }

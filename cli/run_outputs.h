@@ -6,9 +6,11 @@
 #ifndef TPLAN_CLI_RUN_OUTPUTS_H
 #define TPLAN_CLI_RUN_OUTPUTS_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "csv_out.h"
+#include "progress.h"
 #include "store.h"
 #include "tplan_lua.h"
 
@@ -24,6 +26,11 @@ typedef struct run_outputs {
     tplan_store *db;
     int sweeps_written; /* into --csv: none, and a failed run keeps the
                            file that was there */
+    /* signals counted by the run's handler (a repeat within a second
+     * not): one arriving while a file is written cancels that write */
+    volatile sig_atomic_t *signals;
+    sig_atomic_t signals_at; /* the count when the write began */
+    progress *bar;           /* the run's bar (drawn on terminals only) */
 } run_outputs;
 
 /* Refuse outputs that are the script or each other (by device and inode,
@@ -39,7 +46,7 @@ int outputs_open(run_outputs *o, tplan_err *err);
  * signal) with no sweep written, leave the file that was there as it was. */
 int outputs_finish(run_outputs *o, bool failed, tplan_err *err);
 
-/* Point the options' callbacks at o. */
+/* Point the options' callbacks (and the watch over every write) at o. */
 void outputs_hook(run_outputs *o, tplan_lua_options *lo);
 
 #endif

@@ -85,6 +85,20 @@ typedef struct save_chunk {
     tplan_plan plans[SAVE_CHUNK];
 } save_chunk;
 
+/* Ask the watch (if any) whether to go on; done < 0: the write ended. */
+static int watch_poll(const tplan_save_watch *w, int64_t done, int64_t total,
+                      const char *field, tplan_err *err)
+{
+    if (!w || !w->poll)
+        return TPLAN_OK;
+    if (w->poll(w->ud, w->path, done, total) && done >= 0)
+        return tplan_err_set(err, TPLAN_EINTR, field,
+                             "%.200s: interrupted while writing; the file "
+                             "is left as it was",
+                             w->path ? w->path : "");
+    return TPLAN_OK;
+}
+
 static int flush(const tplan_sweep_result *r, save_chunk *ch, tplan_store *db,
                  int64_t id, int64_t *rows, tplan_err *err)
 {
@@ -105,10 +119,12 @@ static int flush(const tplan_sweep_result *r, save_chunk *ch, tplan_store *db,
 }
 
 int tplan_save_db(tplan_store *db, const tplan_sweep_meta *m,
-                  const tplan_sweep_result *r, int64_t *rows, tplan_err *err)
+                  const tplan_sweep_result *r, const tplan_save_watch *watch,
+                  int64_t *rows, tplan_err *err)
 {
     save_chunk *ch = malloc(sizeof *ch);
     int64_t id, *front = NULL, *kept = NULL;
+    int64_t total = r->n_kept + r->n_front; /* at most */
     int rc;
 
     *rows = 0;
@@ -120,7 +136,9 @@ int tplan_save_db(tplan_store *db, const tplan_sweep_meta *m,
         return tplan_err_set(err, TPLAN_ENOMEM, "db", "out of memory");
     }
     ch->n = 0;
-    rc = tplan_store_sweep_begin(db, m, &id, err);
+    rc = watch_poll(watch, 0, total, "db", err);
+    if (rc == TPLAN_OK)
+        rc = tplan_store_sweep_begin(db, m, &id, err);
     for (int pass = 0; pass < 2 && rc == TPLAN_OK; pass++) {
         /* kept plans by rank, then front plans that were not kept */
         const tplan_ranked *set = pass == 0 ? r->kept : r->front;
@@ -135,16 +153,20 @@ int tplan_save_db(tplan_store *db, const tplan_sweep_meta *m,
             ch->rank[ch->n] = pass == 0 ? i + 1 : 0;
             ch->on_front[ch->n] = has_index(front, r->n_front, e->index);
             ch->idx[ch->n] = e->index;
-            if (++ch->n == SAVE_CHUNK)
-                rc = flush(r, ch, db, id, rows, err);
+            if (++ch->n == SAVE_CHUNK &&
+                (rc = flush(r, ch, db, id, rows, err)) == TPLAN_OK)
+                rc = watch_poll(watch, *rows, total, "db", err);
         }
     }
     if (rc == TPLAN_OK)
         rc = flush(r, ch, db, id, rows, err);
     if (rc == TPLAN_OK)
         rc = tplan_store_sweep_finish(db, id, &r->stats, r->n_kept, err);
-    if (rc)
+    watch_poll(watch, -1, total, "db", NULL);
+    if (rc) {
         tplan_store_abort(db);
+        *rows = 0;
+    }
     free(front);
     free(kept);
     free(ch);
@@ -152,13 +174,14 @@ int tplan_save_db(tplan_store *db, const tplan_sweep_meta *m,
 }
 
 int tplan_save_csv(tplan_csv *w, const char *name, const tplan_sweep_result *r,
-                   tplan_err *err)
+                   const tplan_save_watch *watch, tplan_err *err)
 {
     save_chunk *ch = malloc(sizeof *ch);
-    int rc = TPLAN_OK;
+    int rc;
 
     if (!ch)
         return tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
+    rc = watch_poll(watch, 0, r->n_kept, "csv", err);
     for (int64_t i = 0; i < r->n_kept && rc == TPLAN_OK; i += SAVE_CHUNK) {
         int64_t n = r->n_kept - i < SAVE_CHUNK ? r->n_kept - i : SAVE_CHUNK;
 
@@ -168,7 +191,10 @@ int tplan_save_csv(tplan_csv *w, const char *name, const tplan_sweep_result *r,
                                  err);
         for (int64_t k = 0; k < n && rc == TPLAN_OK; k++)
             rc = tplan_csv_row(w, name, i + k + 1, &ch->plans[k], err);
+        if (rc == TPLAN_OK)
+            rc = watch_poll(watch, i + n, r->n_kept, "csv", err);
     }
+    watch_poll(watch, -1, r->n_kept, "csv", NULL);
     free(ch);
     return rc;
 }

@@ -30,14 +30,29 @@ typedef struct tplan_sweep_desc {
 void tplan_sweep_describe(const tplan_sweep_result *r, tplan_sweep_meta *m,
                           tplan_sweep_desc *d);
 
-/* The sweep row, its kept plans (rank 1 first) and the front plans that
- * were not kept (rank NULL), in one sweep of db; *rows: plan rows
- * written. On an error the sweep is aborted (its row says incomplete). */
-int tplan_save_db(tplan_store *db, const tplan_sweep_meta *m,
-                  const tplan_sweep_result *r, int64_t *rows, tplan_err *err);
+/* Who watches a write: poll is called with done = 0 before the first
+ * row, after every chunk of rows (done of total), and with done = -1
+ * when the write ends either way. A non-zero return from a call with
+ * done >= 0 cancels the write (an interrupt): the save returns
+ * TPLAN_EINTR and what it wrote is undone. path names the file. */
+typedef struct tplan_save_watch {
+    int (*poll)(void *ud, const char *path, int64_t done, int64_t total);
+    void *ud;
+    const char *path;
+} tplan_save_watch;
 
-/* The kept plans, best first, as rows of w under the sweep name. */
+/* The sweep row, its kept plans (rank 1 first) and the front plans that
+ * were not kept (rank NULL), in one transaction of db; *rows: plan rows
+ * written. On an error or a cancel the transaction is rolled back and
+ * the file holds nothing of the sweep. watch may be NULL. */
+int tplan_save_db(tplan_store *db, const tplan_sweep_meta *m,
+                  const tplan_sweep_result *r, const tplan_save_watch *watch,
+                  int64_t *rows, tplan_err *err);
+
+/* The kept plans, best first, as rows of w under the sweep name. After
+ * an error or a cancel the caller aborts w. watch may be NULL. */
 int tplan_save_csv(tplan_csv *w, const char *name,
-                   const tplan_sweep_result *r, tplan_err *err);
+                   const tplan_sweep_result *r, const tplan_save_watch *watch,
+                   tplan_err *err);
 
 #endif

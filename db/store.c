@@ -464,6 +464,15 @@ int tplan_store_sweep_begin(tplan_store *s, const tplan_sweep_meta *m,
 
     if ((rc = tplan_store_writer_stop(s, true, err)))
         return rc;
+    /* the sweep row and every plan row in one transaction, committed by
+     * tplan_store_sweep_finish: a write that fails, is interrupted or is
+     * killed leaves the file as it was (a killed one by its journal,
+     * rolled back by the next open) */
+    if (!s->in_tx) {
+        if ((rc = tplan_store_exec(s, "BEGIN IMMEDIATE", err)))
+            return rc;
+        s->in_tx = s->hold_tx = s->sweep_tx = true;
+    }
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return tplan_store_db_error(err, s, "cannot write to");
     sqlite3_bind_text(st, 1, m->name, -1, SQLITE_TRANSIENT);
@@ -518,11 +527,11 @@ int tplan_store_sweep_finish(tplan_store *s, int64_t id,
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return tplan_store_db_error(err, s, "cannot write to");
-    if (s->hold_tx)
-        return TPLAN_OK;
+    if (s->hold_tx && !s->sweep_tx)
+        return TPLAN_OK; /* the caller's transaction (merge) */
     if ((rc = tplan_store_exec(s, "COMMIT", err)))
         return rc;
-    s->in_tx = false;
+    s->in_tx = s->hold_tx = s->sweep_tx = false;
     return TPLAN_OK;
 }
 
@@ -541,6 +550,8 @@ void tplan_store_abort(tplan_store *s)
                      NULL);
         s->in_tx = false;
     }
+    if (s && s->sweep_tx)
+        s->hold_tx = s->sweep_tx = false;
 }
 
 int tplan_store_query(tplan_store *s, const char *sql, const tplan_cell *params,

@@ -49,24 +49,28 @@ void tplan_store_close(tplan_store *db);
 bool tplan_store_plan_select(tplan_store *db, const char *prefix, char *out,
                              size_t len);
 
-/* Insert a sweep row (completed = 0) and commit it; *id is its id. */
+/* Begin a sweep: its row (completed = 0) in a transaction that holds
+ * every plan row after it until tplan_store_sweep_finish commits them
+ * all, so a sweep is in the file whole or not at all (inside a caller's
+ * transaction, merge's, it joins that one). *id is its id. */
 int tplan_store_sweep_begin(tplan_store *db, const tplan_sweep_meta *m,
                             int64_t *id, tplan_err *err);
 
-/* Add one plan row to the open batch (a transaction committed every
- * 50,000 rows). rank 0: none (a Pareto-only row); score NaN: none. */
+/* Add one plan row to the open transaction (a batch committed every
+ * 50,000 rows outside a sweep). rank 0: none (a Pareto-only row); score
+ * NaN: none. */
 int tplan_store_plan(tplan_store *db, int64_t sweep_id, int64_t rank,
                      int64_t index, bool pareto, double score,
                      const double *keys, int nkeys, const tplan_plan *p,
                      tplan_err *err);
 
 /* Record the counts, mark the sweep completed (unless interrupted) and
- * commit, with the last rows, in one transaction. */
+ * commit the sweep's transaction. */
 int tplan_store_sweep_finish(tplan_store *db, int64_t id,
                              const tplan_sweep_stats *st, int64_t kept,
                              tplan_err *err);
 
-/* Roll back the open batch (the sweep row stays, not completed). */
+/* Roll back the open transaction: a sweep being written leaves nothing. */
 void tplan_store_abort(tplan_store *db);
 
 /* One result cell of a query. */

@@ -236,12 +236,13 @@ static int r_csv(lua_State *L)
     const char *path = luaL_checkstring(L, 2);
     lt_result *r = lt_check_result(L, 1);
     tplan_sweep_result view = lt_result_view(r);
+    tplan_save_watch watch = lt_save_watch(L, path);
     tplan_csv *w;
     tplan_err err;
 
     if (lt_may_write(L, path, &err) || !(w = tplan_csv_open(path, &err)))
         return lu_engine_error(L, "tplan.result:csv", &err);
-    if (tplan_save_csv(w, r->name, &view, &err)) {
+    if (tplan_save_csv(w, r->name, &view, &watch, &err)) {
         tplan_csv_abort(w);
         return lu_engine_error(L, "tplan.result:csv", &err);
     }
@@ -258,6 +259,7 @@ static int r_save(lua_State *L)
     const char *path = luaL_checkstring(L, 2);
     lt_result *r = lt_check_result(L, 1);
     tplan_sweep_result view = lt_result_view(r);
+    tplan_save_watch watch = lt_save_watch(L, path);
     tplan_store *db;
     tplan_err err;
     int64_t rows;
@@ -265,7 +267,7 @@ static int r_save(lua_State *L)
 
     if (lt_may_write(L, path, &err) || !(db = tplan_store_open(path, &err)))
         return lu_engine_error(L, "tplan.result:save", &err);
-    rc = tplan_save_db(db, &r->meta, &view, &rows, &err);
+    rc = tplan_save_db(db, &r->meta, &view, &watch, &rows, &err);
     tplan_store_close(db);
     if (rc)
         return lu_engine_error(L, "tplan.result:save", &err);

@@ -275,6 +275,14 @@ int lt_may_write(lua_State *L, const char *path, tplan_err *err)
     return st->o.may_write ? st->o.may_write(st->o.ud, path, err) : TPLAN_OK;
 }
 
+tplan_save_watch lt_save_watch(lua_State *L, const char *path)
+{
+    tplan_save_watch w = lt_get_state(L)->o.watch;
+
+    w.path = path;
+    return w;
+}
+
 void lt_open_sweep(lua_State *L)
 {
     lt_open_result(L);

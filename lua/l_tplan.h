@@ -94,6 +94,9 @@ lt_state *lt_get_state(lua_State *L);
  * non-zero (err says why) when it does not. */
 int lt_may_write(lua_State *L, const char *path, tplan_err *err);
 
+/* The run's watch over a write of path by the script (res:csv, res:save). */
+tplan_save_watch lt_save_watch(lua_State *L, const char *path);
+
 /* tplan.sweep's spec from the table at idx (config, axes, limits, rank,
  * keep, pareto); raises naming the field. */
 void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score);

@@ -9,6 +9,7 @@
 #include <lua.h>
 
 #include "err.h"
+#include "save.h"
 #include "store.h"
 #include "sweep.h"
 
@@ -32,6 +33,10 @@ typedef struct tplan_lua_options {
     /* may the script write path itself (res:csv, res:save)? */
     int (*may_write)(void *ud, const char *path, tplan_err *err);
     void *ud;
+    /* watches every write, the script's own (res:csv, res:save) and the
+     * run's: progress and cancel on an interrupt (path is set per file;
+     * poll may be NULL) */
+    tplan_save_watch watch;
     /* provenance for result databases (may be NULL) */
     const char *script, *script_sha256, *args;
 } tplan_lua_options;

@@ -188,6 +188,35 @@ else
 fi
 "$tplan" run s.lua --csv good.csv >/dev/null 2>&1
 [ -z "$(ls -- good.csv.tmp.* 2>/dev/null)" ] && ok || bad "the leftover was not removed"
+# SIGTERM or SIGINT while the rows are written (the sweep has ended):
+# the write is undone, the old file stays byte for byte, no temporary file
+# is left, stderr says so, exit 143 (130). The same for a script's own
+# res:csv.
+printf 'local r = tplan.sweep{name = "big", model = "gpt2", axes = {gpus = {1, 2, 4, 8, 16, 32, 64, 128}, zero = {0, 1, 2, 3}, seq = {128, 256, 512, 1024}, micro_batch = {1, 2, 4, 8, 16, 32}, overlap = {0, 0.2, 0.4, 0.6, 0.8, 1}, price = {1, 2, 3, 4, 5, 6, 7, 8}, pue = {1.1, 1.3}, grid = {0.1, 0.4, 0.7}}, keep = "all"}\nr:csv(arg[1])\n' >owncsv.lua
+for how in TERM:--csv INT:--csv TERM:own; do
+    sig=${how%%:*}
+    rm -f good.csv.tmp.*
+    if [ "${how#*:}" = own ]; then
+        "$tplan" run owncsv.lua --threads 2 -- good.csv >/dev/null 2>sig.err &
+    else
+        "$tplan" run bigcsv.lua --csv good.csv --threads 2 >/dev/null 2>sig.err &
+    fi
+    pid=$!
+    for _ in $(seq 2400); do
+        [ "$(cat good.csv.tmp.$pid.* 2>/dev/null | wc -c)" -gt 1000000 ] && break
+        sleep 0.05
+    done
+    kill -$sig "$pid" 2>/dev/null
+    wait "$pid"
+    rc=$?
+    want=143; [ "$sig" = INT ] && want=130
+    if [ "$rc" = $want ] && cmp -s good.csv good.orig && [ -z "$(ls -- good.csv.tmp.* 2>/dev/null)" ] &&
+        grep -q "^tplan: interrupted while writing good.csv: undoing the write; the file stays as it was" sig.err; then
+        ok
+    else
+        bad "SIG$sig during a CSV write ($how): exit $rc, $(cat sig.err), $(ls -- good.csv*)"
+    fi
+done
 
 # --- scripts from pipes and process substitution are read once, run once --
 out=$("$tplan" run <(printf 'n = (n or 0) + 1\nprint("ran", n)\n') 2>&1)
