@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "fields.h"
+#include "tplan_lua.h"
 
 /* calc's own options: a model's shape (tplan.model's fields in Lua),
  * lists of plans to compare, and the output. Every plan field (--seq,
@@ -32,6 +33,8 @@ enum opt_id {
     O_BIAS,
     O_NO_BIAS,
     O_MAX_BATCH,
+    O_GPU_FILE,
+    O_MODEL_FILE,
     O_COMPARE_GPUS,
     O_COMPARE_BATCHES,
     O_JSON,
@@ -64,6 +67,8 @@ static const opt_def defs[O_COUNT] = {
     [O_BIAS] = {"bias", false},
     [O_NO_BIAS] = {"no-bias", false},
     [O_MAX_BATCH] = {"max-batch", false},
+    [O_GPU_FILE] = {"gpu-file", true},
+    [O_MODEL_FILE] = {"model-file", true},
     [O_COMPARE_GPUS] = {"compare-gpus", true},
     [O_COMPARE_BATCHES] = {"compare-batches", true},
     [O_JSON] = {"json", false},
@@ -156,6 +161,10 @@ void calc_usage(void)
         "                             a decoder transformer (these also "
         "override a preset)\n"
         "  --gpu NAME                 from `tplan gpus` (default h100-sxm)\n"
+        "  --gpu-file F.csv           custom GPUs (the CSV of tplan.gpus.load);\n"
+        "                             --gpu names one of them or a built-in\n"
+        "  --model-file F.csv         custom models (tplan.models.load's CSV);\n"
+        "                             --model names one of them or a preset\n"
         "\n"
         "plan fields (`tplan fields` gives each one's unit and range):\n",
         stdout);
@@ -223,6 +232,20 @@ static int engine_error(const tplan_err *err)
     return usage_error("%s", err->msg);
 }
 
+/* A name looked up in a catalog file: a name missing from both says so
+ * under its field; a bad or unreadable file under the file's option. */
+static int find_in(const gathered *g, int opt, bool gpus, const char *name,
+                   void *out)
+{
+    tplan_err err;
+
+    if (tplan_catalog_find(g->val[opt], gpus, name, out, &err) == TPLAN_OK)
+        return 0;
+    if (strcmp(err.field, gpus ? "gpu" : "model") == 0)
+        return engine_error(&err);
+    return usage_error("--%s: %s", defs[opt].name, err.msg);
+}
+
 static int count_opt(const gathered *g, int id, int64_t min, int64_t *out)
 {
     if (!g->set[id])
@@ -266,8 +289,15 @@ static int build_model(const gathered *g, tplan_model *m)
                            "(flops-per-sample=%s); transformers derive "
                            "their FLOPs",
                            g->val[O_FLOPS]);
+    if (g->set[O_MODEL_FILE] && !model)
+        return usage_error("--model-file goes with --model NAME naming one of "
+                           "its models (model-file=%s)",
+                           g->val[O_MODEL_FILE]);
     tplan_model_init(m);
-    if (model) {
+    if (model && g->set[O_MODEL_FILE]) {
+        if ((rc = find_in(g, O_MODEL_FILE, false, model, m)))
+            return rc;
+    } else if (model) {
         if (tplan_model_preset(model, m, &err))
             return engine_error(&err);
     } else if (g->set[O_PARAMS]) {
@@ -468,9 +498,20 @@ int calc_parse(int argc, char **argv, tplan_config *c, calc_out *out)
     memset(c, 0, sizeof *c);
     if ((rc = build_model(&g, &c->model)))
         goto done;
-    if (tplan_gpu_lookup(fval[TPLAN_FIELD_ID_GPU] ? fval[TPLAN_FIELD_ID_GPU]
-                                                  : "h100-sxm",
-                         &c->gpu, &err)) {
+    if (g.set[O_GPU_FILE] && !fval[TPLAN_FIELD_ID_GPU]) {
+        rc = usage_error("--gpu-file goes with --gpu NAME naming one of its "
+                         "GPUs (gpu-file=%s)",
+                         g.val[O_GPU_FILE]);
+        goto done;
+    }
+    if (g.set[O_GPU_FILE]) {
+        if ((rc = find_in(&g, O_GPU_FILE, true, fval[TPLAN_FIELD_ID_GPU],
+                          &c->gpu)))
+            goto done;
+    } else if (tplan_gpu_lookup(fval[TPLAN_FIELD_ID_GPU]
+                                    ? fval[TPLAN_FIELD_ID_GPU]
+                                    : "h100-sxm",
+                                &c->gpu, &err)) {
         rc = engine_error(&err);
         goto done;
     }

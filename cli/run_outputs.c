@@ -164,11 +164,29 @@ static int may_write(void *ud, const char *path, tplan_err *err)
                          own ? "that is the run's own output" : path);
 }
 
+/* A catalog the script loads may not be one of the run's outputs: the
+ * run would write over it at the end. */
+static int may_read(void *ud, const char *path, tplan_err *err)
+{
+    const run_outputs *o = ud;
+    const char *out[2] = {o->csv_path, o->db_path};
+    const char *opt[2] = {"--csv", "--db"};
+
+    for (int i = 0; i < 2; i++)
+        if (out[i] && tplan_same_file(path, out[i]))
+            return tplan_err_set(err, TPLAN_EUSAGE, "catalog",
+                                 "%.200s is this run's %s output: a "
+                                 "catalog must be a file of its own",
+                                 path, opt[i]);
+    return TPLAN_OK;
+}
+
 void outputs_hook(run_outputs *o, tplan_lua_options *lo)
 {
     lo->before_sweep = before_sweep;
     lo->after_sweep = after_sweep;
     lo->may_write = may_write;
+    lo->may_read = may_read;
     lo->ud = o;
     lo->watch.poll = watch_write;
     lo->watch.ud = o;

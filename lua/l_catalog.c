@@ -205,11 +205,12 @@ static int on_record(void *ud, int64_t line, bool header, int n,
     return a.rc;
 }
 
-static int load(lua_State *L, bool gpus)
+/* Load path's entries and register them; push the list of them. On an
+ * error push nothing, register nothing and say why in err. */
+static int load_file(lua_State *L, const char *path, bool gpus,
+                     tplan_err *err)
 {
-    const char *path = luaL_checkstring(L, 1);
     loader ld = {L, path, gpus, 0, 0, 0};
-    tplan_err err;
     int top = lua_gettop(L);
 
     lua_newtable(L); /* path header */
@@ -218,7 +219,7 @@ static int load(lua_State *L, bool gpus)
     ld.results = lua_gettop(L);
     lua_newtable(L); /* path header results names */
     ld.names = lua_gettop(L);
-    if (tplan_csv_read(path, on_record, &ld, &err)) {
+    if (tplan_csv_read(path, on_record, &ld, err)) {
         /* a failed file registers nothing */
         custom_table(L, gpus ? GPUS_KEY : MODELS_KEY);
         for (lua_Integer i = 1; i <= luaL_len(L, ld.names); i++) {
@@ -227,11 +228,69 @@ static int load(lua_State *L, bool gpus)
             lua_rawset(L, -3);
         }
         lua_settop(L, top);
-        return lu_error(L, gpus ? "tplan.gpus.load" : "tplan.models.load", "%s",
-                        err.msg);
+        return err->code;
     }
     lua_pushvalue(L, ld.results);
+    lua_replace(L, top + 1);
+    lua_settop(L, top + 1);
+    return TPLAN_OK;
+}
+
+static int load(lua_State *L, bool gpus)
+{
+    const char *path = luaL_checkstring(L, 1);
+    const char *what = gpus ? "tplan.gpus.load" : "tplan.models.load";
+    tplan_err err;
+
+    if (lt_may_read(L, path, &err) || load_file(L, path, gpus, &err))
+        return lu_error(L, what, "%s", err.msg);
     return 1;
+}
+
+/* ---- tplan calc --gpu-file / --model-file ---------------------------- */
+
+typedef struct find_args {
+    const char *path, *name;
+    bool gpus;
+    void *out; /* tplan_gpu or tplan_model */
+    tplan_err *err;
+    int rc;
+} find_args;
+
+static int find_protected(lua_State *L)
+{
+    find_args *a = lua_touserdata(L, 1);
+    tplan_err miss;
+
+    luaL_requiref(L, "tplan", luaopen_tplan, 0);
+    if ((a->rc = load_file(L, a->path, a->gpus, a->err)))
+        return 0;
+    if (a->gpus ? lt_gpu_lookup(L, a->name, a->out, &miss)
+                : lt_model_lookup(L, a->name, a->out, &miss))
+        a->rc = tplan_err_set(a->err, TPLAN_EINVAL, a->gpus ? "gpu" : "model",
+                              "%s: %s: neither in %s nor built in (`tplan "
+                              "%s` lists those)",
+                              a->gpus ? "gpu" : "model", a->name, a->path,
+                              a->gpus ? "gpus" : "models");
+    return 0;
+}
+
+int tplan_catalog_find(const char *path, bool gpus, const char *name,
+                       void *out, tplan_err *err)
+{
+    find_args a = {path, name, gpus, out, err, TPLAN_OK};
+    lua_State *L = luaL_newstate();
+
+    if (!L)
+        return tplan_err_set(err, TPLAN_ENOMEM, "catalog", "out of memory");
+    lua_pushcfunction(L, find_protected);
+    lua_pushlightuserdata(L, &a);
+    if (lua_pcall(L, 1, 0, 0) != LUA_OK)
+        a.rc = tplan_err_set(err, TPLAN_ENOMEM, "catalog", "%s: %s", path,
+                             lua_tostring(L, -1) ? lua_tostring(L, -1)
+                                                 : "error");
+    lua_close(L);
+    return a.rc;
 }
 
 static int gpus_load(lua_State *L)

@@ -32,6 +32,8 @@ typedef struct tplan_lua_options {
                        const tplan_sweep_result *r, tplan_err *err);
     /* may the script write path itself (res:csv, res:save)? */
     int (*may_write)(void *ud, const char *path, tplan_err *err);
+    /* may it read path as an input (a catalog)? not the run's outputs */
+    int (*may_read)(void *ud, const char *path, tplan_err *err);
     void *ud;
     /* watches every write, the script's own (res:csv, res:save) and the
      * run's: progress and cancel on an interrupt (path is set per file;
@@ -47,6 +49,12 @@ int luaopen_tplan(lua_State *L);
 /* Put the module in package.preload and set the options (copied; the
  * strings must outlive L). */
 void tplan_lua_setup(lua_State *L, const tplan_lua_options *o);
+
+/* Find name in the custom catalog at path (GPUs when gpus, else models;
+ * the CSV format of tplan.gpus.load and tplan.models.load, as strict) or
+ * among the built-ins, into out (a tplan_gpu or a tplan_model). */
+int tplan_catalog_find(const char *path, bool gpus, const char *name,
+                       void *out, tplan_err *err);
 
 /* Sweeps run so far in L, and whether any was interrupted. */
 int64_t tplan_lua_sweeps(lua_State *L, int *interrupted);

@@ -193,6 +193,26 @@ jq_is "energy uses power-util and PUE" '(.run.energy_kwh - 8 * 700 * 0.6 * 1.2 *
 jq_is "CO2 uses the grid intensity" '(.run.co2_kg - .run.energy_kwh * 0.1 | fabs) < 1e-9 * .run.co2_kg' "${C[@]}" --gpus 8 --zero 3 --grid 0.1
 jq_is "scaling is against the smallest count" '.scaling[1].efficiency == 1 and .scaling[1].gpus == 8' "${C[@]}" --gpus 8 --zero 1 --recompute full --global-batch 64 --compare-gpus 32,8,16
 
+# --- custom catalogs in calc: the CSV of tplan.gpus.load / tplan.models.load
+printf 'name,base,price\nmy-a100,a100-80g,1.5\n' >"$tmp/g.csv"
+printf 'name,base,price\nbad,a100-80g,-1\n' >"$tmp/bad.csv"
+printf 'name,preset,layers\nmy-llama,llama2-7b,16\n' >"$tmp/m.csv"
+# a custom GPU is its base with its own name and price: the same plan
+want=$("$tplan" calc --model gpt2 --gpu a100-80g --price 1.5 --json | jq -c 'del(.fields.gpu, .gpu) | .memory, .perf, .run')
+got=$("$tplan" calc --model gpt2 --gpu my-a100 --gpu-file "$tmp/g.csv" --json | jq -c 'del(.fields.gpu, .gpu) | .memory, .perf, .run')
+[ -n "$want" ] && [ "$want" = "$got" ] && ok || bad "--gpu-file: a custom GPU plans as its base"
+jq_is "--gpu-file names the GPU and its price" '.fields.gpu == "my-a100" and .fields.price_usd_per_h == 1.5' calc --model gpt2 --gpu=my-a100 --gpu-file="$tmp/g.csv"
+# a custom model: the parameters Lua counts for the same file
+lua_params=$(cd "$tmp" && printf 'tplan.models.load("m.csv")\nprint(tplan.plan{model = "my-llama"}.params)\n' >mp.lua && "$tplan" run mp.lua)
+jq_is "--model-file: the parameters of tplan.models.load's model ($lua_params)" ".model.params == $lua_params and .model.params < 4e9" calc --model my-llama --model-file "$tmp/m.csv"
+jq_is "a built-in name still works beside a file" '.fields.gpu == "h100-sxm"' calc --model gpt2 --gpu h100-sxm --gpu-file "$tmp/g.csv"
+expect_error 2 "tplan: gpu: nope: neither in $tmp/g.csv nor built in (\`tplan gpus\` lists those)" calc --model gpt2 --gpu nope --gpu-file "$tmp/g.csv"
+expect_error 2 "tplan: --gpu-file: cannot open $tmp/none.csv: No such file or directory" calc --model gpt2 --gpu x --gpu-file "$tmp/none.csv"
+expect_error 2 "tplan: --gpu-file: $tmp/bad.csv:2: tplan.gpu: price must be in [0, 1e+06] (price=-1)" calc --model gpt2 --gpu bad --gpu-file "$tmp/bad.csv"
+expect_error 2 "tplan: --gpu-file goes with --gpu NAME naming one of its GPUs (gpu-file=$tmp/g.csv)" calc --model gpt2 --gpu-file "$tmp/g.csv"
+expect_error 2 "tplan: --model-file goes with --model NAME naming one of its models (model-file=$tmp/m.csv)" calc --params 1e9 --model-file "$tmp/m.csv"
+expect_error 2 "tplan: --model-file: $tmp/g.csv:1: unknown column 'base' (column 2); columns are the fields of tplan.model" calc --model my-llama --model-file "$tmp/g.csv"
+
 # --- help and version -----------------------------------------------------
 for cmd in "--help" "calc --help" "gpus --help" "models --help" "--version"; do
     # shellcheck disable=SC2086

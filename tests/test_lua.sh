@@ -150,6 +150,24 @@ printf 'local r = tplan.sweep{model = "gpt2"}\nr:csv(arg[0])\n' >w.lua
 cp w.lua w.orig
 expect_run 1 "tplan: w.lua:2: tplan.result:csv: w.lua is the running script: refusing to write over it" run w.lua
 cmp -s w.lua w.orig && ok || bad "res:csv wrote over the script"
+# a catalog the script loads is an input too: not the run's --csv or --db,
+# and res:csv/res:save refuse to write over it
+printf 'name,base,price\nmy-gpu,a100-80g,1\n' >cat.csv
+cp cat.csv cat.orig
+printf 'tplan.gpus.load("cat.csv")\nlocal r = tplan.sweep{model = "gpt2", gpu = "my-gpu"}\nprint(r:count())\n' >catrun.lua
+expect_run 1 "tplan: catrun.lua:1: tplan.gpus.load: cat.csv is this run's --csv output: a catalog must be a file of its own" run catrun.lua --csv ./cat.csv
+"$tplan" run catrun.lua --db catdb.db >/dev/null 2>&1
+cp catdb.db catdb.orig
+printf 'tplan.gpus.load("catdb.db")\n' >catdb.lua
+expect_run 1 "tplan: catdb.lua:1: tplan.gpus.load: catdb.db is this run's --db output: a catalog must be a file of its own" run catdb.lua --db catdb.db
+cmp -s catdb.db catdb.orig && ok || bad "the database was changed"
+printf 'tplan.gpus.load("cat.csv")\nlocal r = tplan.sweep{model = "gpt2", gpu = "my-gpu"}\nr:csv("./cat.csv")\n' >catover.lua
+expect_run 1 "tplan: catover.lua:3: tplan.result:csv: ./cat.csv is a catalog this script loaded: refusing to write over it" run catover.lua
+printf 'tplan.gpus.load("cat.csv")\nlocal r = tplan.sweep{model = "gpt2", gpu = "my-gpu"}\nr:save("cat.csv")\n' >catsave.lua
+expect_run 1 "tplan: catsave.lua:3: tplan.result:save: cat.csv is a catalog this script loaded: refusing to write over it" run catsave.lua
+cmp -s cat.csv cat.orig && ok || bad "a catalog was written over"
+out=$("$tplan" run catrun.lua --csv catplans.csv 2>&1) && [ "$out" = 1 ] && [ -s catplans.csv ] && ok ||
+    bad "a catalog beside a --csv of its own: $out"
 # a script that fails before any sweep leaves a good CSV as it was
 "$tplan" run s.lua --csv good.csv >/dev/null 2>&1
 cp good.csv good.orig
@@ -243,6 +261,10 @@ fi
 if command -v script >/dev/null; then
     timeout 20 script -qc "'$tplan' run '$dir/lua/interrupt.lua' --timeout 2" /dev/null >tty.out 2>&1
     tr '\r' '\n' <tty.out | grep -aq '%  .* configs/s  ETA ' && ok || bad "no progress bar on a terminal"
+    # and a line while a large CSV is written (221,184 rows: seconds)
+    timeout 60 script -qc "'$tplan' run bigcsv.lua --csv tty.csv --threads 2" /dev/null >tty.out 2>&1
+    tr '\r' '\n' <tty.out | grep -aq '%  .* plans/s  ETA .* writing tty.csv' && ok ||
+        bad "no progress line while a CSV is written"
 fi
 grep -aq 'configs/s' int.err && bad "a progress bar went into a pipe" || ok
 
