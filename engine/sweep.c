@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "activations.h"
+#include "fields.h"
 
 /* Indexes a thread takes at a time; small enough to balance, large enough
  * to keep the shared counter cold. */
@@ -251,7 +252,7 @@ int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err)
 }
 
 static const char *const drop_names[TPLAN_DROP_COUNT] = {
-    "fits",         "min_headroom", "min_global_batch",
+    "equivalent", "fits",         "min_headroom", "min_global_batch",
     "max_global_batch", "max_cost_usd", "max_time_h",
     "max_gpu_hours", "min_mfu",     "where"};
 
@@ -332,9 +333,66 @@ void tplan_sweep_reasons(const tplan_sweep_spec *s, int64_t shard,
     free(p);
 }
 
+/* Where the axes that can make equivalent configurations are: an axis
+ * index (-1: none, or equivalents are kept) and the digit to keep. */
+typedef struct equivalence {
+    int zero_ax, zero_keep; /* the smallest stage */
+    int rec_ax, rec_keep;   /* the smallest recompute value */
+    int rec_none;           /* the digit of `none`, -1 when absent */
+} equivalence;
+
+static int axis_min_digit(const tplan_axis *a)
+{
+    int best = 0;
+
+    for (int i = 1; i < a->n; i++)
+        if (a->values[i] < a->values[best])
+            best = i;
+    return best;
+}
+
+static void equivalence_init(const tplan_sweep_spec *s, equivalence *eq)
+{
+    eq->zero_ax = eq->rec_ax = eq->rec_none = -1;
+    eq->zero_keep = eq->rec_keep = 0;
+    for (int i = 0; i < s->n_axes && !s->keep_equivalents; i++) {
+        const tplan_axis *a = &s->axes[i];
+
+        if (a->id == tplan_field_find_input("zero")) {
+            eq->zero_ax = i;
+            eq->zero_keep = axis_min_digit(a);
+        } else if (a->id == tplan_field_find_input("recompute")) {
+            eq->rec_ax = i;
+            eq->rec_keep = axis_min_digit(a);
+            for (int k = 0; k < a->n; k++)
+                if (a->values[k] == (double)TPLAN_RECOMPUTE_NONE)
+                    eq->rec_none = k;
+        }
+    }
+}
+
+/* Does another configuration of the space give p's plan? (c is p's
+ * configuration, digit its axis digits.) The kept twin differs only in
+ * the axis named, so it is in the space, valid alike, and in whichever
+ * shard its index falls. tests/test_sweep.c checks that the twins'
+ * plans agree in every output field. */
+static bool equivalent(const equivalence *eq, const int *digit,
+                       const tplan_config *c, const tplan_plan *p)
+{
+    if (eq->zero_ax >= 0 && p->dp == 1 && digit[eq->zero_ax] != eq->zero_keep)
+        return true;
+    if (eq->rec_ax < 0)
+        return false;
+    if (c->model.arch == TPLAN_ARCH_GENERIC)
+        return digit[eq->rec_ax] != eq->rec_keep;
+    return c->attention == TPLAN_ATTN_FLASH &&
+           c->recompute == TPLAN_RECOMPUTE_SELECTIVE && eq->rec_none >= 0;
+}
+
 /* Shared state of one run's workers. */
 typedef struct shared {
     tplan_sweep_run *run;
+    equivalence eq;
     int64_t local_n; /* indexes of this shard */
     atomic_llong next;
     atomic_llong done;
@@ -366,8 +424,8 @@ static void fail(shared *sh, const tplan_err *e)
 }
 
 /* One index: evaluate, constrain, hook, rank. */
-static void visit(worker *w, int64_t index, tplan_plan *p, tplan_config *c,
-                  tplan_act_cache *cache)
+static void visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
+                  tplan_config *c, tplan_act_cache *cache)
 {
     shared *sh = w->sh;
     const tplan_sweep_run *r = sh->run;
@@ -386,6 +444,10 @@ static void visit(worker *w, int64_t index, tplan_plan *p, tplan_config *c,
         return;
     }
     w->stats.evaluated++;
+    if (equivalent(&sh->eq, digit, c, p)) {
+        w->stats.dropped[TPLAN_DROP_EQUIVALENT]++;
+        return;
+    }
     if ((drop = passes(&s->where, p)) != TPLAN_DROP_COUNT) {
         w->stats.dropped[drop]++;
         return;
@@ -457,7 +519,7 @@ static void *work(void *arg)
         to = from + CHUNK < sh->local_n ? from + CHUNK : sh->local_n;
         odometer_set(r->spec, r->shard + from * r->shards, digit, c);
         for (int64_t j = from; j < to && !atomic_load(&sh->failed); j++) {
-            visit(w, r->shard + j * r->shards, p, c, cache);
+            visit(w, r->shard + j * r->shards, digit, p, c, cache);
             odometer_step(r->spec, r->shards, digit, c);
         }
         atomic_fetch_add(&sh->done, to - from);
@@ -545,6 +607,7 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
     keep = s->keep_mode == TPLAN_KEEP_TOP ? s->keep : 0;
     memset(&sh, 0, sizeof sh);
     sh.run = r;
+    equivalence_init(s, &sh.eq);
     sh.local_n =
         space > r->shard ? (space - r->shard + r->shards - 1) / r->shards : 0;
     atomic_init(&sh.next, 0);

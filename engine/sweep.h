@@ -62,6 +62,9 @@ typedef struct tplan_sweep_spec {
     tplan_keep_mode keep_mode;
     int64_t keep; /* TPLAN_KEEP_TOP: how many */
     bool pareto;  /* also keep the Pareto front over the objectives */
+    /* rank configurations that give the same plan each (see
+     * TPLAN_DROP_EQUIVALENT); false: keep one, set the others aside */
+    bool keep_equivalents;
 } tplan_sweep_spec;
 
 /* A caller's hook on plans that passed the constraints: return 1 to keep,
@@ -75,8 +78,16 @@ typedef int (*tplan_sweep_hook)(void *ud, int64_t index, const tplan_plan *p,
 typedef int (*tplan_sweep_sink)(void *ud, int64_t index, const tplan_plan *p,
                                 double score);
 
-/* Why a valid plan was not kept: the first limit it failed, or the hook. */
+/* Why a valid plan was not kept: another configuration of the space gives
+ * the same plan, the first limit it failed, or the hook. Equivalent
+ * configurations (docs/MODEL.md section 11): ZeRO stages at dp = 1
+ * (nothing to shard over: the one with the smallest stage in the zero
+ * axis is kept), selective recomputation under flash attention (flash
+ * already recomputes what selective would: `none` is kept when the axis
+ * has it), and every recompute value of a generic model (not modelled:
+ * the smallest is kept). */
 typedef enum {
+    TPLAN_DROP_EQUIVALENT,
     TPLAN_DROP_FITS,
     TPLAN_DROP_MIN_HEADROOM,
     TPLAN_DROP_MIN_GLOBAL_BATCH,

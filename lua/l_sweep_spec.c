@@ -14,7 +14,7 @@
 /* The sweep's own fields beside the config's. */
 static const char *const sweep_fields_extra[] = {
     "name", "axes", "limits", "where",   "score",
-    "rank", "keep", "pareto", "threads", NULL};
+    "rank", "keep", "pareto", "keep_equivalents", "threads", NULL};
 
 /* ---- spec parsing ----------------------------------------------------- */
 
@@ -250,4 +250,5 @@ void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score)
     parse_rank(L, idx, s, has_score);
     parse_keep(L, idx, s);
     lu_bool(L, idx, "tplan.sweep", "pareto", &s->pareto);
+    lu_bool(L, idx, "tplan.sweep", "keep_equivalents", &s->keep_equivalents);
 }

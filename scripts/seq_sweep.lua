@@ -15,6 +15,9 @@ local res = tplan.sweep{
   micro_batch = 1,
   axes = {seq = a.seqs, recompute = a.recompute},
   rank = {"time_h"}, keep = "all",
+  -- a column per recompute value, even where two give one plan (under
+  -- flash attention selective equals none: the sweep would keep one)
+  keep_equivalents = true,
 }
 local by = {}
 for p in res:each() do

@@ -265,9 +265,11 @@ fi
 # other (the I/O thread leaves a WAL database's writes in place)
 "$tplan" run save.lua -- wal.db >/dev/null 2>&1
 sqlite3 wal.db "PRAGMA journal_mode = WAL" >/dev/null
+# mid.lua: 1,024 configurations, of which the 96 with zero 1-3 on one GPU
+# (dp 1) are set aside as equivalent to zero 0
 "$tplan" run mid.lua --db wal.db >/dev/null 2>&1 && "$tplan" run save.lua -- wal.db >/dev/null 2>&1 &&
     [ "$(q wal.db 'PRAGMA integrity_check')" = ok ] &&
-    [ "$(q wal.db "SELECT group_concat(n, '+') FROM (SELECT count(*) AS n FROM plans GROUP BY sweep_id ORDER BY sweep_id)")" = "3+1024+3" ] &&
+    [ "$(q wal.db "SELECT group_concat(n, '+') FROM (SELECT count(*) AS n FROM plans GROUP BY sweep_id ORDER BY sweep_id)")" = "3+928+3" ] &&
     ok || bad "a WAL database: $(q wal.db 'SELECT sweep_id, count(*) FROM plans GROUP BY sweep_id' 2>&1)"
 
 # --- faults at the Nth page write to the file (tests/fault/fail_write.c by

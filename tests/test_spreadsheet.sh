@@ -36,7 +36,9 @@ LUA
 for f in plans export; do
     grep -q '"my ""8b"", v2"' $f.csv && ok || bad "no quoted model name in $f.csv"
     grep -q ' | would fit with' $f.csv && ok || bad "no multi-warning text in $f.csv"
-    [ "$(wc -l <$f.csv)" -gt 70 ] && ok || bad "$f.csv has $(wc -l <$f.csv) lines"
+    # 72 configurations less the 12 with zero 3 on one GPU (equivalent to
+    # zero 0 there), and the header
+    [ "$(wc -l <$f.csv)" -ge 61 ] && ok || bad "$f.csv has $(wc -l <$f.csv) lines"
 done
 grep -q ',,,' plans.csv && ok || bad "no empty cells in plans.csv"
 

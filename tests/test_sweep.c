@@ -125,6 +125,7 @@ static void test_walk_matches_index(void **state)
     tplan_err err;
 
     (void)state;
+    s->keep_equivalents = true; /* every valid configuration reaches the hook */
     memset(&r, 0, sizeof r);
     r.spec = s;
     r.threads = 1;
@@ -241,6 +242,7 @@ static void test_limits(void **state)
         test_free(p);
     }
     assert_true(n_fit > 0 && n_fit < 72);
+    s->keep_equivalents = true; /* counted by hand above over every plan */
     s->where.fits = true;
     run(s, 1, 0, 1, top, &n, fr, &nf);
     assert_int_equal(n, n_fit);
@@ -252,6 +254,154 @@ static void test_limits(void **state)
     free(s);
 }
 
+/* Equivalent configurations: 16 of gpt2 (gpus {1, 2} x zero {0, 3} x
+ * recompute {none, selective} x attention {flash, eager}), all valid. Set
+ * aside: zero 3 on 1 GPU (dp 1), 4 of them, and selective under flash
+ * among the rest (1 on 1 GPU, 2 on 2 GPUs): 7, leaving 9; with
+ * keep_equivalents all 16 are ranked. */
+static void test_equivalents_counted(void **state)
+{
+    static const double gpus[] = {1, 2}, zero[] = {3, 0}, rec[] = {1, 0},
+                        attn[] = {1, 0}; /* selective, none; flash, eager */
+    tplan_sweep_spec *s = calloc(1, sizeof *s);
+    tplan_ranked top[16], fr[16];
+    int n, nf;
+
+    (void)state;
+    config_for(&s->base, "gpt2", "a100-80g");
+    s->base.tokens = 1e9;
+    s->base.micro_batch = 1;
+    add_axis(s, "gpus", 2, gpus);
+    add_axis(s, "zero", 2, zero);
+    add_axis(s, "recompute", 2, rec);
+    add_axis(s, "attention", 2, attn);
+    assert_int_equal(s->base.attention, TPLAN_ATTN_FLASH);
+    assert_int_equal((int)attn[0], TPLAN_ATTN_FLASH);
+    assert_int_equal((int)rec[0], TPLAN_RECOMPUTE_SELECTIVE);
+    s->n_rank = 1;
+    s->rank[0].metric = TPLAN_M_COST_USD;
+    s->keep_mode = TPLAN_KEEP_TOP;
+    s->keep = 16;
+    run(s, 1, 0, 1, top, &n, fr, &nf);
+    assert_int_equal(n, 9);
+    for (int i = 0; i < n; i++) { /* none kept is a set-aside one */
+        tplan_config c;
+        tplan_err err;
+
+        assert_int_equal(tplan_sweep_config_at(s, top[i].index, &c, &err),
+                         TPLAN_OK);
+        assert_false(c.gpus == 1 && c.zero == 3);
+        assert_false(c.attention == TPLAN_ATTN_FLASH &&
+                     c.recompute == TPLAN_RECOMPUTE_SELECTIVE);
+    }
+    run(s, 3, 0, 1, top, &n, fr, &nf); /* threads: the same set */
+    assert_int_equal(n, 9);
+    s->keep_equivalents = true;
+    run(s, 1, 0, 1, top, &n, fr, &nf);
+    assert_int_equal(n, 16);
+    free(s);
+}
+
+/* Every output field of p and q agrees, but the inputs named and the
+ * warnings (a ZeRO stage with pp > 1 is warned about at any dp). */
+static void assert_same_plan(const tplan_plan *p, const tplan_plan *q,
+                             const char *skip)
+{
+    char a[2048], b[2048];
+
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+        tplan_value u, v;
+
+        if (!(f->flags & TPLAN_FIELD_OUT) || strstr(skip, f->name) ||
+            strcmp(f->name, "warnings") == 0)
+            continue;
+        u = tplan_field_get(id, p, a, sizeof a);
+        v = tplan_field_get(id, q, b, sizeof b);
+        if (u.i != v.i || !(u.r == v.r || (u.r != u.r && v.r != v.r)) ||
+            (u.s && v.s ? strcmp(u.s, v.s) != 0 : u.s != v.s)) {
+            print_error("field %s differs (%s)\n", f->name, skip);
+            fail();
+        }
+    }
+}
+
+/* The rules are true to the model: across models (GPT-2, Llama 2 7B, a
+ * generic model), GPU counts, tp, pp with sp, sequence lengths and
+ * micro-batches, a configuration set aside gives its kept twin's plan in
+ * every output field. */
+static void test_equivalents_are_equal(void **state)
+{
+    static const char *const models[] = {"gpt2", "llama2-7b", NULL};
+    static const int64_t gpus[] = {1, 2, 8}, tps[] = {1, 2}, pps[] = {1, 2},
+                         seqs[] = {512, 4096}, mbs[] = {1, 4};
+    tplan_plan *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+    int pairs = 0, generic = 0;
+
+    (void)state;
+    for (int m = 0; m < 3; m++)
+        for (int g = 0; g < 3; g++)
+            for (int t = 0; t < 2; t++)
+                for (int k = 0; k < 2; k++)
+                    for (int sq = 0; sq < 2; sq++)
+                        for (int b = 0; b < 2; b++)
+                            for (int z = 1; z <= 3; z++) {
+                                tplan_config c, twin;
+                                tplan_err err;
+
+                                if (models[m])
+                                    config_for(&c, models[m], "a100-80g");
+                                else {
+                                    config_for(&c, "gpt2", "a100-80g");
+                                    c.model.arch = TPLAN_ARCH_GENERIC;
+                                    c.model.generic_params = 1000000000;
+                                    c.model.generic_act_bytes_fp32 = 1e8;
+                                    c.model.generic_flops_per_sample = 1e12;
+                                }
+                                c.tokens = 1e9;
+                                c.gpus = gpus[g];
+                                c.tp = tps[t];
+                                c.pp = pps[k];
+                                c.sp = c.tp > 1;
+                                c.accum = 4 * c.pp;
+                                c.seq = models[m] ? seqs[sq] : 1;
+                                c.micro_batch = mbs[b];
+                                /* zero z at dp 1 against zero 0 */
+                                c.zero = z;
+                                twin = c;
+                                twin.zero = 0;
+                                if (tplan_plan_eval(&c, p, &err) == TPLAN_OK &&
+                                    p->dp == 1) {
+                                    assert_int_equal(
+                                        tplan_plan_eval(&twin, q, &err),
+                                        TPLAN_OK);
+                                    assert_same_plan(p, q, "zero");
+                                    pairs++;
+                                }
+                                /* selective under flash against none; any
+                                 * recompute of a generic model against none */
+                                c.zero = 0;
+                                c.recompute = (tplan_recompute)(z - 1 ? z - 1 : 1);
+                                if (models[m] && c.recompute != TPLAN_RECOMPUTE_SELECTIVE)
+                                    continue;
+                                twin = c;
+                                twin.recompute = TPLAN_RECOMPUTE_NONE;
+                                if (tplan_plan_eval(&c, p, &err) == TPLAN_OK) {
+                                    assert_int_equal(
+                                        tplan_plan_eval(&twin, q, &err),
+                                        TPLAN_OK);
+                                    assert_same_plan(p, q, "recompute");
+                                    pairs++;
+                                    generic += !models[m];
+                                }
+                            }
+    print_message("%d pairs, %d of a generic model\n", pairs, generic);
+    assert_true(pairs > 150); /* 198 when written: not vacuous */
+    assert_true(generic > 30); /* 36 */
+    free(p);
+    free(q);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +409,8 @@ int main(void)
         cmocka_unit_test(test_walk_matches_index),
         cmocka_unit_test(test_shards_and_threads),
         cmocka_unit_test(test_limits),
+        cmocka_unit_test(test_equivalents_counted),
+        cmocka_unit_test(test_equivalents_are_equal),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

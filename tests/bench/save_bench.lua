@@ -22,6 +22,9 @@ local res = tplan.sweep{
     precision = small and {"mixed-bf16"} or {"mixed-bf16", "fp8"},
   },
   keep = "all",
+  -- every configuration written, its twins too (selective equals none
+  -- under flash attention): the row count the README's figures used
+  keep_equivalents = true,
 }
 local rows = 0
 if a.save == 1 then rows = res:save(a.out) end

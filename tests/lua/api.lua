@@ -176,4 +176,24 @@ local dr = tplan.sweep{model = "gpt2", axes = {gpus = {1, 2, 4, 8}},
 check(dr.evaluated == 4 and dr.dropped.min_global_batch + dr.dropped.where == 4 -
       dr.passed and dr.dropped.fits == 0, "dropped counts add up")
 
+-- equivalent configurations: set aside and counted, unless kept; a where
+-- hook sees only the ones kept. gpus {1, 2} x zero {0, 3} x recompute
+-- {none, selective} under flash: 8 valid, the 2 with zero 3 on one GPU and
+-- the 3 others with selective set aside, 3 left
+local eq_spec = {model = "gpt2", gpu = "a100-80g", micro_batch = 1,
+                 axes = {gpus = {1, 2}, zero = {0, 3}, recompute = {"none", "selective"}}}
+local eq = tplan.sweep(eq_spec)
+local st = eq:stats()
+check(st.evaluated == 8 and st.dropped.equivalent == 5 and st.passed == 3 and eq:count() == 3,
+      "equivalents set aside: " .. st.dropped.equivalent)
+for p in eq:each() do
+  check(p.recompute == "none" and (p.gpus == 2 or p.zero == 0), "a kept twin")
+end
+eq_spec.keep_equivalents = true
+local all = tplan.sweep(eq_spec)
+check(all:count() == 8 and all:stats().dropped.equivalent == 0, "keep_equivalents ranks all")
+eq_spec.keep_equivalents = "yes"
+local ok_, msg = pcall(tplan.sweep, eq_spec)
+check(not ok_ and msg:find("keep_equivalents", 1, true), "keep_equivalents must be a boolean: " .. tostring(msg))
+
 print(("ok %d checks"):format(n))
