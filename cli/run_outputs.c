@@ -125,6 +125,15 @@ static int after_sweep(void *ud, const tplan_sweep_meta *m,
     tplan_save_watch watch = {watch_write, o, o->csv_path};
     int64_t rows;
 
+    /* a ranking that mixes plans that do not fit with those that do
+     * says so (unless the script asked for that: keep = "fits" or a
+     * fits limit leave none) */
+    if (r->stats.kept_unfit > 0)
+        fprintf(stderr,
+                "tplan: warning: sweep '%s': %lld of the %lld plans it kept "
+                "do not fit in memory and are ranked with those that do; "
+                "limits = {fits = true} keeps only plans that fit\n",
+                m->name, (long long)r->stats.kept_unfit, (long long)r->n_kept);
     if (o->csv_failed)
         return tplan_err_set(err, TPLAN_EIO, "--csv",
                              "the file failed earlier in this run");

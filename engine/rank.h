@@ -42,6 +42,7 @@ typedef struct tplan_ranked {
     int64_t index;
     double key[TPLAN_MAX_OBJECTIVES];
     double score; /* the score hook's value (NaN: none), carried along */
+    bool fits;    /* the plan fits in memory: never a key, only counted */
 } tplan_ranked;
 
 /* The metric's value in a plan (score: the caller's). */

@@ -465,8 +465,10 @@ static void visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         }
     }
     w->stats.passed++;
+    memset(&rk, 0, sizeof rk); /* padding too: entries compare as bytes */
     rk.index = index;
     rk.score = r->hook ? score : (double)NAN;
+    rk.fits = p->mem.fits;
     tplan_rank_keys(s->rank, s->n_rank, p, score, rk.key);
     if (s->pareto)
         tplan_front_push(&w->front, &rk);
@@ -479,6 +481,7 @@ static void visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         return;
     }
     w->stats.kept++;
+    w->stats.kept_unfit += !p->mem.fits;
     pthread_mutex_lock(&sh->sink_lock);
     if (r->sink && r->sink(r->sink_ud, index, p, rk.score)) {
         tplan_err_set(&e, TPLAN_ESTOP, "sink", "the result sink failed");
@@ -565,8 +568,11 @@ static int merge(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
     tplan_topk_sort(&top);
     r->top = top.items;
     r->n_top = top.n;
-    if (cap > 0)
+    if (cap > 0) {
         r->stats.kept = top.n;
+        for (int i = 0; i < top.n; i++)
+            r->stats.kept_unfit += !top.items[i].fits;
+    }
     if (s->pareto) {
         tplan_ranked_sort(front.items, front.n, s->n_rank);
         r->front = front.items;
@@ -647,6 +653,7 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         r->stats.evaluated += ws[i].stats.evaluated;
         r->stats.passed += ws[i].stats.passed;
         r->stats.kept += ws[i].stats.kept;
+        r->stats.kept_unfit += ws[i].stats.kept_unfit;
         for (int d = 0; d < TPLAN_DROP_COUNT; d++)
             r->stats.dropped[d] += ws[i].stats.dropped[d];
     }

@@ -111,6 +111,7 @@ typedef struct tplan_sweep_stats {
     int64_t passed;    /* through the constraints and hook */
     int64_t dropped[TPLAN_DROP_COUNT]; /* valid plans each limit dropped */
     int64_t kept;
+    int64_t kept_unfit; /* kept plans that do not fit in memory */
     double seconds;
     bool interrupted;
     bool front_truncated;

@@ -174,15 +174,17 @@ static int r_pareto(lua_State *L)
         if (tplan_sweep_config_at(r->spec, r->items[i].index, c, &err) ||
             tplan_plan_eval_ex(c, p, TPLAN_EVAL_FIGURES, &err))
             return luaL_error(L, "tplan.result:pareto: %s", err.msg);
+        memset(&rk, 0, sizeof rk);
         rk.index = r->items[i].index;
         rk.score = r->items[i].score;
+        rk.fits = p->mem.fits;
         tplan_rank_keys(obj, nobj, p, r->items[i].score, rk.key);
         tplan_front_push(&f, &rk);
     }
     tplan_ranked_sort(f.items, f.n, nobj);
     lua_createtable(L, f.n, 0);
     for (int i = 0; i < f.n; i++) {
-        tplan_ranked e = {f.items[i].index, {0}, (double)NAN};
+        tplan_ranked e = {f.items[i].index, {0}, (double)NAN, f.items[i].fits};
 
         for (int64_t k = 0; k < r->n; k++)
             if (r->items[k].index == e.index)
@@ -213,6 +215,8 @@ static int r_stats(lua_State *L)
     lua_setfield(L, -2, "passed");
     lua_pushinteger(L, r->n);
     lua_setfield(L, -2, "kept");
+    lua_pushinteger(L, s->kept_unfit);
+    lua_setfield(L, -2, "kept_unfit");
     lua_pushnumber(L, s->seconds);
     lua_setfield(L, -2, "seconds");
     lua_pushnumber(L, s->seconds > 0 ? (double)s->evaluated / s->seconds : 0.0);

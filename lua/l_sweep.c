@@ -100,8 +100,10 @@ static int sink(void *ud, int64_t index, const tplan_plan *p, double score)
         r->cap = cap;
     }
     e = &r->items[r->n++];
+    memset(e, 0, sizeof *e);
     e->index = index;
     e->score = score;
+    e->fits = p->mem.fits;
     tplan_rank_keys(r->spec->rank, r->spec->n_rank, p, score, e->key);
     return 0;
 }
@@ -164,7 +166,7 @@ static int walk(lua_State *L, lt_result *r, hook_state *h, tplan_err *err)
 static int nothing_kept(lua_State *L, const lt_state *st, const lt_result *r)
 {
     const tplan_sweep_stats *t = &r->stats;
-    char why[400];
+    char why[480];
     size_t n = 0;
 
     why[0] = '\0';
@@ -175,7 +177,7 @@ static int nothing_kept(lua_State *L, const lt_state *st, const lt_result *r)
         tplan_sweep_reasons(r->spec, st->o.shard, st->o.shards, 100000, rs, 4,
                             &nr);
         for (int i = 0; i < nr && i < 3 && n < sizeof why; i++)
-            n += (size_t)snprintf(why + n, sizeof why - n, "%s%lld x %.90s",
+            n += (size_t)snprintf(why + n, sizeof why - n, "%s%lld x %.130s",
                                   i ? "; " : "", (long long)rs[i].count,
                                   rs[i].example);
         return lu_error(L, "tplan.sweep",

@@ -8,7 +8,7 @@
 
 int lu_error(lua_State *L, const char *what, const char *fmt, ...)
 {
-    char msg[512];
+    char msg[640];
     va_list ap;
 
     va_start(ap, fmt);

@@ -193,6 +193,15 @@ jq_is "energy uses power-util and PUE" '(.run.energy_kwh - 8 * 700 * 0.6 * 1.2 *
 jq_is "CO2 uses the grid intensity" '(.run.co2_kg - .run.energy_kwh * 0.1 | fabs) < 1e-9 * .run.co2_kg' "${C[@]}" --gpus 8 --zero 3 --grid 0.1
 jq_is "scaling is against the smallest count" '.scaling[1].efficiency == 1 and .scaling[1].gpus == 8' "${C[@]}" --gpus 8 --zero 1 --recompute full --global-batch 64 --compare-gpus 32,8,16
 
+# --- products of large flags (audit, issue 14): each stays in range or is
+# refused naming its factors; never a wrapped number (UBSan in the ASan run)
+expect_error 2 "tplan: tokens per step out of range (micro_batch=100000000, dp=10000000, accum=1000000, seq=1024)" calc --model gpt2 --gpus 10000000 --micro-batch 100000000 --accum 1000000
+expect_error 2 "tplan: tokens per step out of range (micro_batch=100000000, dp=1, accum=100000000, seq=1024)" calc --model gpt2 --micro-batch 100000000 --accum 100000000
+expect_error 2 "tplan: epochs x dataset x seq exceeds 1e18 tokens (epochs=1e+06, dataset_samples=1e+15, seq=1024)" calc --model gpt2 --epochs 1000000 --dataset 1e15
+expect_error 2 "tplan: global_batch must be in [1, 1e9] samples (global_batch=1000000000000)" calc --model gpt2 --compare-batches 1e12,1e15
+jq_is "10 million GPUs and a 1e9 global batch stay exact" '.batch.global_batch == 1000000000 and .batch.micro_batch * .batch.accum * .parallel.dp == 1000000000' calc --model gpt2 --gpus 10000000 --global-batch 1e9
+jq_is "a 1e15-parameter generic model on 1e7 GPUs" '.model.params == 1000000000000000 and .parallel.dp == 10000000' calc --params 1e15 --gpus 10000000
+
 # --- custom catalogs in calc: the CSV of tplan.gpus.load / tplan.models.load
 printf 'name,base,price\nmy-a100,a100-80g,1.5\n' >"$tmp/g.csv"
 printf 'name,base,price\nbad,a100-80g,-1\n' >"$tmp/bad.csv"

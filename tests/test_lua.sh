@@ -236,6 +236,44 @@ for how in TERM:--csv INT:--csv TERM:own; do
     fi
 done
 
+# a ranking holding plans that do not fit says so; a fits limit leaves none
+printf 'local r = tplan.sweep{name = "mix", model = "llama2-7b", gpu = "a100-80g", axes = {gpus = {1, 8}, zero = {0, 3}}, rank = {"total_bytes"}}\nprint(r:count(), r:stats().kept_unfit)\n' >mix.lua
+expect_run 0 "tplan: warning: sweep 'mix': 2 of the 3 plans it kept do not fit in memory and are ranked with those that do; limits = {fits = true} keeps only plans that fit" run mix.lua
+[ "$(cat "$tmp/out")" = "3	2" ] && ok || bad "kept_unfit: $(cat "$tmp/out")"
+sed 's/rank = {"total_bytes"}/limits = {fits = true}/' mix.lua >fit.lua
+expect_run 0 "" run fit.lua
+[ "$(cat "$tmp/out")" = "1	0" ] && ok || bad "kept_unfit with a fits limit: $(cat "$tmp/out")"
+
+# --- audit reproducers (issue 14): each crashed, leaked or lost a file ----
+# os.exit finishes the outputs first: the completed sweep is in the CSV,
+# renamed into place, no temporary left; from a finaliser run at the state's
+# close (after the outputs are finished) and from one run mid-script, with
+# and without closing the state (the ASan run of this suite checks memory)
+printf 'local r = tplan.sweep{name = "x", model = "gpt2", axes = {gpus = {1, 2}}}\nos.exit(4)\n' >exit.lua
+expect_run 4 "" run exit.lua --csv exit.csv
+[ "$(wc -l <exit.csv)" = 3 ] && [ -z "$(ls -- exit.csv.tmp.* 2>/dev/null)" ] && ok || bad "os.exit lost the CSV: $(ls exit.csv*)"
+printf 'setmetatable({}, {__gc = function() os.exit(3, true) end})\nlocal r = tplan.sweep{name = "x", model = "gpt2", axes = {gpus = {1, 2}}}\nprint(r:count())\n' >gcexit.lua
+expect_run 3 "" run gcexit.lua --csv gcexit.csv --db gcexit.db
+[ "$(cat "$tmp/out")" = 2 ] && [ "$(wc -l <gcexit.csv)" = 3 ] && [ -z "$(ls -- gcexit.csv.tmp.* gcexit.db-journal 2>/dev/null)" ] &&
+    [ "$("$tplan" query gcexit.db "SELECT count(*) FROM plans" --csv | tail -n 1 | tr -d '\r')" = 2 ] && ok ||
+    bad "os.exit from a finaliser at close: $(ls gcexit*)"
+printf 'local t = setmetatable({}, {__gc = function() os.exit(5) end})\nt = nil\ncollectgarbage()\nprint("after")\n' >gcmid.lua
+cp good.orig gcmid.csv
+expect_run 5 "" run gcmid.lua --csv gcmid.csv
+# (a failing status before any sweep: the previous CSV stays)
+[ ! -s "$tmp/out" ] && cmp -s gcmid.csv good.orig && [ -z "$(ls -- gcmid.csv.tmp.* 2>/dev/null)" ] && ok ||
+    bad "os.exit from a finaliser mid-script: '$(cat "$tmp/out")'"
+# a sweep's name collected while the sweep runs (its spec table's only
+# reference dropped by a hook): the rows still carry it (was a use after free)
+printf 'local spec = {name = ("n"):rep(40) .. "x", model = "gpt2", axes = {gpus = {1, 2, 4}}}\nspec.where = function(p) spec.name = nil; collectgarbage(); return true end\nlocal r = tplan.sweep(spec)\nspec = nil\ncollectgarbage()\nr:csv("named.csv")\n' >named.lua
+expect_run 0 "" run named.lua
+[ "$(cut -d, -f1 named.csv | sort -u | tr '\n' ' ')" = "$(printf 'n%.0s' $(seq 40))x sweep " ] && ok ||
+    bad "a collected sweep name: $(cut -d, -f1 named.csv | sort -u | tr '\n' ' ')"
+# 5,000 script arguments (45 crashed: the Lua stack was not grown)
+printf 'print(#arg, arg[#arg])\n' >args.lua
+out=$("$tplan" run args.lua -- $(seq 1 5000) 2>&1)
+[ "$out" = "5000	5000" ] && ok || bad "5000 script arguments: $(echo "$out" | head -c 200)"
+
 # --- scripts from pipes and process substitution are read once, run once --
 out=$("$tplan" run <(printf 'n = (n or 0) + 1\nprint("ran", n)\n') 2>&1)
 [ "$out" = "ran	1" ] && ok || bad "process substitution: '$out'"

@@ -251,6 +251,22 @@ static void test_limits(void **state)
     run(s, 1, 0, 1, top, &n, fr, &nf);
     assert_int_equal(n, n_gb);
     assert_true(n_gb > 0 && n_gb < 72 && n_64 > 0);
+    /* kept plans that do not fit are counted: top-K, and keep = "all" */
+    s->where.min_global_batch = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        tplan_sweep_run r;
+        tplan_err err2;
+
+        memset(&r, 0, sizeof r);
+        r.spec = s;
+        r.threads = 2;
+        r.shards = 1;
+        s->keep_mode = mode ? TPLAN_KEEP_ALL : TPLAN_KEEP_TOP;
+        assert_int_equal(tplan_sweep_exec(&r, &err2), TPLAN_OK);
+        assert_int_equal(r.stats.kept, 72);
+        assert_int_equal(r.stats.kept_unfit, 72 - n_fit);
+        tplan_sweep_run_free(&r);
+    }
     free(s);
 }
 

@@ -95,6 +95,8 @@ expect(function() tplan.sweep{model = "gpt2", pareto = "yes"} end, S .. "field '
 expect(function() tplan.sweep{model = "gpt2", name = "bad", axes = {tp = {5, 7}, gpus = {5, 7, 35}}} end, S .. "sweep 'bad': none of its 6 configurations is valid (4 x tp must divide heads (heads=12, tp=5); 2 x tp*pp must divide gpus (gpus=5, tp=7, pp=1))")
 expect(function() tplan.sweep{model = "gpt2", name = "lim", axes = {gpus = {1, 2, 4}}, limits = {max_cost_usd = 1e-6}} end, S .. "sweep 'lim': none of its 3 valid plans passes the limits (3 by max_cost_usd); loosen limits, where or keep")
 expect(function() tplan.sweep{model = "gpt2", name = "w", axes = {gpus = {1, 2}}, where = function(p) return false end} end, S .. "sweep 'w': none of its 2 valid plans passes the limits (2 by where); loosen limits, where or keep")
+-- a product of large axis values: refused with its factors, never wrapped
+expect(function() tplan.sweep{model = "gpt2", name = "big", axes = {gpus = {10000000}, micro_batch = {100000000}, accum = {100000000}}} end, S .. "sweep 'big': none of its 1 configurations is valid (1 x tokens per step out of range (micro_batch=100000000, dp=10000000, accum=100000000, seq=1024))")
 expect(function() tplan.sweep{model = "gpt2", nmae = "x"} end, S .. "unknown field 'nmae' (tplan fields lists them)")
 -- a hook's own error keeps the hook's line
 expect(function() tplan.sweep{model = "gpt2", axes = {tp = {1, 2}}, where = function(p) return p.nosuch end} end, "a plan has no field 'nosuch'")
