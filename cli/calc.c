@@ -310,8 +310,9 @@ static void print_time(const tplan_plan *p)
         printf("\ntime: not modelled (give --flops-per-sample)\n");
         return;
     }
-    printf("\ntime per step (%lld micro-batches of %lld per pipeline)\n",
-           (long long)p->accum, (long long)p->micro_batch);
+    printf("\ntime per step (%lld micro-batch%s of %lld per pipeline)\n",
+           (long long)p->accum, p->accum == 1 ? "" : "es",
+           (long long)p->micro_batch);
     snprintf(note, sizeof note,
              "matmuls at %.0f%% of %s peak%s, attention at %.0f%%",
              f->matmul_eff * 100.0, dt,
@@ -320,20 +321,23 @@ static void print_time(const tplan_plan *p)
     trow("compute", f->compute_s, note);
     snprintf(note, sizeof note, "(p-1)/(v m) = %.1f%%",
              f->bubble_fraction * 100.0);
-    trow("bubble", f->bubble_s, c->pp > 1 ? note : "");
-    trow("tp comm", f->tp_comm_s,
-         c->tp > 1 ? (f->tp_inter_node ? "across nodes" : "inside a node")
-                   : "");
-    trow("pp comm", f->pp_comm_s,
-         c->pp > 1 ? (f->pp_inter_node ? "across nodes" : "inside a node")
-                   : "");
+    /* a row per parallelism in use: the others are zero by construction */
+    if (c->pp > 1)
+        trow("bubble", f->bubble_s, note);
+    if (c->tp > 1)
+        trow("tp comm", f->tp_comm_s,
+             f->tp_inter_node ? "across nodes" : "inside a node");
+    if (c->pp > 1)
+        trow("pp comm", f->pp_comm_s,
+             f->pp_inter_node ? "across nodes" : "inside a node");
     /* what is exposed, not the overlap asked for: a short compute window
      * hides less than --overlap allows */
     snprintf(note, sizeof note, "of %.4f s, %.0f%% exposed, %s",
              f->dp_comm_s,
              f->dp_comm_s > 0 ? f->dp_exposed_s / f->dp_comm_s * 100.0 : 0.0,
              f->dp_inter_node ? "across nodes" : "inside a node");
-    trow("dp exposed", f->dp_exposed_s, p->dp > 1 ? note : "");
+    if (p->dp > 1)
+        trow("dp exposed", f->dp_exposed_s, note);
     trow("optimizer", f->optimizer_s, "");
     snprintf(note, sizeof note, "MFU %.1f%%, HFU %.1f%%", f->mfu * 100.0,
              f->hfu * 100.0);
@@ -354,9 +358,10 @@ static void print_time(const tplan_plan *p)
     printf("\nrun: %s tokens%s, %s steps\n", si(n1, sizeof n1, r->tokens),
            r->default_budget ? " (20 per parameter)" : "",
            si(n2, sizeof n2, (double)r->steps));
-    printf("  time          %.1f h (%.1f days) on %lld GPUs = %.0f "
+    printf("  time          %.1f h (%.1f days) on %lld GPU%s = %.0f "
            "GPU-hours\n",
-           r->time_h, r->time_h / 24.0, (long long)c->gpus, r->gpu_hours);
+           r->time_h, r->time_h / 24.0, (long long)c->gpus,
+           c->gpus == 1 ? "" : "s", r->gpu_hours);
     printf("  cost          $%s at $%.2f per GPU-hour%s%s%s\n",
            si(n1, sizeof n1, r->cost_usd), r->price_usd_per_h,
            c->price_usd_per_h > 0 ? "" : " (",
@@ -460,8 +465,13 @@ static void print_table(const tplan_plan *p)
         snprintf(note, sizeof note, "%.3f GiB per sample",
                  m->act_per_sample_bytes / GIB);
     row("activations", m->activations_bytes, note);
-    snprintf(note, sizeof note, "CUDA context %.2f, ZeRO-3 gathers %.2f",
-             gib(m->context_bytes), gib(m->gather_bytes));
+    /* the gather buffer only where ZeRO-3 shards weights (dp > 1) */
+    if (m->gather_bytes > 0)
+        snprintf(note, sizeof note, "CUDA context %.2f, ZeRO-3 gathers %.2f",
+                 gib(m->context_bytes), gib(m->gather_bytes));
+    else
+        snprintf(note, sizeof note, "CUDA context %.2f",
+                 gib(m->context_bytes));
     row("overhead", m->overhead_bytes, note);
     row("total", m->total_bytes, "");
     snprintf(note, sizeof note, "capacity %.2f GiB less %.0f%% reserve",
