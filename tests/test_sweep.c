@@ -160,9 +160,11 @@ static void run(const tplan_sweep_spec *s, int threads, int64_t shard,
     r.shard = shard;
     r.shards = shards;
     assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
-    memcpy(top, r.top, sizeof *top * (size_t)r.n_top);
+    if (r.n_top > 0)
+        memcpy(top, r.top, sizeof *top * (size_t)r.n_top);
     *n_top = r.n_top;
-    memcpy(front, r.front, sizeof *front * (size_t)r.n_front);
+    if (r.n_front > 0) /* r.front is NULL without a front */
+        memcpy(front, r.front, sizeof *front * (size_t)r.n_front);
     *n_front = r.n_front;
     tplan_sweep_run_free(&r);
 }
