@@ -76,6 +76,36 @@ static const tplan_model presets[] = {
     LLAMA("llama3-405b", 126, 16384, 128, 8, 53248, 128256, 8192,
           "Llama 3 Herd of Models 2024 Table 3 (pre-training sequence 8192); "
           "HF meta-llama/Llama-3.1-405B config.json"),
+    /* Llama 3.1: the Llama 3 shapes with a 128K context (RoPE scaling,
+     * which changes no parameter). The default sequence is the 8192 of
+     * pre-training; rotary positions take any --seq up to the context. */
+    LLAMA("llama3.1-8b", 32, 4096, 32, 8, 14336, 128256, 8192,
+          "Llama 3 Herd of Models 2024 Table 3; HF meta-llama/Llama-3.1-8B "
+          "config.json (context 131072; default sequence 8192)"),
+    LLAMA("llama3.1-70b", 80, 8192, 64, 8, 28672, 128256, 8192,
+          "Llama 3 Herd of Models 2024 Table 3; HF meta-llama/Llama-3.1-70B "
+          "config.json (context 131072; default sequence 8192)"),
+    /* LLaMA 1, the models the QLoRA paper fine-tunes (Dettmers et al.
+     * 2023): dims, heads and layers from Touvron et al. 2023 (LLaMA)
+     * Table 2, FFN widths from HF huggyllama/llama-{7b,13b,30b,65b}
+     * config.json; the 33B is HF's "30b" */
+    LLAMA("llama-7b", 32, 4096, 32, 32, 11008, 32000, 2048,
+          "Touvron et al. 2023 (LLaMA) Table 2; HF huggyllama/llama-7b "
+          "config.json"),
+    LLAMA("llama-13b", 40, 5120, 40, 40, 13824, 32000, 2048,
+          "Touvron et al. 2023 (LLaMA) Table 2; HF huggyllama/llama-13b "
+          "config.json"),
+    LLAMA("llama-33b", 60, 6656, 52, 52, 17920, 32000, 2048,
+          "Touvron et al. 2023 (LLaMA) Table 2 (33B); HF huggyllama/llama-30b "
+          "config.json"),
+    LLAMA("llama-65b", 80, 8192, 64, 64, 22016, 32000, 2048,
+          "Touvron et al. 2023 (LLaMA) Table 2; HF huggyllama/llama-65b "
+          "config.json"),
+    /* Phi-3-mini: a Llama-shaped decoder (fused gate/up and QKV, the same
+     * parameters), multi-head attention, untied */
+    LLAMA("phi3-mini", 32, 3072, 32, 32, 8192, 32064, 4096,
+          "Abdin et al. 2024 (Phi-3 technical report); HF "
+          "microsoft/Phi-3-mini-4k-instruct config.json"),
     LLAMA("mistral-7b", 32, 4096, 32, 8, 14336, 32000, 8192,
           "Jiang et al. 2023 (Mistral 7B) Table 1; HF "
           "mistralai/Mistral-7B-v0.1 config.json (sliding window 4096 not "

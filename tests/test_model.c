@@ -17,6 +17,15 @@ static const struct {
     {"llama2-70b", 68976648192}, {"llama3-8b", 8030261248},
     {"llama3-70b", 70553706496}, {"llama3-405b", 405853388800},
     {"mistral-7b", 7241732096},  {"resnet50", 25557032},
+    /* by hand, V h (embedding) + V h (head) + L (4 h^2 attention with kv =
+     * heads, 3 h f SwiGLU, 2 h norms) + h, equal to the published counts:
+     * LLaMA 7B 2 x 32000 x 4096 + 32 x (4 x 4096^2 + 3 x 4096 x 11008 +
+     * 8192) + 4096; Phi-3-mini with V = 32064, h = 3072, f = 8192, L = 32
+     * (HF model card: 3.8B) */
+    {"llama-7b", 6738415616},    {"llama-13b", 13015864320},
+    {"llama-33b", 32528943616},  {"llama-65b", 65285660672},
+    {"llama3.1-8b", 8030261248}, {"llama3.1-70b", 70553706496},
+    {"phi3-mini", 3821079552},
 };
 
 static void test_preset_counts(void **state)
