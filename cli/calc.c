@@ -350,6 +350,12 @@ static void print_time(const tplan_plan *p)
                "per GPU\n",
                f->tokens_per_s, f->samples_per_s,
                f->tokens_per_s / (double)c->gpus);
+    if (!r->has_budget && c->finetune) {
+        printf("\nrun: a fine-tune has no default budget (20 tokens per "
+               "parameter is a pre-training rule): give --epochs E --dataset "
+               "N, or --tokens T; the figures above are per step\n");
+        return;
+    }
     if (!r->has_budget) {
         printf("run: no budget (give --tokens, or --epochs and "
                "--dataset)\n");

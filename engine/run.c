@@ -30,7 +30,8 @@ void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
         out->tokens = c->tokens;
     } else if (c->epochs > 0) {
         out->tokens = c->epochs * c->dataset_samples * (double)c->seq;
-    } else if (c->model.arch != TPLAN_ARCH_GENERIC) {
+    } else if (c->model.arch != TPLAN_ARCH_GENERIC && !c->finetune) {
+        /* a fine-tune's budget is its data: never the pre-training rule */
         out->tokens = TOKENS_PER_PARAM * (double)params;
         out->default_budget = true;
     } else {

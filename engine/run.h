@@ -12,7 +12,8 @@
 #include "perf.h"
 
 typedef struct tplan_run {
-    bool has_budget; /* false: a generic model with no budget given */
+    bool has_budget; /* false: no budget given to a generic model or a
+                        fine-tune (per-step figures only) */
     double tokens;   /* the budget, in tokens (samples * seq) */
     int64_t steps;   /* optimizer steps to consume it (rounded up) */
     double time_h;   /* wall clock */
@@ -26,7 +27,8 @@ typedef struct tplan_run {
 
 /* Evaluate the run of a validated config timed by *perf whose steps
  * consume tokens_per_step tokens. Without a budget, transformers train on
- * 20 tokens per parameter (Hoffmann et al. 2022, compute-optimal). */
+ * 20 tokens per parameter (Hoffmann et al. 2022, compute-optimal), except
+ * a fine-tune (--finetune), whose budget comes from its data only. */
 void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
                     int64_t params, int64_t tokens_per_step, tplan_run *out);
 

@@ -202,6 +202,15 @@ expect_error 2 "tplan: global_batch must be in [1, 1e9] samples (global_batch=10
 jq_is "10 million GPUs and a 1e9 global batch stay exact" '.batch.global_batch == 1000000000 and .batch.micro_batch * .batch.accum * .parallel.dp == 1000000000' calc --model gpt2 --gpus 10000000 --global-batch 1e9
 jq_is "a 1e15-parameter generic model on 1e7 GPUs" '.model.params == 1000000000000000 and .parallel.dp == 10000000' calc --params 1e15 --gpus 10000000
 
+# a fine-tune's budget is its data: without one, per-step figures and a
+# line saying so, never 20 tokens per parameter (issue 15 item 5)
+"$tplan" calc --model llama2-7b --gpu a100-80g --finetune --seq 2048 >"$tmp/out" 2>&1
+grep -q "^run: a fine-tune has no default budget (20 tokens per parameter is a pre-training rule): give --epochs E --dataset N, or --tokens T; the figures above are per step$" "$tmp/out" &&
+    ! grep -q "per parameter)" "$tmp/out" && ok || bad "a fine-tune without a budget: $(grep '^run' "$tmp/out")"
+jq_is "a fine-tune without a budget has no run figures" '.run.tokens == null and .run.time_h == null and .run.default_budget == false and .perf.step_time_s > 0' calc --model llama2-7b --gpu a100-80g --finetune --seq 2048
+jq_is "a fine-tune's budget from its data: 3 epochs of 50,000 x 2048 tokens" '.run.tokens == 3 * 50000 * 2048 and .run.time_h > 0' calc --model llama2-7b --gpu a100-80g --finetune --seq 2048 --epochs 3 --dataset 50000
+jq_is "pre-training keeps the 20 tokens per parameter default" '.run.default_budget and .run.tokens == 20 * .model.params' calc --model llama2-7b --gpu a100-80g --seq 2048
+
 # --- custom catalogs in calc: the CSV of tplan.gpus.load / tplan.models.load
 printf 'name,base,price\nmy-a100,a100-80g,1.5\n' >"$tmp/g.csv"
 printf 'name,base,price\nbad,a100-80g,-1\n' >"$tmp/bad.csv"
