@@ -116,7 +116,7 @@ static const char *const precision_names[] = {
     "bf16", "fp8",      NULL};
 static const char *const optimizer_names[] = {
     "adamw",      "adam",    "sgd",     "sgd-momentum", "adafactor", "lion",
-    "adamw-8bit", "adagrad", "rmsprop", NULL};
+    "adamw-8bit", "adagrad", "rmsprop", "adafactor-unfactored", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full",
                                               NULL};
 static const char *const attention_names[] = {"eager", "flash", NULL};

@@ -70,6 +70,52 @@ static void stage_params(const tplan_config *c, tplan_stage st, double *params,
     *largest = fmax(layer_dev, vh);
 }
 
+/* Adafactor's factored statistics on one device of stage st (Shazeer &
+ * Stern 2018, Algorithm 4): rows + columns of each weight matrix as the
+ * device holds it (Megatron splits the output dimension of QKV and the
+ * first MLP matrices over t, the input dimension of the attention output
+ * and the last MLP matrix, and the vocabulary of the embedding and head),
+ * and a full statistic per element of every vector (norms, biases).
+ * Learned position tables are matrices too. */
+static double factored_stats(const tplan_config *c, tplan_stage st,
+                             double params)
+{
+    const tplan_model *m = &c->model;
+    double t = (double)c->tp, h = (double)m->hidden, f = (double)m->ffn;
+    double k = (double)m->kv_heads, kvd = k * (h / (double)m->heads);
+    double kv_out = t > k ? kvd / k : kvd / t; /* replicated past k */
+    double layers = (double)(m->layers / c->pp), vh = (double)m->vocab / t;
+    double mats, mat_params, per_layer, vectors;
+    bool first = st != TPLAN_STAGE_LAST, last = st != TPLAN_STAGE_FIRST;
+    bool head = last && (!m->tied || c->pp > 1);
+
+    /* one layer: q, k, v (column-parallel), o (row-parallel); the MLP's
+     * up (and gate) column-parallel, its down row-parallel */
+    per_layer = (h / t + h) + 2.0 * (kv_out + h) + (h + h / t) +
+                (m->mlp == TPLAN_MLP_SWIGLU ? 2.0 : 1.0) * (f / t + h) +
+                (h + f / t);
+    mat_params = h * h / t + 2.0 * kv_out * h + h * h / t +
+                 (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h * f / t;
+    mats = layers * per_layer;
+    mat_params *= layers;
+    if (first) {
+        mats += vh + h;
+        mat_params += vh * h;
+        if (m->pos == TPLAN_POS_LEARNED) {
+            mats += (double)m->max_seq + h;
+            mat_params += (double)m->max_seq * h;
+        }
+    }
+    if (head) {
+        mats += vh + h;
+        mat_params += vh * h;
+    }
+    /* every other parameter of the stage is a vector or an extra (BERT's
+     * token types and heads, counted in full: conservative) */
+    vectors = fmax(params - mat_params, 0.0);
+    return mats + vectors;
+}
+
 /* Per-sample activation bytes of a transformer (zeros for generic models,
  * whose activations come from the model itself). */
 static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
@@ -107,6 +153,13 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     s->optim = s->params *
                tplan_optimizer_bytes_per_param(c->precision, c->optimizer) /
                odiv;
+    /* factored states are counted from the shapes; a generic model's
+     * shapes are unknown and keep the per-parameter bound */
+    if (tplan_optimizer_get(c->optimizer)->factored &&
+        c->model.arch != TPLAN_ARCH_GENERIC)
+        s->optim = (s->params * pi->master_bytes +
+                    factored_stats(c, st, s->params) * 4.0 * pi->state_scale) /
+                   odiv;
     s->context = c->context_bytes;
     /* DeepSpeed's ZeRO-3 estimator (estimate_zero3_model_states_mem_needs)
      * keeps 4 bytes per parameter of the largest layer live: its 16-bit

@@ -44,17 +44,30 @@ static const tplan_optimizer_info optimizers[TPLAN_OPT_COUNT] = {
     [TPLAN_OPT_SGD] = {"sgd", 0, false, "torch.optim.SGD, momentum=0"},
     [TPLAN_OPT_SGD_MOMENTUM] = {"sgd-momentum", 4, false,
                                 "torch.optim.SGD momentum buffer"},
-    /* Shazeer & Stern 2018: factored second moment (rows + cols, negligible
-     * for large matrices) plus a first moment; the reference guide's "about
-     * half of Adam". */
+    /* Shazeer & Stern 2018, Algorithm 4 (factored second moment, one
+     * statistic per row and per column of each matrix) without a first
+     * moment: Hugging Face transformers' Adafactor defaults to beta1=None
+     * and factors every parameter of two or more dimensions
+     * (_get_options: factored = len(shape) >= 2, first moment only when
+     * beta1 is set); vectors keep a full second moment (4 bytes).
+     * docs/MODEL.md section 2.4. */
     [TPLAN_OPT_ADAFACTOR] = {"adafactor", 4, false,
-                             "Shazeer & Stern 2018; reference guide"},
+                             "Shazeer & Stern 2018 Alg. 4; HF Adafactor "
+                             "defaults (factored, beta1=None)",
+                             true},
     [TPLAN_OPT_LION] = {"lion", 4, false, "Chen et al. 2023 (one momentum)"},
     /* Dettmers et al. 2022: two 8-bit states; block statistics are below
      * 1% and ignored. */
     [TPLAN_OPT_ADAMW_8BIT] = {"adamw-8bit", 2, true, "Dettmers et al. 2022"},
     [TPLAN_OPT_ADAGRAD] = {"adagrad", 4, false, "torch.optim.Adagrad"},
     [TPLAN_OPT_RMSPROP] = {"rmsprop", 4, false, "torch.optim.RMSprop"},
+    /* Adafactor without factoring: a full second moment per parameter and
+     * no first moment (Shazeer & Stern 2018, Algorithm 2; what Hugging
+     * Face's Adafactor keeps for vectors, exp_avg_sq of the parameter's
+     * shape) */
+    [TPLAN_OPT_ADAFACTOR_UNFACTORED] = {"adafactor-unfactored", 4, false,
+                                        "Shazeer & Stern 2018; HF Adafactor "
+                                        "with its matrices unfactored"},
 };
 
 const tplan_precision_info *tplan_precision_get(tplan_precision p)
@@ -93,7 +106,8 @@ int tplan_optimizer_parse(const char *s, tplan_optimizer *out, tplan_err *err)
     return tplan_err_set(err, TPLAN_ENOTFOUND, "optimizer",
                          "unknown optimizer (optimizer=%.64s); expected adamw, "
                          "adam, sgd, sgd-momentum, adafactor, lion, "
-                         "adamw-8bit, adagrad or rmsprop",
+                         "adamw-8bit, adagrad, rmsprop or "
+                         "adafactor-unfactored",
                          s);
 }
 

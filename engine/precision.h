@@ -54,6 +54,7 @@ typedef enum {
     TPLAN_OPT_ADAMW_8BIT,
     TPLAN_OPT_ADAGRAD,
     TPLAN_OPT_RMSPROP,
+    TPLAN_OPT_ADAFACTOR_UNFACTORED,
     TPLAN_OPT_COUNT
 } tplan_optimizer;
 
@@ -62,6 +63,10 @@ typedef struct tplan_optimizer_info {
     double state_bytes; /* per parameter when states are fp32 */
     bool quantized;     /* states already below 16 bits: no further scaling */
     const char *source;
+    /* a row and a column statistic per weight matrix (Adafactor), counted
+     * from the model's shapes; state_bytes applies to vectors (norms,
+     * biases) and to generic models, whose shapes are unknown */
+    bool factored;
 } tplan_optimizer_info;
 
 const tplan_precision_info *tplan_precision_get(tplan_precision p);

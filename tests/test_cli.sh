@@ -69,7 +69,7 @@ expect_error 2 "tplan: zero: -1: out of range (valid: an integer from 0 to 3)" "
 expect_error 2 "tplan: unknown model preset (model=llama9); see \`tplan models\`" calc --model llama9
 expect_error 2 "tplan: unknown GPU (gpu=h900); see \`tplan gpus\`" "${C[@]}" --gpu h900
 expect_error 2 "tplan: precision: fp4: unknown name (valid: fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp8)" "${C[@]}" --precision fp4
-expect_error 2 "tplan: optimizer: adamax: unknown name (valid: adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad, rmsprop)" "${C[@]}" --optimizer adamax
+expect_error 2 "tplan: optimizer: adamax: unknown name (valid: adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad, rmsprop, adafactor-unfactored)" "${C[@]}" --optimizer adamax
 expect_error 2 "tplan: recompute: some: unknown name (valid: none, selective, full)" "${C[@]}" --recompute some
 expect_error 2 "tplan: profile: jax: unknown name (valid: torch, megatron, torch-cpu)" "${C[@]}" --profile jax
 expect_error 2 "tplan: dropout: 1.5: out of range (valid: a number from 0 to 0.99)" "${C[@]}" --dropout 1.5

@@ -306,6 +306,72 @@ static void test_generic_model(void **state)
     assert_int_equal(p.mem.optimizer_bytes, 4 * 25557032LL);
 }
 
+/* Adafactor as Hugging Face runs it (factored, no first moment): a row
+ * and a column statistic per matrix as the device holds it, a full one
+ * per vector element, 4 bytes each (halved by the pure-bf16 recipe, as
+ * every state); written out by hand from the shapes. */
+static void test_adafactor_factored(void **state)
+{
+    tplan_config c;
+    tplan_plan p;
+    double h = 4096, f = 11008, V = 32000, L = 32, t = 2, kvd = 4096;
+
+    (void)state;
+    config_for(&c, "llama2-7b", "a100-80g");
+    c.precision = TPLAN_PREC_BF16;
+    c.optimizer = TPLAN_OPT_ADAFACTOR;
+    c.micro_batch = 1;
+    eval_ok(&c, &p);
+    /* q, k, v, o: h + h each; gate, up, down: f + h; two norms; the
+     * embedding and the untied head V + h; the final norm: 2,836,992 */
+    assert_int_equal(p.mem.optimizer_bytes,
+                     (int64_t)(2 * (L * (4 * (h + h) + 3 * (f + h) + 2 * h) +
+                                    2 * (V + h) + h)));
+    assert_int_equal(p.mem.optimizer_bytes, 2 * 2836992LL);
+    /* tp 2: column-parallel q, k, v, gate, up hold half their outputs,
+     * row-parallel o and down half their inputs, the vocabulary halves */
+    c.gpus = 2;
+    c.tp = 2;
+    eval_ok(&c, &p);
+    assert_int_equal(
+        p.mem.optimizer_bytes,
+        (int64_t)(2 * (L * ((h / t + h) + 2 * (kvd / t + h) + (h + h / t) +
+                            2 * (f / t + h) + (h + f / t) + 2 * h) +
+                       2 * (V / t + h) + h)));
+    /* mixed-bf16 adds the fp32 master copy of every parameter held; ZeRO-1
+     * over dp 2 halves both */
+    c.tp = 1;
+    c.zero = 1;
+    c.precision = TPLAN_PREC_MIXED_BF16;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.optimizer_bytes,
+                     (4 * 6738415616LL + 4 * 2836992LL) / 2);
+    /* GPT-2 in fp32: learned positions are a matrix (1024 + 768), the head
+     * is tied, and the biases and LayerNorms are vectors: 12 layers of
+     * 4 (768 + 768) + 2 (3072 + 768) statistics, the token and position
+     * tables, and 124,439,808 - 124,318,464 = 121,344 vector elements */
+    config_for(&c, "gpt2", "a100-80g");
+    c.precision = TPLAN_PREC_FP32;
+    c.optimizer = TPLAN_OPT_ADAFACTOR;
+    c.micro_batch = 1;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.optimizer_bytes,
+                     4 * (12 * (4 * 1536 + 2 * 3840) + (50257 + 768) +
+                          (1024 + 768) + 121344));
+    /* unfactored: 4 bytes per parameter; a generic model, whose shapes are
+     * unknown, keeps that bound under the factored one too */
+    c.optimizer = TPLAN_OPT_ADAFACTOR_UNFACTORED;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.optimizer_bytes, 4 * 124439808LL);
+    config_for(&c, "resnet50", "a100-80g");
+    c.seq = 1;
+    c.precision = TPLAN_PREC_FP32;
+    c.optimizer = TPLAN_OPT_ADAFACTOR;
+    c.micro_batch = 1;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.optimizer_bytes, 4 * 25557032LL);
+}
+
 /* ZeRO shards over the data-parallel degree, not over all GPUs: llama2-70b
  * with tp 8, pp 2 on 64 GPUs has dp 4. The first stage holds 40 layers of
  * (GQA attention + SwiGLU)/t + norms and the vocabulary-parallel
@@ -547,6 +613,7 @@ int main(void)
         cmocka_unit_test(test_autocast_weight_copies),
         cmocka_unit_test(test_zero3_gather),
         cmocka_unit_test(test_generic_model),
+        cmocka_unit_test(test_adafactor_factored),
         cmocka_unit_test(test_zero_over_dp_with_tp_pp),
         cmocka_unit_test(test_tied_head_copy),
         cmocka_unit_test(test_last_stage_inflight),
