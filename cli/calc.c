@@ -85,6 +85,7 @@ run:
     json_run_num(w, "energy_kwh", r, r->energy_kwh);
     json_run_num(w, "co2_kg", r, r->co2_kg);
     json_bool(w, "default_budget", r->default_budget);
+    json_bool(w, "per_epoch", r->per_epoch);
     json_obj_end(w);
 }
 
@@ -352,8 +353,9 @@ static void print_time(const tplan_plan *p)
                f->tokens_per_s / (double)c->gpus);
     if (!r->has_budget && c->finetune) {
         printf("\nrun: a fine-tune has no default budget (20 tokens per "
-               "parameter is a pre-training rule): give --epochs E --dataset "
-               "N, or --tokens T; the figures above are per step\n");
+               "parameter is a pre-training rule): give --dataset N for "
+               "figures per epoch, with --epochs E for the run, or --tokens "
+               "T; the figures above are per step\n");
         return;
     }
     if (!r->has_budget) {
@@ -362,7 +364,10 @@ static void print_time(const tplan_plan *p)
         return;
     }
     printf("\nrun: %s tokens%s, %s steps\n", si(n1, sizeof n1, r->tokens),
-           r->default_budget ? " (20 per parameter)" : "",
+           r->default_budget ? " (20 per parameter)"
+           : r->per_epoch    ? " (one epoch: no --epochs given, figures per "
+                               "epoch)"
+                             : "",
            si(n2, sizeof n2, (double)r->steps));
     printf("  time          %.1f h (%.1f days) on %lld GPU%s = %.0f "
            "GPU-hours\n",

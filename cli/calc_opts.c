@@ -464,7 +464,9 @@ static int check_pairs(const gathered *g)
         return usage_error("give --tokens or --epochs, not both (tokens=%s, "
                            "epochs=%s)",
                            tokens, epochs);
-    if (!epochs != !dataset)
+    /* a fine-tune given only its dataset is planned per epoch */
+    if (!epochs != !dataset &&
+        !(dataset && v[fid("finetune")] && strcmp(v[fid("finetune")], "false")))
         return usage_error("--epochs and --dataset go together (%s=%s)",
                            epochs ? "epochs" : "dataset",
                            epochs ? epochs : dataset);

@@ -94,7 +94,9 @@ static int validate_run(const tplan_config *c, tplan_err *err)
         (rc = need_range("power_util", c->power_util, 0, 2, err)) ||
         (rc = need_range("grid", c->grid_kg_per_kwh, 0, 10, err)))
         return rc;
-    if ((c->epochs > 0) != (c->dataset_samples > 0))
+    /* a fine-tune given only its dataset is planned per epoch */
+    if ((c->epochs > 0) != (c->dataset_samples > 0) &&
+        !(c->finetune && c->dataset_samples > 0))
         return tplan_err_set(err, TPLAN_EINVAL, "epochs",
                              "epochs and dataset_samples go together "
                              "(epochs=%g, dataset_samples=%g)",

@@ -30,6 +30,9 @@ void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
         out->tokens = c->tokens;
     } else if (c->epochs > 0) {
         out->tokens = c->epochs * c->dataset_samples * (double)c->seq;
+    } else if (c->finetune && c->dataset_samples > 0) {
+        out->tokens = c->dataset_samples * (double)c->seq;
+        out->per_epoch = true;
     } else if (c->model.arch != TPLAN_ARCH_GENERIC && !c->finetune) {
         /* a fine-tune's budget is its data: never the pre-training rule */
         out->tokens = TOKENS_PER_PARAM * (double)params;

@@ -23,6 +23,8 @@ typedef struct tplan_run {
     double energy_kwh;
     double co2_kg;
     bool default_budget; /* the budget is the 20-tokens-per-parameter default */
+    bool per_epoch;      /* a fine-tune given its dataset, not its epochs:
+                            the figures are for one epoch */
 } tplan_run;
 
 /* Evaluate the run of a validated config timed by *perf whose steps

@@ -205,10 +205,15 @@ jq_is "a 1e15-parameter generic model on 1e7 GPUs" '.model.params == 10000000000
 # a fine-tune's budget is its data: without one, per-step figures and a
 # line saying so, never 20 tokens per parameter (issue 15 item 5)
 "$tplan" calc --model llama2-7b --gpu a100-80g --finetune --seq 2048 >"$tmp/out" 2>&1
-grep -q "^run: a fine-tune has no default budget (20 tokens per parameter is a pre-training rule): give --epochs E --dataset N, or --tokens T; the figures above are per step$" "$tmp/out" &&
+grep -q "^run: a fine-tune has no default budget (20 tokens per parameter is a pre-training rule): give --dataset N for figures per epoch, with --epochs E for the run, or --tokens T; the figures above are per step$" "$tmp/out" &&
     ! grep -q "per parameter)" "$tmp/out" && ok || bad "a fine-tune without a budget: $(grep '^run' "$tmp/out")"
 jq_is "a fine-tune without a budget has no run figures" '.run.tokens == null and .run.time_h == null and .run.default_budget == false and .perf.step_time_s > 0' calc --model llama2-7b --gpu a100-80g --finetune --seq 2048
 jq_is "a fine-tune's budget from its data: 3 epochs of 50,000 x 2048 tokens" '.run.tokens == 3 * 50000 * 2048 and .run.time_h > 0' calc --model llama2-7b --gpu a100-80g --finetune --seq 2048 --epochs 3 --dataset 50000
+jq_is "a fine-tune given its dataset only: one epoch, said so" '.run.per_epoch and .run.tokens == 50000 * 2048 and .run.steps == 50000 * 2048 / .batch.tokens_per_step' calc --model llama2-7b --gpu a100-80g --finetune --seq 2048 --dataset 50000 --gpus 2 --zero 3
+"$tplan" calc --model llama2-7b --gpu a100-80g --finetune --seq 2048 --dataset 50000 --gpus 2 --zero 3 | grep -q "^run: 102.4M tokens (one epoch: no --epochs given, figures per epoch), " && ok || bad "per-epoch text"
+expect_error 2 "tplan: --epochs and --dataset go together (dataset=50000)" calc --model llama2-7b --dataset 50000
+printf 'local p = tplan.plan{model = "llama2-7b", gpu = "a100-80g", finetune = true, dataset = 1000, seq = 2048}\nprint(p.steps, p.tokens_per_step)\n' >"$tmp/ft.lua"
+out=$("$tplan" run "$tmp/ft.lua" 2>&1) && [ "$(echo "$out" | awk '{print ($1 * $2 >= 1000 * 2048)}')" = 1 ] && ok || bad "Lua: a fine-tune per epoch: $out"
 jq_is "pre-training keeps the 20 tokens per parameter default" '.run.default_budget and .run.tokens == 20 * .model.params' calc --model llama2-7b --gpu a100-80g --seq 2048
 
 # --- custom catalogs in calc: the CSV of tplan.gpus.load / tplan.models.load
