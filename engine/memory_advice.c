@@ -4,6 +4,7 @@
  * more GPUs, shorter sequences). */
 #include "memory.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,6 +36,21 @@ static bool try_fit(const tplan_config *c, tplan_memory *m)
         return false;
     tplan_memory_eval(c, m);
     return m->fits;
+}
+
+/* Append ", item" (or "item" first) to buf. */
+static void append(char *buf, size_t len, const char *fmt, ...)
+{
+    size_t n = strlen(buf);
+    va_list ap;
+
+    if (n > 0 && n + 2 < len) {
+        memcpy(buf + n, ", ", 3);
+        n += 2;
+    }
+    va_start(ap, fmt);
+    vsnprintf(buf + n, len - n, fmt, ap);
+    va_end(ap);
 }
 
 /* No single change fits: stack them, cheapest for the model's quality
@@ -70,16 +86,18 @@ static void combined(const tplan_config *c, advice *a)
                      1024LL);
         return;
     }
-    snprintf(what, sizeof what, "zero=3%s, gpus=%lld%s%s",
-             c->model.arch != TPLAN_ARCH_GENERIC ? ", recompute=full, "
-                                                   "attention=flash"
-                                                 : "",
-             (long long)t.gpus, t.seq != c->seq ? ", seq=" : "", "");
-    if (t.seq != c->seq) {
-        size_t n = strlen(what);
-
-        snprintf(what + n, sizeof what - n, "%lld", (long long)t.seq);
-    }
+    /* name only what changes: never a setting that is already on */
+    what[0] = '\0';
+    if (t.zero != c->zero)
+        append(what, sizeof what, "zero=3");
+    if (t.recompute != c->recompute)
+        append(what, sizeof what, "recompute=full");
+    if (t.attention != c->attention)
+        append(what, sizeof what, "attention=flash");
+    if (t.gpus != c->gpus)
+        append(what, sizeof what, "gpus=%lld", (long long)t.gpus);
+    if (t.seq != c->seq)
+        append(what, sizeof what, "seq=%lld", (long long)t.seq);
     add(a, what, &t, &m);
 }
 
@@ -160,8 +178,8 @@ int tplan_memory_advise(const tplan_config *c, const tplan_memory *mem,
         t.gpus = c->gpus * k;
         t.zero = 3;
         if (try_fit(&t, &m)) {
-            snprintf(what, sizeof what, "gpus=%lld and zero=3",
-                     (long long)t.gpus);
+            snprintf(what, sizeof what, "gpus=%lld%s", (long long)t.gpus,
+                     c->zero == 3 ? "" : " and zero=3");
             add(&a, what, &t, &m);
             break;
         }

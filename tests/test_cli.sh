@@ -216,6 +216,13 @@ printf 'local p = tplan.plan{model = "llama2-7b", gpu = "a100-80g", finetune = t
 out=$("$tplan" run "$tmp/ft.lua" 2>&1) && [ "$(echo "$out" | awk '{print ($1 * $2 >= 1000 * 2048)}')" = 1 ] && ok || bad "Lua: a fine-tune per epoch: $out"
 jq_is "pre-training keeps the 20 tokens per parameter default" '.run.default_budget and .run.tokens == 20 * .model.params' calc --model llama2-7b --gpu a100-80g --seq 2048
 
+# advice names only what changes: never flash when flash is on, never the
+# ZeRO stage or GPU count already given (issue 15 item 6)
+jq_is "advice stacks only changes" '[.warnings[] | select(startswith("would fit with"))] | length > 0 and all(test("attention=flash") | not) and any(startswith("would fit with zero=3, recompute=full, gpus=16:"))' calc --model llama2-13b --gpu rtx4090 --micro-batch 1
+jq_is "advice with eager attention names flash" 'any(.warnings[]; startswith("would fit with recompute=full, attention=flash, gpus=16:"))' calc --model llama2-13b --gpu rtx4090 --micro-batch 1 --attention eager --zero 3
+jq_is "advice at ZeRO-3 names only the GPUs" 'any(.warnings[]; startswith("would fit with gpus=4:")) and all(.warnings[]; test("zero=3") | not)' calc --model llama2-7b --gpu a100-80g --zero 3
+jq_is "advice on 8 GPUs does not repeat gpus=8" 'any(.warnings[]; startswith("would fit with zero=3, recompute=full, seq=1024:")) and all(.warnings[]; test("gpus=8") | not)' calc --model llama2-7b --gpu a100-80g --gpus 8 --micro-batch 64
+
 # --- custom catalogs in calc: the CSV of tplan.gpus.load / tplan.models.load
 printf 'name,base,price\nmy-a100,a100-80g,1.5\n' >"$tmp/g.csv"
 printf 'name,base,price\nbad,a100-80g,-1\n' >"$tmp/bad.csv"
