@@ -22,22 +22,37 @@ static bool is_file(const char *path)
     return path && strcmp(path, "-") != 0;
 }
 
+/* Which of the run's outputs path is, by device and inode: its option
+ * ("--csv" first, then "--db") with *given the path as the option named
+ * it, or NULL. */
+static const char *output_option(const run_outputs *o, const char *path,
+                                 const char **given)
+{
+    if (o->csv_path && tplan_same_file(path, o->csv_path)) {
+        *given = o->csv_path;
+        return "--csv";
+    }
+    if (o->db_path && tplan_same_file(path, o->db_path)) {
+        *given = o->db_path;
+        return "--db";
+    }
+    return NULL;
+}
+
 int outputs_check(const run_outputs *o, tplan_err *err)
 {
-    const char *out[2] = {o->csv_path, o->db_path};
-    const char *opt[2] = {"--csv", "--db"};
+    const char *given, *opt;
 
-    for (int i = 0; i < 2; i++)
-        if (out[i] && is_file(o->script) && tplan_same_file(out[i], o->script))
-            return tplan_err_set(err, TPLAN_EUSAGE, opt[i],
-                                 "%.200s is the script itself: refusing to "
-                                 "write over it",
-                                 out[i]);
-    if (out[0] && out[1] && tplan_same_file(out[0], out[1]))
+    if (is_file(o->script) && (opt = output_option(o, o->script, &given)))
+        return tplan_err_set(err, TPLAN_EUSAGE, opt,
+                             "%.200s is the script itself: refusing to "
+                             "write over it",
+                             given);
+    if (o->csv_path && o->db_path && tplan_same_file(o->csv_path, o->db_path))
         return tplan_err_set(err, TPLAN_EUSAGE, "--db",
                              "--csv and --db name one file (%.200s): give "
                              "each its own",
-                             out[1]);
+                             o->db_path);
     return TPLAN_OK;
 }
 
@@ -157,8 +172,8 @@ static int after_sweep(void *ud, const tplan_sweep_meta *m,
 static int may_write(void *ud, const char *path, tplan_err *err)
 {
     const run_outputs *o = ud;
-    bool own = (o->csv_path && tplan_same_file(path, o->csv_path)) ||
-               (o->db_path && tplan_same_file(path, o->db_path));
+    const char *given;
+    bool own = output_option(o, path, &given) != NULL;
 
     if (is_file(o->script) && tplan_same_file(path, o->script))
         return tplan_err_set(err, TPLAN_EUSAGE, "script",
@@ -178,15 +193,13 @@ static int may_write(void *ud, const char *path, tplan_err *err)
 static int may_read(void *ud, const char *path, tplan_err *err)
 {
     const run_outputs *o = ud;
-    const char *out[2] = {o->csv_path, o->db_path};
-    const char *opt[2] = {"--csv", "--db"};
+    const char *given, *opt = output_option(o, path, &given);
 
-    for (int i = 0; i < 2; i++)
-        if (out[i] && tplan_same_file(path, out[i]))
-            return tplan_err_set(err, TPLAN_EUSAGE, "catalog",
-                                 "%.200s is this run's %s output: a "
-                                 "catalog must be a file of its own",
-                                 path, opt[i]);
+    if (opt)
+        return tplan_err_set(err, TPLAN_EUSAGE, "catalog",
+                             "%.200s is this run's %s output: a catalog "
+                             "must be a file of its own",
+                             path, opt);
     return TPLAN_OK;
 }
 

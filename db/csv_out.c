@@ -15,6 +15,7 @@
 #include <csv.h>
 
 #include "fields.h"
+#include "paths.h"
 
 struct tplan_csv {
     FILE *f;
@@ -70,18 +71,12 @@ void tplan_csv_abort(tplan_csv *w)
  * live process's file (another run writing the same name) is left alone. */
 static void remove_stale(const char *path)
 {
-    const char *slash = strrchr(path, '/');
-    const char *base = slash ? slash + 1 : path;
     char dir[4096], prefix[512], victim[4608];
+    const char *base = tplan_path_split(path, dir, sizeof dir);
     size_t plen;
     struct dirent *e;
     DIR *d;
 
-    if (slash)
-        snprintf(dir, sizeof dir, "%.*s", slash == path ? 1 : (int)(slash - path),
-                 path);
-    else
-        snprintf(dir, sizeof dir, ".");
     plen = (size_t)snprintf(prefix, sizeof prefix, "%s.tmp.", base);
     if (plen >= sizeof prefix || !(d = opendir(dir)))
         return;

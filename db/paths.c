@@ -5,8 +5,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* The directory part of path into dir (len bytes) and its last name. */
-static const char *split(const char *path, char *dir, size_t len)
+const char *tplan_path_split(const char *path, char *dir, size_t len)
 {
     const char *slash = strrchr(path, '/');
 
@@ -31,8 +30,8 @@ bool tplan_same_file(const char *a, const char *b)
     eb = stat(b, &sb) == 0;
     if (ea || eb)
         return ea && eb && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-    na = split(a, da, sizeof da);
-    nb = split(b, db, sizeof db);
+    na = tplan_path_split(a, da, sizeof da);
+    nb = tplan_path_split(b, db, sizeof db);
     return strcmp(na, nb) == 0 && stat(da, &sa) == 0 && stat(db, &sb) == 0 &&
            sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }

@@ -4,11 +4,16 @@
 #define TPLAN_PATHS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 /* Whether a and b name one file: the same device and inode when both
  * exist (links, "./x" and "x" alike); when neither exists yet, the same
  * directory (by its device and inode) and name. A file that exists and
  * one that does not are different. */
 bool tplan_same_file(const char *a, const char *b);
+
+/* The directory part of path into dir (len bytes: "." when it has none,
+ * "/" for a file at the root); returns its last name. */
+const char *tplan_path_split(const char *path, char *dir, size_t len);
 
 #endif

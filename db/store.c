@@ -471,7 +471,7 @@ int tplan_store_sweep_begin(tplan_store *s, const tplan_sweep_meta *m,
     if (!s->in_tx) {
         if ((rc = tplan_store_exec(s, "BEGIN IMMEDIATE", err)))
             return rc;
-        s->in_tx = s->hold_tx = s->sweep_tx = true;
+        s->in_tx = s->sweep_tx = true;
     }
     if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
         return tplan_store_db_error(err, s, "cannot write to");
@@ -527,11 +527,11 @@ int tplan_store_sweep_finish(tplan_store *s, int64_t id,
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return tplan_store_db_error(err, s, "cannot write to");
-    if (s->hold_tx && !s->sweep_tx)
+    if (s->hold_tx)
         return TPLAN_OK; /* the caller's transaction (merge) */
     if ((rc = tplan_store_exec(s, "COMMIT", err)))
         return rc;
-    s->in_tx = s->hold_tx = s->sweep_tx = false;
+    s->in_tx = s->sweep_tx = false;
     return TPLAN_OK;
 }
 
@@ -550,8 +550,8 @@ void tplan_store_abort(tplan_store *s)
                      NULL);
         s->in_tx = false;
     }
-    if (s && s->sweep_tx)
-        s->hold_tx = s->sweep_tx = false;
+    if (s)
+        s->sweep_tx = false;
 }
 
 int tplan_store_query(tplan_store *s, const char *sql, const tplan_cell *params,

@@ -23,7 +23,8 @@ struct tplan_store {
      * an older schema, read as it is: NULL for it) */
     unsigned char missing[TPLAN_MAX_FIELDS];
     bool hold_tx;   /* a caller's transaction (merge): never commit inside */
-    bool sweep_tx;  /* hold_tx is the sweep's own (sweep_begin to finish) */
+    bool sweep_tx;  /* a sweep's own (sweep_begin to finish): never commit
+                       inside either */
     int64_t batch;
     /* a writer's deadline for lock waits in the open transaction
      * (monotonic seconds; 0: none yet), see busy_wait in store.c */

@@ -293,7 +293,7 @@ static int write_block(tplan_store *s, const row_block *b, tplan_err *err)
     if (rc != SQLITE_DONE)
         return tplan_store_db_error(err, s, "cannot write a plan to");
     s->batch += b->rows;
-    if (s->batch >= BATCH_ROWS && !s->hold_tx) {
+    if (s->batch >= BATCH_ROWS && !s->hold_tx && !s->sweep_tx) {
         if ((rc = tplan_store_exec(s, "COMMIT", err)))
             return rc;
         s->in_tx = false;

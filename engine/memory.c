@@ -76,7 +76,7 @@ static void stage_params(const tplan_config *c, tplan_stage st, double *params,
  * first MLP matrices over t, the input dimension of the attention output
  * and the last MLP matrix, and the vocabulary of the embedding and head),
  * and a full statistic per element of every vector (norms, biases).
- * Learned position tables are matrices too. */
+ * Learned position tables are matrices too. docs/MODEL.md section 2.2. */
 static double factored_stats(const tplan_config *c, tplan_stage st,
                              double params)
 {

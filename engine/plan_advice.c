@@ -21,7 +21,8 @@
 
 /* GPipe (Huang et al. 2019, section 2.3): "the bubble overhead [is]
  * negligible when M >= 4 x K" micro-batches and partitions; with
- * m >= 4p the bubble (p-1)/(v m) stays under a quarter. */
+ * m >= 4p the bubble (p-1)/(v m) stays under a quarter (docs/MODEL.md
+ * section 6.11). */
 #define MAX_BUBBLE 0.25
 
 /* The guides' warmup table (the Tradeoffs guide): 2x no, 4x

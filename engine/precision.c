@@ -50,7 +50,7 @@ static const tplan_optimizer_info optimizers[TPLAN_OPT_COUNT] = {
      * and factors every parameter of two or more dimensions
      * (_get_options: factored = len(shape) >= 2, first moment only when
      * beta1 is set); vectors keep a full second moment (4 bytes).
-     * docs/MODEL.md section 2.4. */
+     * docs/MODEL.md section 2.2. */
     [TPLAN_OPT_ADAFACTOR] = {"adafactor", 4, false,
                              "Shazeer & Stern 2018 Alg. 4; HF Adafactor "
                              "defaults (factored, beta1=None)",

@@ -9,6 +9,7 @@
 
 #include "csv_in.h"
 #include "l_util.h"
+#include "paths.h"
 
 static const char GPUS_KEY[] = "tplan.custom_gpus";
 static const char MODELS_KEY[] = "tplan.custom_models";
@@ -205,6 +206,39 @@ static int on_record(void *ud, int64_t line, bool header, int n,
     return a.rc;
 }
 
+/* The catalogs the script loaded: a list of paths in the registry. */
+static const char INPUTS_KEY[] = "tplan.inputs";
+
+bool lt_catalog_loaded(lua_State *L, const char *path)
+{
+    bool found = false;
+
+    luaL_getsubtable(L, LUA_REGISTRYINDEX, INPUTS_KEY);
+    for (lua_Integer i = 1; !found && i <= luaL_len(L, -1); i++) {
+        found = lua_rawgeti(L, -1, i) == LUA_TSTRING &&
+                tplan_same_file(path, lua_tostring(L, -1));
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    return found;
+}
+
+/* May the script read path as a catalog? Not one of the run's outputs
+ * (err says why); a catalog it may read is remembered as an input. */
+static int may_read(lua_State *L, const char *path, tplan_err *err)
+{
+    const lt_state *st = lt_get_state(L);
+    int rc = st->o.may_read ? st->o.may_read(st->o.ud, path, err) : TPLAN_OK;
+
+    if (rc == TPLAN_OK) {
+        luaL_getsubtable(L, LUA_REGISTRYINDEX, INPUTS_KEY);
+        lua_pushstring(L, path);
+        lua_rawseti(L, -2, luaL_len(L, -2) + 1);
+        lua_pop(L, 1);
+    }
+    return rc;
+}
+
 /* Load path's entries and register them; push the list of them. On an
  * error push nothing, register nothing and say why in err. */
 static int load_file(lua_State *L, const char *path, bool gpus,
@@ -242,7 +276,7 @@ static int load(lua_State *L, bool gpus)
     const char *what = gpus ? "tplan.gpus.load" : "tplan.models.load";
     tplan_err err;
 
-    if (lt_may_read(L, path, &err) || load_file(L, path, gpus, &err))
+    if (may_read(L, path, &err) || load_file(L, path, gpus, &err))
         return lu_error(L, what, "%s", err.msg);
     return 1;
 }

@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "l_util.h"
-#include "paths.h"
 #include "save.h"
 #include "sweep.h"
 
@@ -271,42 +270,16 @@ static int l_sweep(lua_State *L)
     return 1;
 }
 
-/* The catalogs the script loaded: a list of paths in the registry. */
-static const char INPUTS_KEY[] = "tplan.inputs";
-
 int lt_may_write(lua_State *L, const char *path, tplan_err *err)
 {
     const lt_state *st = lt_get_state(L);
-    int rc = TPLAN_OK;
 
-    luaL_getsubtable(L, LUA_REGISTRYINDEX, INPUTS_KEY);
-    for (lua_Integer i = 1; rc == TPLAN_OK && i <= luaL_len(L, -1); i++) {
-        if (lua_rawgeti(L, -1, i) == LUA_TSTRING &&
-            tplan_same_file(path, lua_tostring(L, -1)))
-            rc = tplan_err_set(err, TPLAN_EUSAGE, "catalog",
-                               "%.200s is a catalog this script loaded: "
-                               "refusing to write over it",
-                               path);
-        lua_pop(L, 1);
-    }
-    lua_pop(L, 1);
-    if (rc)
-        return rc;
+    if (lt_catalog_loaded(L, path))
+        return tplan_err_set(err, TPLAN_EUSAGE, "catalog",
+                             "%.200s is a catalog this script loaded: "
+                             "refusing to write over it",
+                             path);
     return st->o.may_write ? st->o.may_write(st->o.ud, path, err) : TPLAN_OK;
-}
-
-int lt_may_read(lua_State *L, const char *path, tplan_err *err)
-{
-    const lt_state *st = lt_get_state(L);
-    int rc = st->o.may_read ? st->o.may_read(st->o.ud, path, err) : TPLAN_OK;
-
-    if (rc == TPLAN_OK) {
-        luaL_getsubtable(L, LUA_REGISTRYINDEX, INPUTS_KEY);
-        lua_pushstring(L, path);
-        lua_rawseti(L, -2, luaL_len(L, -2) + 1);
-        lua_pop(L, 1);
-    }
-    return rc;
 }
 
 tplan_save_watch lt_save_watch(lua_State *L, const char *path)

@@ -94,10 +94,9 @@ lt_state *lt_get_state(lua_State *L);
  * non-zero (err says why) when it does not. */
 int lt_may_write(lua_State *L, const char *path, tplan_err *err);
 
-/* Whether the script may read path as a catalog: not one of the run's
- * outputs; remembered, so that res:csv and res:save refuse to write
- * over it. Non-zero (err says why) when it may not. */
-int lt_may_read(lua_State *L, const char *path, tplan_err *err);
+/* Whether path is a catalog the script loaded (the same file by device
+ * and inode): res:csv and res:save refuse to write over one. */
+bool lt_catalog_loaded(lua_State *L, const char *path);
 
 /* The run's watch over a write of path by the script (res:csv, res:save). */
 tplan_save_watch lt_save_watch(lua_State *L, const char *path);
