@@ -3,9 +3,11 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "activations.h"
 #include "calc_opts.h"
+#include "fields.h"
 #include "args.h"
 #include "json.h"
 #include "plan.h"
@@ -64,6 +66,9 @@ static void print_json_perf(json_w *w, const tplan_plan *p)
     json_num(w, "dp_comm_s", f->dp_comm_s);
     json_num(w, "dp_exposed_s", f->dp_exposed_s);
     json_num(w, "optimizer_s", f->optimizer_s);
+    json_num(w, "dequant_s", f->dequant_s);
+    json_num(w, "offload_time_s", f->offload_s);
+    json_num(w, "cpu_optimizer_s", f->cpu_optimizer_s);
     json_num(w, "matmul_eff", f->matmul_eff);
     json_num(w, "attn_eff", f->attn_eff);
     json_num(w, "peak_flops", f->peak_flops);
@@ -189,6 +194,58 @@ static void print_json_rows(json_w *w, const tplan_scaling_row *rows, int n,
     }
 }
 
+/* What would make a plan that does not fit fit, in the order the
+ * warnings give it: [{change: {field: value}, fits, total_bytes,
+ * max_micro_batch, step_time_s, why}]. */
+static void print_json_advice(json_w *w, const tplan_plan *p)
+{
+    static tplan_remedy r[TPLAN_MAX_REMEDIES];
+    int n = tplan_plan_remedies(&p->config, p, r, TPLAN_MAX_REMEDIES);
+
+    json_arr_begin(w, "advice");
+    for (int i = 0; i < n; i++) {
+        json_obj_begin(w, NULL);
+        json_obj_begin(w, "change");
+        for (int k = 0; k < r[i].n; k++) {
+            const tplan_change *ch = &r[i].change[k];
+            int id = tplan_field_find(ch->field);
+            const tplan_field *f = tplan_field_at(id);
+
+            if (ch->name)
+                json_str(w, ch->field, ch->name);
+            else if (f && f->type == TPLAN_FT_BOOL)
+                json_bool(w, ch->field, ch->num != 0);
+            else
+                json_num(w, ch->field, ch->num);
+        }
+        json_obj_end(w);
+        json_bool(w, "fits", r[i].fits);
+        json_int(w, "total_bytes", r[i].total_bytes);
+        json_int(w, "max_micro_batch", r[i].max_micro_batch);
+        json_num(w, "step_time_s",
+                 r[i].timed ? r[i].step_time_s : (double)NAN);
+        json_str(w, "why", r[i].why);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+}
+
+/* The fine-tuning part of "recipe": adapters, base storage, offload. */
+static void print_json_finetune(json_w *w, const tplan_config *c)
+{
+    char targets[64];
+
+    tplan_lora_targets_format(c->lora_targets, targets, sizeof targets);
+    json_int(w, "lora_rank", c->lora_rank);
+    json_str(w, "lora_targets", targets);
+    json_num(w, "lora_dropout", c->lora_dropout);
+    json_str(w, "base_precision", tplan_base_precision_name(c->base_precision));
+    json_bool(w, "double_quant", c->double_quant);
+    json_str(w, "offload_optimizer",
+             tplan_offload_name(c->offload_optimizer));
+    json_str(w, "offload_params", tplan_offload_name(c->offload_params));
+}
+
 static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
                        int n, const tplan_batch_row *brows, int nb)
 {
@@ -201,6 +258,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_obj_begin(&w, "model");
     json_str(&w, "name", c->model.name);
     json_int(&w, "params", p->params);
+    json_int(&w, "trainable_params", p->trainable_params);
     json_obj_end(&w);
     json_obj_begin(&w, "parallel");
     json_str(&w, "gpu", c->gpu.name);
@@ -227,6 +285,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_str(&w, "profile", tplan_profile_name(c->profile));
     json_int(&w, "seq", c->seq);
     json_num(&w, "dropout", c->model.dropout);
+    print_json_finetune(&w, c);
     json_obj_end(&w);
     json_obj_begin(&w, "memory");
     json_int(&w, "weights_bytes", m->weights_bytes);
@@ -247,6 +306,12 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_int(&w, "activations_per_layer_sample_bytes",
              llround(m->act_layer_bytes));
     json_str(&w, "stage", stage_name(m->stage));
+    json_int(&w, "dequant_bytes", m->dequant_bytes);
+    json_int(&w, "paged_spill_bytes", m->paged_spill_bytes);
+    json_int(&w, "host_bytes", m->host_bytes);
+    json_int(&w, "nvme_bytes", m->nvme_bytes);
+    json_int(&w, "host_capacity_bytes", m->host_capacity_bytes);
+    json_bool(&w, "host_fits", m->host_fits);
     json_obj_end(&w);
     json_obj_begin(&w, "batch");
     json_int(&w, "micro_batch", p->micro_batch);
@@ -260,6 +325,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     print_json_perf(&w, p);
     print_json_recipe(&w, p);
     print_json_rows(&w, rows, n, brows, nb);
+    print_json_advice(&w, p);
     json_arr_begin(&w, "warnings");
     for (int i = 0; i < p->n_warnings; i++)
         json_str(&w, NULL, p->warnings[i]);
@@ -339,7 +405,21 @@ static void print_time(const tplan_plan *p)
              f->dp_inter_node ? "across nodes" : "inside a node");
     if (p->dp > 1)
         trow("dp exposed", f->dp_exposed_s, note);
-    trow("optimizer", f->optimizer_s, "");
+    if (c->offload_optimizer == TPLAN_OFFLOAD_NONE)
+        trow("optimizer", f->optimizer_s, "");
+    if (f->dequant_s > 0)
+        trow("dequantize", f->dequant_s,
+             "the quantized base to 16 bits, at every use");
+    if (f->offload_s > 0 || c->offload_optimizer != TPLAN_OFFLOAD_NONE ||
+        c->offload_params != TPLAN_OFFLOAD_NONE) {
+        if (f->cpu_optimizer_s > 0)
+            snprintf(note, sizeof note,
+                     "exposed host/NVMe traffic + CPU optimizer %.4f s",
+                     f->cpu_optimizer_s);
+        else
+            snprintf(note, sizeof note, "exposed host/NVMe traffic");
+        trow("offload", f->offload_s, note);
+    }
     snprintf(note, sizeof note, "MFU %.1f%%, HFU %.1f%%", f->mfu * 100.0,
              f->hfu * 100.0);
     trow("step", f->step_time_s, note);
@@ -430,6 +510,30 @@ static void print_recipe(const tplan_plan *p)
                cb->data_factor);
 }
 
+/* What trains and how the base is kept, when that is not "everything". */
+static void print_finetune(const tplan_plan *p)
+{
+    const tplan_config *c = &p->config;
+    char targets[64];
+
+    if (c->lora_rank > 0) {
+        tplan_lora_targets_format(c->lora_targets, targets, sizeof targets);
+        printf("  LoRA rank %lld on %s: %lld trainable parameters (%.3f%%), "
+               "base %s%s%s\n",
+               (long long)c->lora_rank, targets,
+               (long long)p->trainable_params,
+               100.0 * (double)p->trainable_params / (double)p->params,
+               tplan_base_precision_name(c->base_precision),
+               c->base_precision == TPLAN_BASE_AUTO ? " (as the recipe)" : "",
+               c->double_quant ? " with double quantization" : "");
+    }
+    if (c->offload_optimizer != TPLAN_OFFLOAD_NONE ||
+        c->offload_params != TPLAN_OFFLOAD_NONE)
+        printf("  offload: optimizer to %s, parameters to %s\n",
+               tplan_offload_name(c->offload_optimizer),
+               tplan_offload_name(c->offload_params));
+}
+
 static void print_table(const tplan_plan *p)
 {
     const tplan_config *c = &p->config;
@@ -446,6 +550,7 @@ static void print_table(const tplan_plan *p)
            tplan_optimizer_get(c->optimizer)->name,
            tplan_recompute_name(c->recompute),
            tplan_attention_name(c->attention), tplan_profile_name(c->profile));
+    print_finetune(p);
     if (p->max_micro_batch >= TPLAN_MICRO_BATCH_UNBOUNDED)
         snprintf(note, sizeof note, "no memory limit: activations unknown");
     else
@@ -465,7 +570,16 @@ static void print_table(const tplan_plan *p)
                  gib(m->work_copy_bytes));
     row("weights", m->weights_bytes, note);
     row("gradients", m->grads_bytes, "");
-    row("optimizer", m->optimizer_bytes, "master copy + states");
+    if (m->paged_spill_bytes > 0)
+        snprintf(note, sizeof note, "master copy + states; %.2f GiB more "
+                 "paged out to the host",
+                 gib(m->paged_spill_bytes));
+    else if (c->offload_optimizer != TPLAN_OFFLOAD_NONE)
+        snprintf(note, sizeof note, "offloaded to %s",
+                 tplan_offload_name(c->offload_optimizer));
+    else
+        snprintf(note, sizeof note, "master copy + states");
+    row("optimizer", m->optimizer_bytes, note);
     /* the per-sample figure includes the micro-batches a pipeline stage
      * holds at once: say so rather than call the product "per sample" */
     if (m->inflight > 1.0)
@@ -483,12 +597,23 @@ static void print_table(const tplan_plan *p)
     else
         snprintf(note, sizeof note, "CUDA context %.2f",
                  gib(m->context_bytes));
+    if (m->dequant_bytes > 0)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 ", dequantized matrix %.2f", gib(m->dequant_bytes));
     row("overhead", m->overhead_bytes, note);
     row("total", m->total_bytes, "");
     snprintf(note, sizeof note, "capacity %.2f GiB less %.0f%% reserve",
              gib(m->capacity_bytes), c->reserve_fraction * 100.0);
     row("usable", m->usable_bytes, note);
     row("headroom", m->usable_bytes - m->total_bytes, "");
+    if (m->host_bytes > 0 || m->nvme_bytes > 0) {
+        printf("host memory per node: %.2f GiB of %.2f GiB%s", gib(m->host_bytes),
+               gib(m->host_capacity_bytes),
+               m->host_fits ? "" : " (does NOT fit)");
+        if (m->nvme_bytes > 0)
+            printf(", NVMe %.2f GiB", gib(m->nvme_bytes));
+        printf("\n");
+    }
     printf("fits: %s\n", m->fits ? "yes" : "NO");
     print_time(p);
     print_recipe(p);

@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "finetune.h"
+
 enum dim {
     SBH,  /* s*b*h */
     SBKV, /* s*b*k*d: one of K or V with k kv heads of size d */
@@ -496,4 +498,33 @@ int tplan_act_list(const tplan_model *m, const tplan_act_ctx *ctx, int64_t seq,
     k = list_table(p->last, p->n_last, "last", m, ctx, seq, false, items, cap,
                    k);
     return k;
+}
+
+double tplan_act_lora_layer(const tplan_config *c)
+{
+    const tplan_model *m = &c->model;
+    tplan_linear lin[TPLAN_LORA_NLINEAR];
+    int n;
+    double s = (double)c->seq, t = (double)c->tp, r = (double)c->lora_rank;
+    /* adapters compute in the recipe's 16-bit dtype (fp32 recipes: fp32) */
+    double w = tplan_precision_get(c->precision)->act == TPLAN_ACT_FP32 ? 4.0
+                                                                      : 2.0;
+    double sum = 0.0;
+
+    if (c->lora_rank <= 0 || m->arch == TPLAN_ARCH_GENERIC)
+        return 0.0;
+    n = tplan_block_linears(m, c->tp, lin);
+    for (int i = 0; i < n; i++) {
+        /* a column-parallel linear's input is whole on every rank (split
+         * by t under sequence parallelism); a row-parallel one's is split */
+        double in = lin[i].row_parallel ? lin[i].in
+                                        : (c->sp ? lin[i].in / t : lin[i].in);
+
+        if (!(lin[i].target & c->lora_targets))
+            continue;
+        sum += s * r * w; /* A's output, B's input */
+        if (c->lora_dropout > 0.0)
+            sum += s * in * (1.0 + w); /* mask + dropped input */
+    }
+    return sum;
 }

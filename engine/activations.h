@@ -77,6 +77,13 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
                                  int64_t seq, tplan_act_cache *cache,
                                  tplan_act_bytes *out);
 
+/* What LoRA adapters add to one layer's saved tensors, for one sample
+ * (docs/MODEL.md section 3.5): per targeted linear, A's output (s x r,
+ * saved for B's weight gradient) and, with adapter dropout, its mask (1
+ * byte) and the dropped copy of the input A saves; without dropout A saves
+ * the base linear's input, counted already. 0 without adapters. */
+double tplan_act_lora_layer(const tplan_config *c);
+
 /* List the tensors counted, up to cap items; returns how many exist. */
 int tplan_act_list(const tplan_model *m, const tplan_act_ctx *ctx, int64_t seq,
                    tplan_act_item *items, int cap);

@@ -31,6 +31,11 @@
 
 /* GPT-3 (Brown et al. 2020, appendix B): cosine decay to 10% of the peak.
  * WSD (Hu et al. 2024, MiniCPM): the decay takes about 10% of training. */
+/* Assumption: one PCIe Gen3 x4 NVMe drive per node, ~3.5 GB/s sequential
+ * (the class of drive ZeRO-Infinity's offload benchmarks name); give
+ * --nvme-gbs for a RAID of drives. */
+#define DEFAULT_NVME_BYTES_PER_S 3.5e9
+
 #define DEFAULT_LR_FLOOR  0.1
 #define DEFAULT_WSD_DECAY 0.1
 
@@ -62,6 +67,7 @@ void tplan_config_init(tplan_config *c)
     c->lr_floor = DEFAULT_LR_FLOOR;
     c->wsd_decay = DEFAULT_WSD_DECAY;
     c->loss_scaling = true;
+    c->lora_targets = TPLAN_LORA_ALL; /* QLoRA: every linear of a block */
 }
 
 /* A real in [lo, hi]; NaN fails. */
@@ -190,13 +196,70 @@ static int validate_recipe(const tplan_config *c, tplan_err *err)
     return TPLAN_OK;
 }
 
+/* Adapters, quantized bases and offload (docs/MODEL.md 2.5-2.7). */
+static int validate_finetune(const tplan_config *c, tplan_err *err)
+{
+    const tplan_model *m = &c->model;
+    int rc;
+
+    if ((rc = need_range("lora_rank", (double)c->lora_rank, 0, 65536, err)) ||
+        (rc = need_range("lora_dropout", c->lora_dropout, 0, 0.99, err)) ||
+        (rc = need_range("host_memory", c->host_memory_bytes, 0, 1e18,
+                         err)) ||
+        (rc = need_range("pcie_gbs", c->pcie_bytes_per_s, 0, 1e15, err)) ||
+        (rc = need_range("nvme_gbs", c->nvme_bytes_per_s, 0, 1e15, err)))
+        return rc;
+    if ((unsigned)c->base_precision >= TPLAN_BASE_COUNT ||
+        (unsigned)c->offload_optimizer >= TPLAN_OFFLOAD_COUNT ||
+        (unsigned)c->offload_params >= TPLAN_OFFLOAD_COUNT)
+        return tplan_err_set(err, TPLAN_EINVAL, "base_precision",
+                             "unknown base precision or offload value");
+    if (c->lora_targets == 0 || (c->lora_targets & ~TPLAN_LORA_ALL))
+        return tplan_err_set(err, TPLAN_EINVAL, "lora_targets",
+                             "lora_targets must name some of q, k, v, o, "
+                             "gate, up, down (mask=%u)",
+                             c->lora_targets);
+    if (c->lora_rank > 0 && m->arch == TPLAN_ARCH_GENERIC)
+        return tplan_err_set(err, TPLAN_EINVAL, "lora_rank",
+                             "lora_rank needs a transformer's shapes, not a "
+                             "generic model (lora_rank=%lld)",
+                             (long long)c->lora_rank);
+    if (c->lora_rank > 0 && m->mlp != TPLAN_MLP_SWIGLU &&
+        c->lora_targets == TPLAN_LORA_GATE)
+        return tplan_err_set(err, TPLAN_EINVAL, "lora_targets",
+                             "lora_targets: gate: a GELU MLP has no gate "
+                             "(model %s)",
+                             m->name);
+    if (c->base_precision != TPLAN_BASE_AUTO && c->lora_rank == 0)
+        return tplan_err_set(err, TPLAN_EINVAL, "base_precision",
+                             "base_precision: %s: a stored base is frozen, "
+                             "so it needs adapters (give lora_rank > 0)",
+                             tplan_base_precision_name(c->base_precision));
+    if (c->double_quant && c->base_precision != TPLAN_BASE_NF4 &&
+        c->base_precision != TPLAN_BASE_FP4)
+        return tplan_err_set(err, TPLAN_EINVAL, "double_quant",
+                             "double_quant quantizes 4-bit statistics: it "
+                             "needs base_precision nf4 or fp4 (got %s)",
+                             tplan_base_precision_name(c->base_precision));
+    /* ZeRO-Infinity offloads parameters in stage 3 only; FSDP's CPU
+     * offload shards them as stage 3 does */
+    if (c->offload_params != TPLAN_OFFLOAD_NONE && c->zero != 3)
+        return tplan_err_set(err, TPLAN_EINVAL, "offload_params",
+                             "offload_params: %s: parameters are offloaded "
+                             "by ZeRO-3 (FSDP full shard): give zero = 3 "
+                             "(zero=%d)",
+                             tplan_offload_name(c->offload_params), c->zero);
+    return TPLAN_OK;
+}
+
 /* The run and recipe fields, checked after the layout: a sweep prunes
  * most invalid layouts before reaching them. */
 static int validate_rest(const tplan_config *c, tplan_err *err)
 {
     int rc;
 
-    if ((rc = validate_run(c, err)) || (rc = validate_recipe(c, err)))
+    if ((rc = validate_run(c, err)) || (rc = validate_recipe(c, err)) ||
+        (rc = validate_finetune(c, err)))
         return rc;
     return TPLAN_OK;
 }
@@ -549,4 +612,37 @@ int tplan_enum_parse(tplan_enum_kind kind, const char *s, int *out,
 #undef PARSE
     }
     return tplan_err_set(err, TPLAN_EINVAL, "config", "unknown field kind");
+}
+
+int64_t tplan_config_gpus_on_node(const tplan_config *c)
+{
+    int64_t gpn = tplan_config_gpus_per_node(c);
+
+    return c->gpus < gpn ? c->gpus : gpn;
+}
+
+double tplan_config_host_memory(const tplan_config *c)
+{
+    tplan_host h;
+
+    if (c->host_memory_bytes > 0)
+        return c->host_memory_bytes;
+    tplan_gpu_host(&c->gpu, &h);
+    return h.memory_bytes_per_gpu * (double)tplan_config_gpus_on_node(c);
+}
+
+double tplan_config_pcie(const tplan_config *c)
+{
+    tplan_host h;
+
+    if (c->pcie_bytes_per_s > 0)
+        return c->pcie_bytes_per_s;
+    tplan_gpu_host(&c->gpu, &h);
+    return h.pcie_bytes_per_s;
+}
+
+double tplan_config_nvme(const tplan_config *c)
+{
+    return c->nvme_bytes_per_s > 0 ? c->nvme_bytes_per_s
+                                   : DEFAULT_NVME_BYTES_PER_S;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "finetune.h"
 #include "hardware.h"
 #include "model.h"
 #include "precision.h"
@@ -106,6 +107,17 @@ typedef struct tplan_config {
     int n_ramp;
     bool finetune;     /* fine-tuning, not pre-training (advice only) */
     bool loss_scaling; /* fp16 with a loss scaler (default true) */
+    /* fine-tuning on few GPUs (docs/MODEL.md sections 2.5-2.7) */
+    int64_t lora_rank;     /* LoRA adapters of this rank; 0: full training */
+    unsigned lora_targets; /* TPLAN_LORA_* bits (default all-linear) */
+    double lora_dropout;   /* dropout on the adapters' input */
+    tplan_base_precision base_precision; /* frozen weights (needs LoRA) */
+    bool double_quant;     /* nested quantization of 4-bit statistics */
+    tplan_offload offload_optimizer; /* master copy, states, fp32 grads */
+    tplan_offload offload_params;    /* 16-bit weights (needs ZeRO-3) */
+    double host_memory_bytes; /* per node; 0: the GPU's default */
+    double pcie_bytes_per_s;  /* host <-> GPU, per GPU, one way; 0: default */
+    double nvme_bytes_per_s;  /* per node; 0: default */
 } tplan_config;
 
 /* Defaults: one GPU, no parallelism, mixed-bf16 AdamW, no recomputation,
@@ -144,6 +156,15 @@ bool tplan_amount_parse(const char *text, double *out);
 
 /* GPUs per node: the config's, else the GPU's typical server. */
 int64_t tplan_config_gpus_per_node(const tplan_config *c);
+
+/* The host side, given or defaulted (docs/MODEL.md section 2.7): host
+ * memory of a node as the job uses it (the GPU's instance share times the
+ * job's GPUs on a node), PCIe per GPU one way, NVMe per node. */
+double tplan_config_host_memory(const tplan_config *c);
+double tplan_config_pcie(const tplan_config *c);
+double tplan_config_nvme(const tplan_config *c);
+/* The job's GPUs on one node: min(gpus, gpus per node). */
+int64_t tplan_config_gpus_on_node(const tplan_config *c);
 
 const char *tplan_recompute_name(tplan_recompute r);
 const char *tplan_attention_name(tplan_attention a);

@@ -100,6 +100,22 @@ enum {
     F_BATCH_RAMP,
     F_FINETUNE,
     F_LOSS_SCALING,
+    /* fine-tuning (issue 15): appended as the block above */
+    F_LORA_RANK,
+    F_LORA_TARGETS,
+    F_LORA_DROPOUT,
+    F_BASE_PRECISION,
+    F_DOUBLE_QUANT,
+    F_OFFLOAD_OPTIMIZER,
+    F_OFFLOAD_PARAMS,
+    F_HOST_MEMORY,
+    F_PCIE_GBS,
+    F_NVME_GBS,
+    F_TRAINABLE_PARAMS,
+    F_HOST_BYTES,
+    F_NVME_BYTES,
+    F_OFFLOAD_TIME_S,
+    F_DEQUANT_TIME_S,
     F_COUNT
 };
 
@@ -116,7 +132,8 @@ static const char *const precision_names[] = {
     "bf16", "fp8",      NULL};
 static const char *const optimizer_names[] = {
     "adamw",      "adam",    "sgd",     "sgd-momentum", "adafactor", "lion",
-    "adamw-8bit", "adagrad", "rmsprop", "adafactor-unfactored", NULL};
+    "adamw-8bit", "adagrad", "rmsprop", "adafactor-unfactored",
+    "paged-adamw-8bit", "paged-adamw-32bit", NULL};
 static const char *const recompute_names[] = {"none", "selective", "full",
                                               NULL};
 static const char *const attention_names[] = {"eager", "flash", NULL};
@@ -126,6 +143,13 @@ static const char *const lr_rule_names[] = {
     "none", "linear", "sqrt", "linear-sqrt", "deepseek", "gpt3", NULL};
 static const char *const schedule_names[] = {
     "constant", "linear", "cosine", "wsd", "inverse-sqrt", NULL};
+static const char *const base_names[] = {"auto", "bf16", "fp16", "int8",
+                                         "nf4",  "fp4",  NULL};
+static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
+/* SET fields: the names, joined by commas (aliases in the doc) */
+static const char *const target_names[] = {
+    "q", "k", "v", "o", "gate", "up", "down", "attn", "mlp", "all-linear",
+    NULL};
 /* NAME and TEXT fields: the accepted forms, in words */
 static const char *const model_forms[] = {
     "a preset (tplan models), a catalog model or a custom model", NULL};
@@ -340,6 +364,47 @@ static const tplan_field fields[F_COUNT] = {
     I(F_LOSS_SCALING, "loss_scaling", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
       "--no-loss-scaling", "loss_scaling", 0, 1, NULL, "true",
       "fp16 with a loss scaler (the flag turns it off)"),
+    I(F_LORA_RANK, "lora_rank", INT, INT, AX, "", "--lora-rank", "lora_rank",
+      0, 65536, NULL, "0 (full training)",
+      "LoRA adapter rank; the base weights are frozen"),
+    I(F_LORA_TARGETS, "lora_targets", TEXT, SET, AX, "", "--lora-targets",
+      "lora_targets", 1, TPLAN_LORA_ALL, target_names, "all-linear",
+      "linears that get adapters, joined by commas"),
+    I(F_LORA_DROPOUT, "lora_dropout", REAL, REAL, AX, "", "--lora-dropout",
+      "lora_dropout", 0, 0.99, NULL, "0",
+      "dropout on the adapters' input"),
+    I(F_BASE_PRECISION, "base_precision", TEXT, ENUM, AX, "",
+      "--base-precision", "base_precision", 0, 0, base_names,
+      "auto (as the recipe stores weights)",
+      "storage of the frozen base weights (int8, nf4, fp4: bitsandbytes)"),
+    I(F_DOUBLE_QUANT, "double_quant", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--double-quant", "double_quant", 0, 1, NULL, "false",
+      "quantize the 4-bit block statistics too (QLoRA)"),
+    I(F_OFFLOAD_OPTIMIZER, "offload_optimizer", TEXT, ENUM, AX, "",
+      "--offload-optimizer", "offload_optimizer", 0, 0, offload_names, "none",
+      "master weights, optimizer states and fp32 grads off the GPU"),
+    I(F_OFFLOAD_PARAMS, "offload_params", TEXT, ENUM, AX, "",
+      "--offload-params", "offload_params", 0, 0, offload_names, "none",
+      "16-bit weights off the GPU (needs zero 3)"),
+    I(F_HOST_MEMORY, "host_memory_gib", REAL, REAL, AX, "GiB",
+      "--host-memory", "host_memory", 0.001, 1e9, NULL,
+      "the GPU's cloud instance's",
+      "host memory per node (output: the one used)"),
+    I(F_PCIE_GBS, "pcie_gbs", REAL, REAL, AX, "GB/s", "--pcie-gbs",
+      "pcie_gbs", 0.01, 1e5, NULL, "the GPU's PCIe generation",
+      "host <-> GPU copies per GPU, one way (output: the one used)"),
+    I(F_NVME_GBS, "nvme_gbs", REAL, REAL, AX, "GB/s", "--nvme-gbs",
+      "nvme_gbs", 0.01, 1e5, NULL, "3.5",
+      "NVMe read/write per node (output: the one used)"),
+    O(F_TRAINABLE_PARAMS, "trainable_params", INT, "",
+      "parameters that train (all, or the adapters')"),
+    O(F_HOST_BYTES, "host_bytes", INT, "bytes",
+      "host memory per node: offloaded and paged states"),
+    O(F_NVME_BYTES, "nvme_bytes", INT, "bytes", "NVMe per node: offloaded"),
+    O(F_OFFLOAD_TIME_S, "offload_time_s", REAL, "s",
+      "host/NVMe traffic and CPU optimizer step not hidden, per step"),
+    O(F_DEQUANT_TIME_S, "dequant_time_s", REAL, "s",
+      "dequantizing a quantized base, per step"),
 };
 
 #undef O
@@ -413,6 +478,9 @@ void tplan_field_valid(int id, char *buf, size_t len)
     case TPLAN_FK_BOOL:
         snprintf(buf, len, "true, false");
         break;
+    case TPLAN_FK_SET:
+        n = (size_t)snprintf(buf, len, "some of ");
+        __attribute__((fallthrough));
     case TPLAN_FK_ENUM:
     case TPLAN_FK_TEXT:
     case TPLAN_FK_NAME:
@@ -476,6 +544,11 @@ static int check_shown(int id, double v, const char *shown, tplan_err *err)
         return TPLAN_OK;
     case TPLAN_FK_ENUM:
         return tplan_field_error(id, shown, "not a name", err);
+    case TPLAN_FK_SET: /* a mask of the names */
+        if (v == floor(v) && v >= f->min && v <= f->max &&
+            ((unsigned)v & ~(unsigned)f->max) == 0)
+            return TPLAN_OK;
+        return tplan_field_error(id, shown, "not a set of names", err);
     default:
         return tplan_field_error(id, shown, "not a value of this field", err);
     }
@@ -528,6 +601,14 @@ int tplan_field_parse(int id, const char *text, double *v, tplan_err *err)
             }
         }
         return tplan_field_error(id, text, "unknown name", err);
+    case TPLAN_FK_SET: {
+        unsigned mask;
+
+        if (!tplan_lora_targets_parse(text, &mask))
+            return tplan_field_error(id, text, "unknown name", err);
+        *v = mask;
+        return TPLAN_OK;
+    }
     default:
         return tplan_field_error(id, text, "not a single value", err);
     }
@@ -700,6 +781,36 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         break;
     case F_LOSS_SCALING:
         c->loss_scaling = iv != 0;
+        break;
+    case F_LORA_RANK:
+        c->lora_rank = iv;
+        break;
+    case F_LORA_TARGETS:
+        c->lora_targets = (unsigned)iv;
+        break;
+    case F_LORA_DROPOUT:
+        c->lora_dropout = v;
+        break;
+    case F_BASE_PRECISION:
+        c->base_precision = (tplan_base_precision)iv;
+        break;
+    case F_DOUBLE_QUANT:
+        c->double_quant = iv != 0;
+        break;
+    case F_OFFLOAD_OPTIMIZER:
+        c->offload_optimizer = (tplan_offload)iv;
+        break;
+    case F_OFFLOAD_PARAMS:
+        c->offload_params = (tplan_offload)iv;
+        break;
+    case F_HOST_MEMORY:
+        c->host_memory_bytes = v * 1024.0 * 1024.0 * 1024.0;
+        break;
+    case F_PCIE_GBS:
+        c->pcie_bytes_per_s = v * 1e9;
+        break;
+    case F_NVME_GBS:
+        c->nvme_bytes_per_s = v * 1e9;
         break;
     default: /* names and text are set elsewhere */
         break;
@@ -956,6 +1067,24 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vi(c->finetune);
     case F_LOSS_SCALING:
         return vi(c->loss_scaling);
+    case F_LORA_RANK:
+        return vi(c->lora_rank);
+    case F_LORA_DROPOUT:
+        return vr(c->lora_dropout);
+    case F_BASE_PRECISION:
+        return vs(base_names[c->base_precision]);
+    case F_DOUBLE_QUANT:
+        return vi(c->double_quant);
+    case F_OFFLOAD_OPTIMIZER:
+        return vs(offload_names[c->offload_optimizer]);
+    case F_OFFLOAD_PARAMS:
+        return vs(offload_names[c->offload_params]);
+    case F_HOST_MEMORY:
+        return vr(tplan_config_host_memory(c) / (1024.0 * 1024.0 * 1024.0));
+    case F_PCIE_GBS:
+        return vr(tplan_config_pcie(c) / 1e9);
+    case F_NVME_GBS:
+        return vr(tplan_config_nvme(c) / 1e9);
     default:
         return vi(0);
     }
@@ -1046,6 +1175,20 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
         return ramp_text(&p->config, buf, len);
     case F_WARNINGS:
         return warnings_text(p, buf, len);
+    case F_LORA_TARGETS:
+        if (len)
+            tplan_lora_targets_format(p->config.lora_targets, buf, len);
+        return vs(len ? buf : NULL);
+    case F_TRAINABLE_PARAMS:
+        return vi(p->trainable_params);
+    case F_HOST_BYTES:
+        return vi(m->host_bytes);
+    case F_NVME_BYTES:
+        return vi(m->nvme_bytes);
+    case F_OFFLOAD_TIME_S:
+        return timed(p, f->offload_s);
+    case F_DEQUANT_TIME_S:
+        return timed(p, f->dequant_s);
     default:
         return get_config(id, p);
     }

@@ -34,7 +34,9 @@ typedef enum {
     TPLAN_FK_BOOL, /* true/false (text: true, false, 1, 0) */
     TPLAN_FK_ENUM, /* one of values[]; the value is its index */
     TPLAN_FK_TEXT, /* text with a parser of its own (warmup, batch_ramp) */
-    TPLAN_FK_NAME  /* a preset or catalog name the front end resolves */
+    TPLAN_FK_NAME, /* a preset or catalog name the front end resolves */
+    TPLAN_FK_SET   /* names of values[] joined by commas; the value is the
+                      bit mask of the names (aliases: the parser's) */
 } tplan_field_kind;
 
 enum {

@@ -61,6 +61,30 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
     out->hardware = out->matmul_hw + out->attn_hw;
 }
 
+void tplan_flops_lora(const tplan_model *m, double lora_params, int64_t seq,
+                      double samples, tplan_recompute r, tplan_flops *fl)
+{
+    double tokens = (double)seq * samples;
+    /* the weight gradients: a third of the dense matmuls' forward +
+     * backward (backward = input gradient + weight gradient) */
+    double wgrad = fl->matmul_hw, head_wgrad = fl->head_hw / 3.0;
+    double adapters = 2.0 * lora_params * tokens; /* forward */
+
+    if (m->arch == TPLAN_ARCH_GENERIC)
+        return;
+    /* under full recomputation matmul_hw holds a fourth forward pass */
+    wgrad = (r == TPLAN_RECOMPUTE_FULL ? (wgrad - fl->head_hw) / 4.0 +
+                                             fl->head_hw / 3.0
+                                       : wgrad / 3.0);
+    fl->model -= wgrad;
+    fl->matmul_hw -= wgrad;
+    fl->head_hw -= head_wgrad;
+    fl->model += 3.0 * adapters;
+    fl->matmul_hw += (r == TPLAN_RECOMPUTE_FULL ? 4.0 : 3.0) * adapters;
+    fl->hardware = fl->matmul_hw + fl->attn_hw;
+    fl->per_token = tokens > 0 ? fl->model / tokens : fl->per_token;
+}
+
 double tplan_megatron_model_flops(double batch, double seq, double layers,
                                   double hidden, double vocab)
 {

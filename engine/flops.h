@@ -27,6 +27,14 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
                       tplan_recompute r, tplan_attention attn,
                       bool causal_model, tplan_flops *out);
 
+/* Turn a full-training count from tplan_flops_eval into LoRA's: frozen
+ * weights skip their weight-gradient matmul (each dense matmul, LM head
+ * included, costs 4 instead of 6 FLOPs per weight per token) and the
+ * adapters' lora_params (whole model) cost 6 per parameter per token, 8
+ * with full recomputation (docs/MODEL.md section 5.6). */
+void tplan_flops_lora(const tplan_model *m, double lora_params, int64_t seq,
+                      double samples, tplan_recompute r, tplan_flops *fl);
+
 /* Narayanan et al. 2021 closed forms for a GPT with f = 4h, full attention
  * counted: model FLOPs 72 B s L h^2 (1 + s/(6h) + V/(12 L h)) and, with full
  * recomputation (Eq. 3), 96 B s L h^2 (1 + s/(6h) + V/(16 L h)). */

@@ -30,7 +30,7 @@
 #define GPU(n, mem, bw, f32, tf, bf, hf, f8, lk, nc, pn, w, usd, eff, ps, src) \
     {                                                                          \
         n, mem, (bw)*G, {(f32)*T, (tf)*T, (bf)*T, (hf)*T, (f8)*T}, (lk)*G,     \
-            (nc)*G, pn, w, usd, eff, EFF_TP, ps, src                           \
+            (nc)*G, pn, w, usd, eff, EFF_TP, ps, src, 0, 0                     \
     }
 
 /* Efficiency families: eff_max, eff_h0, eff_tok0, attn_eff, fp8_ratio.
@@ -170,7 +170,12 @@ int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
 {
     for (int i = 0; i < GPU_COUNT; i++) {
         if (strcmp(gpus[i].name, name) == 0) {
+            tplan_host h;
+
             *out = gpus[i];
+            tplan_gpu_host(out, &h);
+            out->host_bytes_per_gpu = h.memory_bytes_per_gpu;
+            out->pcie_bytes_per_s = h.pcie_bytes_per_s;
             return TPLAN_OK;
         }
     }
@@ -231,4 +236,61 @@ const char *tplan_dtype_name(tplan_dtype d)
     static const char *const names[] = {"fp32", "tf32", "bf16", "fp16", "fp8"};
 
     return d >= 0 && d < TPLAN_DTYPE_COUNT ? names[d] : "?";
+}
+
+/* PCIe x16 per direction (PCI-SIG: Gen3 15.75, Gen4 31.5, Gen5 63 GB/s
+ * after encoding). Assumption: pinned host <-> device copies reach 80% of
+ * it, as CUDA's bandwidthTest typically shows (about 25 of Gen4's 31.5). */
+#define PCIE_EFF 0.8
+static const double pcie_gen_gbs[] = {0, 0, 0, 15.75, 31.5, 63.0};
+
+/* Instance host memory per GPU (AWS EC2 instance pages: p4d.24xlarge and
+ * p4de.24xlarge 1152 GiB for 8 A100, p5.48xlarge and p5e.48xlarge 2048 GiB
+ * for 8 H100/H200, p3.2xlarge 61 GiB for 1 V100, p3dn.24xlarge 768 GiB for
+ * 8 V100-32GB, g5.xlarge 16 GiB for 1 A10G, g6.xlarge 16 GiB for 1 L4,
+ * g6e.xlarge 32 GiB for 1 L40S) and PCIe generation (NVIDIA/AMD
+ * datasheets). 0 GiB: no sourced instance, twice the GPU's memory. */
+static const struct {
+    const char *gpu;
+    double gib_per_gpu;
+    int gen;
+    const char *source;
+} hosts[] = {
+    {"a100-40g", 144, 4, "AWS p4d.24xlarge: 1152 GiB / 8 GPUs"},
+    {"a100-80g", 144, 4, "AWS p4de.24xlarge: 1152 GiB / 8 GPUs"},
+    {"h100-sxm", 256, 5, "AWS p5.48xlarge: 2048 GiB / 8 GPUs"},
+    {"h100-pcie", 0, 5, "assumption: twice the GPU's memory"},
+    {"h200", 256, 5, "AWS p5e.48xlarge: 2048 GiB / 8 GPUs"},
+    {"b200", 0, 5, "assumption: twice the GPU's memory"},
+    {"l4", 16, 4, "AWS g6.xlarge: 16 GiB, 1 GPU"},
+    {"l40s", 32, 4, "AWS g6e.xlarge: 32 GiB, 1 GPU"},
+    {"a10g", 16, 4, "AWS g5.xlarge: 16 GiB, 1 GPU"},
+    {"v100-16g", 61, 3, "AWS p3.2xlarge: 61 GiB, 1 GPU"},
+    {"v100-32g", 96, 3, "AWS p3dn.24xlarge: 768 GiB / 8 GPUs"},
+    {"mi300x", 0, 5, "assumption: twice the GPU's memory"},
+};
+
+void tplan_gpu_host(const tplan_gpu *g, tplan_host *out)
+{
+    int gen = 4;
+
+    out->memory_bytes_per_gpu = 2.0 * (double)g->memory_bytes;
+    out->source = "assumption: twice the GPU's memory";
+    if (g->host_bytes_per_gpu > 0 && g->pcie_bytes_per_s > 0) {
+        out->memory_bytes_per_gpu = g->host_bytes_per_gpu;
+        out->pcie_bytes_per_s = g->pcie_bytes_per_s;
+        out->source = "the GPU's own";
+        return;
+    }
+    for (size_t i = 0; i < sizeof hosts / sizeof hosts[0]; i++) {
+        if (strcmp(hosts[i].gpu, g->name) != 0)
+            continue;
+        gen = hosts[i].gen;
+        out->source = hosts[i].source;
+        if (hosts[i].gib_per_gpu > 0)
+            out->memory_bytes_per_gpu =
+                hosts[i].gib_per_gpu * 1024.0 * 1024.0 * 1024.0;
+        break;
+    }
+    out->pcie_bytes_per_s = pcie_gen_gbs[gen] * G * PCIE_EFF;
 }

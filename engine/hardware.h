@@ -37,6 +37,11 @@ typedef struct tplan_gpu {
     double eff_tp;
     const char *price_source; /* borrowed, static; with its date */
     const char *source;       /* borrowed, static */
+    /* the host side (tplan_gpu_host): 0 = not known, the defaults' rule;
+     * filled by tplan_gpu_lookup, so GPUs made from a catalog entry keep
+     * their base's */
+    double host_bytes_per_gpu;
+    double pcie_bytes_per_s;
 } tplan_gpu;
 
 /* Copy the catalog entry called name into *out. */
@@ -48,5 +53,17 @@ const tplan_gpu *tplan_gpu_at(int i); /* borrowed, static */
 int tplan_gpu_validate(const tplan_gpu *g, tplan_err *err);
 
 const char *tplan_dtype_name(tplan_dtype d);
+
+/* The host side of the instance a GPU is usually rented in (docs/MODEL.md
+ * section 2.7): host memory per GPU and the host <-> GPU bandwidth one way
+ * that pinned copies reach. GPUs without a sourced instance (and custom
+ * GPUs) get twice their memory and PCIe Gen4. */
+typedef struct tplan_host {
+    double memory_bytes_per_gpu;
+    double pcie_bytes_per_s;
+    const char *source; /* borrowed, static */
+} tplan_host;
+
+void tplan_gpu_host(const tplan_gpu *g, tplan_host *out);
 
 #endif

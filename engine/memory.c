@@ -18,11 +18,18 @@ typedef struct stage_mem {
     double params, weights, work, grads, optim, context, gather;
     double per_sample, act_layer, inflight;
     int64_t layers;
+    double trainable;  /* parameters with gradients (before ZeRO) */
+    double dequant;    /* of the overhead: one dequantized 16-bit matrix */
+    double quant;      /* quantized base elements */
+    double paged;      /* of optim: states that may page to the host */
+    double host, nvme; /* per GPU: offloaded there */
+    double off_w;      /* of host or nvme: the offloaded weights */
 } stage_mem;
 
 static double fixed_bytes(const stage_mem *s)
 {
-    return s->weights + s->work + s->grads + s->optim + s->context + s->gather;
+    return s->weights + s->work + s->grads + s->optim + s->context +
+           s->gather + s->dequant;
 }
 
 /* Parameters a device on stage st holds (before ZeRO), its matmul weights
@@ -116,6 +123,103 @@ static double factored_stats(const tplan_config *c, tplan_stage st,
     return mats + vectors;
 }
 
+/* Optimizer bytes of `trainable` parameters, factored (Adafactor) from
+ * `stats` row and column statistics when the optimizer factors. */
+static double optim_bytes(const tplan_config *c, double trainable,
+                          double stats)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+
+    if (tplan_optimizer_get(c->optimizer)->factored &&
+        c->model.arch != TPLAN_ARCH_GENERIC)
+        return trainable * pi->master_bytes + stats * 4.0 * pi->state_scale;
+    return trainable *
+           tplan_optimizer_bytes_per_param(c->precision, c->optimizer);
+}
+
+/* LoRA (Hu et al. 2021) on a frozen base, one device of a stage with
+ * `layers` blocks and `params` parameters: adapters train under the
+ * recipe, the base is stored as base_precision says and has no gradients,
+ * master copy or states. Autocast caches 16-bit copies of leaf weights
+ * that require grad only (torch autocast_mode.cpp, cached_cast), so the
+ * frozen base keeps no working copies. docs/MODEL.md section 2.5. */
+static void lora_states(const tplan_config *c, stage_mem *s, double wdiv,
+                        double gdiv, double odiv)
+{
+    const tplan_model *m = &c->model;
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    tplan_linear lin[TPLAN_LORA_NLINEAR];
+    int n = tplan_block_linears(m, c->tp, lin);
+    double layers = (double)s->layers, r = (double)c->lora_rank;
+    double block_elems = 0.0, base_block = 0.0, largest = 0.0, stats = 0.0;
+    double other_w, frozen;
+
+    for (int i = 0; i < n; i++) {
+        double e = lin[i].in * lin[i].out;
+
+        block_elems += e;
+        base_block += tplan_base_matrix_bytes(c->base_precision,
+                                              c->double_quant, e, lin[i].out);
+        largest = fmax(largest, e);
+        if (lin[i].target & c->lora_targets)
+            stats += (r + lin[i].in) + (lin[i].out + r);
+    }
+    s->trainable =
+        layers * tplan_lora_block_params(m, c->lora_rank, c->lora_targets,
+                                         c->tp);
+    /* bitsandbytes quantizes the blocks' linears only: embeddings, the
+     * LM head (llm_int8_skip_modules) and norms stay at the load width */
+    other_w = c->base_precision == TPLAN_BASE_BF16 ||
+                      c->base_precision == TPLAN_BASE_FP16
+                  ? 2.0
+                  : pi->weight_bytes;
+    if (tplan_base_quantized(c->base_precision)) {
+        frozen = layers * base_block +
+                 (s->params - layers * block_elems) * other_w;
+        s->quant = layers * block_elems;
+        /* the kernel dequantizes one matrix at a time to 16 bits */
+        s->dequant = 2.0 * largest;
+    } else {
+        frozen = s->params * other_w;
+    }
+    s->weights = (frozen + s->trainable * pi->weight_bytes) / wdiv;
+    s->work = s->trainable * pi->work_copy_bytes / wdiv;
+    s->grads = s->trainable * (c->fp32_grads ? 4.0 : pi->grad_bytes) / gdiv;
+    s->optim = optim_bytes(c, s->trainable, layers * stats) / odiv;
+}
+
+/* ZeRO-Offload and ZeRO-Infinity (Ren et al. 2021; Rajbhandari et al.
+ * 2021), as DeepSpeed's estimators count them
+ * (estimate_zero2/zero3_model_states_mem_needs): offloading the optimizer
+ * moves the master copy and states off the GPU together with an fp32
+ * gradient partition, and streams the 16-bit gradients out bucket by
+ * bucket (none stay on the GPU); offloading parameters (ZeRO-3) keeps
+ * the 16-bit weights there too, the GPU holding only the layers being
+ * gathered. On NVMe the states (or weights) go to the drive; the fp32
+ * gradients stay in host memory. docs/MODEL.md section 2.7. */
+static void offload(const tplan_config *c, stage_mem *s, double odiv)
+{
+    double fp32_grads = s->trainable * 4.0 / odiv;
+
+    if (c->offload_optimizer != TPLAN_OFFLOAD_NONE) {
+        s->host += fp32_grads;
+        if (c->offload_optimizer == TPLAN_OFFLOAD_NVME)
+            s->nvme += s->optim;
+        else
+            s->host += s->optim;
+        s->optim = 0.0;
+        s->grads = 0.0;
+    }
+    if (c->offload_params != TPLAN_OFFLOAD_NONE) {
+        s->off_w = s->weights;
+        if (c->offload_params == TPLAN_OFFLOAD_NVME)
+            s->nvme += s->weights;
+        else
+            s->host += s->weights;
+        s->weights = 0.0;
+    }
+}
+
 /* Per-sample activation bytes of a transformer (zeros for generic models,
  * whose activations come from the model itself). */
 static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
@@ -128,6 +232,15 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
         return;
     tplan_act_ctx_from_config(c, &ctx);
     tplan_act_per_sample_cached(&c->model, &ctx, c->seq, cache, act);
+    /* adapters' tensors: kept per layer, or rebuilt with the layer under
+     * full recomputation */
+    if (c->lora_rank > 0) {
+        double lora = tplan_act_lora_layer(c);
+
+        act->layer_full += lora;
+        if (c->recompute != TPLAN_RECOMPUTE_FULL)
+            act->layer += lora;
+    }
 }
 
 static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
@@ -145,26 +258,37 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     wdiv = c->zero >= 3 ? (double)dp : 1.0;
     gdiv = c->zero >= 2 ? (double)dp : 1.0;
     odiv = c->zero >= 1 ? (double)dp : 1.0;
-    s->weights = s->params * pi->weight_bytes / wdiv;
-    /* Working copies of sharded weights exist only for the gathered layer
-     * (FSDP/ZeRO-3 gather 16-bit parameters and free them after use). */
-    s->work = matmul * pi->work_copy_bytes / wdiv;
-    s->grads = s->params * (c->fp32_grads ? 4.0 : pi->grad_bytes) / gdiv;
-    s->optim = s->params *
-               tplan_optimizer_bytes_per_param(c->precision, c->optimizer) /
-               odiv;
-    /* factored states are counted from the shapes; a generic model's
-     * shapes are unknown and keep the per-parameter bound */
-    if (tplan_optimizer_get(c->optimizer)->factored &&
-        c->model.arch != TPLAN_ARCH_GENERIC)
-        s->optim = (s->params * pi->master_bytes +
-                    factored_stats(c, st, s->params) * 4.0 * pi->state_scale) /
+    s->layers = c->model.arch == TPLAN_ARCH_GENERIC ? 1
+                                                    : c->model.layers / c->pp;
+    if (c->lora_rank > 0) {
+        lora_states(c, s, wdiv, gdiv, odiv);
+    } else {
+        s->trainable = s->params;
+        s->weights = s->params * pi->weight_bytes / wdiv;
+        /* Working copies of sharded weights exist only for the gathered
+         * layer (FSDP/ZeRO-3 gather 16-bit parameters and free them after
+         * use). */
+        s->work = matmul * pi->work_copy_bytes / wdiv;
+        s->grads = s->params * (c->fp32_grads ? 4.0 : pi->grad_bytes) / gdiv;
+        /* factored states are counted from the shapes; a generic model's
+         * shapes are unknown and keep the per-parameter bound */
+        s->optim = optim_bytes(c, s->params,
+                               c->model.arch == TPLAN_ARCH_GENERIC
+                                   ? 0.0
+                                   : factored_stats(c, st, s->params)) /
                    odiv;
+    }
+    offload(c, s, odiv);
+    if (tplan_optimizer_get(c->optimizer)->paged)
+        s->paged = s->optim;
     s->context = c->context_bytes;
     /* DeepSpeed's ZeRO-3 estimator (estimate_zero3_model_states_mem_needs)
      * keeps 4 bytes per parameter of the largest layer live: its 16-bit
-     * gathered weights and gradients. Scaled for wider weights. */
-    if (c->zero >= 3 && dp > 1)
+     * gathered weights and gradients. Scaled for wider weights. Offloaded
+     * parameters are gathered from the host even without data
+     * parallelism. */
+    if (c->zero >= 3 &&
+        (dp > 1 || c->offload_params != TPLAN_OFFLOAD_NONE))
         s->gather = 2.0 * fmax(pi->weight_bytes, 2.0) * largest;
 
     if (c->model.arch == TPLAN_ARCH_GENERIC) {
@@ -173,11 +297,9 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
         s->per_sample = c->model.generic_act_bytes_fp32 * scale;
         s->act_layer = s->per_sample;
         s->inflight = 1.0;
-        s->layers = 1;
         return;
     }
 
-    s->layers = c->model.layers / c->pp;
     s->act_layer = act->layer;
     /* 1F1B: the first stage holds min(p, m) micro-batches of its layers,
      * i.e. up to L layers' worth; interleaving multiplies that by
@@ -203,7 +325,8 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
 
 static int64_t stage_max_batch(const stage_mem *s, double usable)
 {
-    double room = usable - fixed_bytes(s);
+    /* paged optimizer states may all page out to make room */
+    double room = usable - (fixed_bytes(s) - s->paged);
 
     if (room < 0.0)
         return 0;
@@ -218,21 +341,39 @@ static void fill(const tplan_config *c, const stage_mem *s, tplan_stage st,
                  int64_t b, int64_t bmax, tplan_memory *out)
 {
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
+    double total = fixed_bytes(s) + s->per_sample * (double)b;
+    double spill = fmin(fmax(total - usable, 0.0), s->paged);
+    double on_node = (double)tplan_config_gpus_on_node(c);
 
     /* Beyond an exabyte per device the figures no longer fit the int64
      * contract; the caller reports the plan as out of range. */
-    out->out_of_range = !(fixed_bytes(s) + s->per_sample * (double)b < 1e18);
+    out->out_of_range = !(total < 1e18 && (s->host + s->nvme) * on_node < 1e18);
     if (out->out_of_range)
         return;
     out->stage = st;
     out->work_copy_bytes = llround(s->work);
     out->weights_bytes = llround(s->weights) + out->work_copy_bytes;
     out->grads_bytes = llround(s->grads);
-    out->optimizer_bytes = llround(s->optim);
+    /* paged states beyond the GPU's room live on the host (unified
+     * memory pages them in for the optimizer step) */
+    out->paged_spill_bytes = llround(spill);
+    out->optimizer_bytes = llround(s->optim - spill);
     out->activations_bytes = llround(s->per_sample * (double)b);
     out->context_bytes = llround(s->context);
     out->gather_bytes = llround(s->gather);
-    out->overhead_bytes = out->context_bytes + out->gather_bytes;
+    out->dequant_bytes = llround(s->dequant);
+    out->overhead_bytes =
+        out->context_bytes + out->gather_bytes + out->dequant_bytes;
+    out->trainable_on_device = llround(s->trainable);
+    out->quant_elems = s->quant;
+    out->offload_host_bytes = llround(s->host);
+    out->offload_nvme_bytes = llround(s->nvme);
+    out->offload_weight_bytes = llround(s->off_w);
+    /* every GPU of the job on a node holds its share there */
+    out->host_bytes = llround((s->host + spill) * on_node);
+    out->nvme_bytes = llround(s->nvme * on_node);
+    out->host_capacity_bytes = llround(tplan_config_host_memory(c));
+    out->host_fits = out->host_bytes <= out->host_capacity_bytes;
     out->total_bytes = out->weights_bytes + out->grads_bytes +
                        out->optimizer_bytes + out->activations_bytes +
                        out->overhead_bytes;
@@ -247,8 +388,11 @@ static void fill(const tplan_config *c, const stage_mem *s, tplan_stage st,
     out->micro_batch = b;
     out->max_micro_batch = bmax;
     /* b <= bmax holds exactly when every stage fits; comparing totals
-     * would let the rounding of the parts decide edge cases. */
-    out->fits = bmax > 0 && b <= bmax;
+     * would let the rounding of the parts decide edge cases. A plan
+     * whose host side does not fit fits at no micro-batch. */
+    if (!out->host_fits)
+        out->max_micro_batch = 0;
+    out->fits = out->host_fits && bmax > 0 && b <= bmax;
 }
 
 void tplan_memory_eval(const tplan_config *c, tplan_memory *out)

@@ -48,6 +48,18 @@ typedef struct tplan_memory {
                                 not grow with it (a generic model with no
                                 activation bytes) */
     bool out_of_range;       /* over 1e18 bytes: nothing else is filled in */
+    /* fine-tuning and offload (docs/MODEL.md sections 2.5-2.7) */
+    int64_t trainable_on_device; /* parameters with gradients, before ZeRO */
+    int64_t host_bytes;          /* per node: offloaded and paged-out */
+    int64_t nvme_bytes;          /* per node: offloaded to NVMe */
+    int64_t host_capacity_bytes; /* per node, as the job uses it */
+    bool host_fits;
+    int64_t offload_host_bytes;  /* per GPU: what offload keeps on the host */
+    int64_t offload_nvme_bytes;  /* per GPU: what offload keeps on NVMe */
+    int64_t offload_weight_bytes; /* per GPU: of those, the weights */
+    int64_t paged_spill_bytes;   /* per GPU: paged states on the host */
+    int64_t dequant_bytes;       /* of overhead_bytes: a dequantized matrix */
+    double quant_elems;          /* quantized base elements on the device */
 } tplan_memory;
 
 /* Evaluate a validated config. micro_batch 0 means "the largest that
@@ -60,11 +72,7 @@ void tplan_memory_eval(const tplan_config *c, tplan_memory *out);
 void tplan_memory_eval_stage(const tplan_config *c, tplan_stage st,
                              int64_t micro_batch, tplan_memory *out);
 
+/* Bytes of one line of advice or warning text. */
 #define TPLAN_ADVICE_LEN 256
-
-/* Why a config does not fit and what would make it fit, as up to cap lines
- * of at most len bytes each (NUL-terminated). Returns the lines written. */
-int tplan_memory_advise(const tplan_config *c, const tplan_memory *mem,
-                        char (*lines)[TPLAN_ADVICE_LEN], int cap);
 
 #endif

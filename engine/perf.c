@@ -26,6 +26,11 @@
  * PyTorch; approximate) x 3 x 8.2 GFLOPs = 71 TFLOP/s. */
 #define GENERIC_EFF_SHARE 0.3
 
+/* DeepSpeed's CPU-Adam (Ren et al. 2021, ZeRO-Offload, section 5.1 and
+ * Table 3: a vectorised, multi-threaded Adam updating parameters at about
+ * 1B per second on a server's CPUs) shared by the GPUs of a node. */
+#define CPU_ADAM_PARAMS_PER_S 1e9
+
 double tplan_allreduce_s(double bytes, double n, double bw, double lat_s)
 {
     if (n <= 1)
@@ -70,6 +75,50 @@ static double group_bw(double size, double stride, double gpn, double link,
     if (!*inter)
         return link * NVLINK_BUS_EFF;
     return fmin(link * NVLINK_BUS_EFF, nic * IB_BUS_EFF * per_node);
+}
+
+/* Offload and paging (docs/MODEL.md section 5.7), seconds per step on one
+ * GPU, exposed: ZeRO-Offload streams each micro-batch's 16-bit gradient
+ * partition to the host under backward, runs the optimizer on the CPU
+ * (no delayed update: DeepSpeed's default) and copies the updated 16-bit
+ * weights back; ZeRO-Infinity fetches offloaded weights for the forward
+ * and the backward of every micro-batch, prefetching under compute; NVMe
+ * reads and writes the states once per step; paged states beyond the
+ * GPU's room page in and out once per step. */
+static void offload_time(const tplan_config *c, const tplan_memory *mem,
+                         double m, tplan_perf *out)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    double pcie = tplan_config_pcie(c), nvme = tplan_config_nvme(c);
+    double on_node = (double)tplan_config_gpus_on_node(c);
+    double dp = (double)tplan_config_dp(c);
+    double part = (double)mem->trainable_on_device / (c->zero >= 1 ? dp : 1.0);
+    double window = c->overlap * out->compute_s, hidden_t = 0.0, exposed;
+
+    exposed = 2.0 * (double)mem->paged_spill_bytes / pcie;
+    if (c->offload_optimizer != TPLAN_OFFLOAD_NONE) {
+        out->cpu_optimizer_s = part * on_node / CPU_ADAM_PARAMS_PER_S;
+        /* gradients out under backward (2/3 of compute), weights back */
+        hidden_t += m * part * pi->grad_bytes / pcie;
+        exposed += part * pi->weight_bytes / pcie + out->cpu_optimizer_s;
+        if (c->offload_optimizer == TPLAN_OFFLOAD_NVME)
+            exposed += 2.0 *
+                       ((double)mem->offload_nvme_bytes -
+                        (c->offload_params == TPLAN_OFFLOAD_NVME
+                             ? (double)mem->offload_weight_bytes
+                             : 0.0)) *
+                       on_node / nvme;
+        window = fmin(window, out->compute_s * 2.0 / 3.0);
+    }
+    if (c->offload_params != TPLAN_OFFLOAD_NONE) {
+        double w = (double)mem->offload_weight_bytes;
+
+        hidden_t += 2.0 * m * w / pcie;
+        if (c->offload_params == TPLAN_OFFLOAD_NVME)
+            hidden_t += 2.0 * m * w * on_node / nvme;
+        window = c->overlap * out->compute_s;
+    }
+    out->offload_s = exposed + fmax(0.0, hidden_t - window);
 }
 
 /* Achieved matmul and attention efficiency. */
@@ -134,6 +183,11 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
     out->dtype = d;
     tplan_flops_eval(&c->model, c->seq, samples, c->recompute, c->attention,
                      true, &fl);
+    if (c->lora_rank > 0)
+        tplan_flops_lora(&c->model,
+                         (double)tplan_lora_params(&c->model, c->lora_rank,
+                                                   c->lora_targets),
+                         c->seq, samples, c->recompute, &fl);
     out->flops_per_step = fl.model;
     out->hw_flops_per_step = fl.hardware;
     peak_mm = c->gpu.peak_flops[d];
@@ -200,7 +254,8 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
         double fwd_bwd_mb = out->compute_s / m;
 
         w_bytes = pdev * gather_bytes;
-        g_bytes = pdev * pi->grad_bytes;
+        /* only trainable parameters have gradients to reduce */
+        g_bytes = (double)mem->trainable_on_device * pi->grad_bytes;
         bw = bw_dp;
         lat = out->dp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
         switch (c->zero) {
@@ -233,15 +288,36 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
             out->dp_exposed_s += ag;
         }
     }
-    /* The optimizer step streams weights, gradients and states through
-     * HBM: read all, write weights and states. */
-    out->optimizer_s =
-        (2.0 * (double)mem->weights_bytes + (double)mem->grads_bytes +
-         2.0 * (double)mem->optimizer_bytes) /
-        c->gpu.mem_bw_bytes_per_s;
+    /* The optimizer step streams the trainable weights, gradients and
+     * states through HBM: read all, write weights and states. Frozen and
+     * offloaded weights are not touched. */
+    if (c->offload_optimizer == TPLAN_OFFLOAD_NONE) {
+        double w = c->lora_rank > 0 || c->offload_params != TPLAN_OFFLOAD_NONE
+                       ? (double)mem->trainable_on_device * pi->weight_bytes /
+                             (c->zero >= 3 ? dp : 1.0)
+                       : (double)mem->weights_bytes;
+
+        out->optimizer_s = (2.0 * w + (double)mem->grads_bytes +
+                            2.0 * (double)mem->optimizer_bytes) /
+                           c->gpu.mem_bw_bytes_per_s;
+    }
+    /* A quantized base is dequantized to 16 bits at every use: forward,
+     * backward (the input gradient) and the recomputed forward; each use
+     * reads the stored bytes and writes 2 bytes per element (bitsandbytes
+     * dequantize_4bit before a 16-bit matmul). Memory-bound. */
+    if (mem->quant_elems > 0) {
+        double uses = c->recompute == TPLAN_RECOMPUTE_FULL ? 3.0 : 2.0;
+
+        out->dequant_s =
+            m * uses * mem->quant_elems *
+            (tplan_base_elem_bytes(c->base_precision, c->double_quant) + 2.0) /
+            c->gpu.mem_bw_bytes_per_s;
+    }
+    offload_time(c, mem, m, out);
 
     out->step_time_s = out->compute_s + out->bubble_s + out->tp_comm_s +
-                       out->pp_comm_s + out->dp_exposed_s + out->optimizer_s;
+                       out->pp_comm_s + out->dp_exposed_s + out->optimizer_s +
+                       out->dequant_s + out->offload_s;
     out->samples_per_s = samples / out->step_time_s;
     out->tokens_per_s = out->samples_per_s * s;
     out->mfu = fl.model / (out->step_time_s * gpus * peak_mm);

@@ -22,7 +22,10 @@ typedef struct tplan_perf {
     double pp_comm_s;    /* pipeline sends and receives */
     double dp_comm_s;    /* data-parallel / ZeRO traffic, all of it */
     double dp_exposed_s; /* of which not hidden under compute */
-    double optimizer_s;  /* the optimizer step, memory-bound */
+    double optimizer_s;  /* the optimizer step on the GPU, memory-bound */
+    double dequant_s;    /* dequantizing a quantized base, every use */
+    double offload_s;    /* host/NVMe traffic and CPU step not hidden */
+    double cpu_optimizer_s; /* of offload_s: the CPU optimizer step */
     double step_time_s;
     double tokens_per_s; /* whole job */
     double samples_per_s;

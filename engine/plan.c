@@ -79,6 +79,10 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
            offsetof(tplan_plan, warnings) - sizeof out->config);
     tplan_model_params(&c->model, &pc);
     out->params = pc.total;
+    out->trainable_params =
+        c->lora_rank > 0
+            ? tplan_lora_params(&c->model, c->lora_rank, c->lora_targets)
+            : pc.total;
     out->dp = tplan_config_dp(c);
     if ((rc = tplan_plan_batch(work, cache, out, err)))
         return rc;
@@ -124,9 +128,7 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
 
     if (flags & TPLAN_EVAL_FIGURES)
         return TPLAN_OK;
-    if (!out->mem.fits)
-        out->n_warnings = tplan_memory_advise(c, &out->mem, out->warnings,
-                                              TPLAN_MAX_WARNINGS);
+    tplan_plan_fit_advice(asked, out);
     if (!out->perf.timed)
         tplan_plan_warn(out, "no FLOPs per sample given "
                              "(flops_per_sample=0): time and cost are not "

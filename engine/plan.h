@@ -40,6 +40,7 @@ typedef struct tplan_critical {
 typedef struct tplan_plan {
     tplan_config config; /* copied; micro_batch as asked (0 = max) */
     int64_t params;      /* whole model */
+    int64_t trainable_params; /* whole model: all, or the adapters' */
     int64_t dp;
     tplan_memory mem;
     /* batch */
@@ -75,5 +76,35 @@ enum {
 
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,
                        tplan_err *err);
+
+/* Advice for a plan that does not fit (docs/MODEL.md section 6.12): the
+ * changes a practitioner would try, in order, each evaluated. */
+#define TPLAN_MAX_CHANGES  8
+#define TPLAN_MAX_REMEDIES 12
+
+/* One field set to a value: a number, or a name for named choices. */
+typedef struct tplan_change {
+    const char *field; /* contract name (tplan fields), static */
+    double num;
+    const char *name; /* NULL: num is the value (1/0 for booleans) */
+} tplan_change;
+
+typedef struct tplan_remedy {
+    int n;
+    tplan_change change[TPLAN_MAX_CHANGES];
+    bool fits; /* false: only the last remedy, "nothing tried fits" */
+    int64_t total_bytes, micro_batch, max_micro_batch;
+    bool timed;
+    double step_time_s;
+    char why[160];
+} tplan_remedy;
+
+/* The remedies of plan p, evaluated from c (p's config as evaluated), in
+ * the order they are printed; 0 when p fits. */
+int tplan_plan_remedies(const tplan_config *c, const tplan_plan *p,
+                        tplan_remedy *out, int cap);
+
+/* "recompute=full, micro_batch=2, accum=8" */
+void tplan_remedy_text(const tplan_remedy *r, char *buf, size_t len);
 
 #endif

@@ -68,6 +68,19 @@ static const tplan_optimizer_info optimizers[TPLAN_OPT_COUNT] = {
     [TPLAN_OPT_ADAFACTOR_UNFACTORED] = {"adafactor-unfactored", 4, false,
                                         "Shazeer & Stern 2018; HF Adafactor "
                                         "with its matrices unfactored"},
+    /* bitsandbytes paged optimizers (Dettmers et al. 2023, QLoRA section
+     * 3, "Paged Optimizers"): the states of AdamW8bit or of a 32-bit
+     * AdamW live in CUDA unified memory and page to the host when the GPU
+     * runs out (memory.c spills them; docs/MODEL.md section 2.2). The
+     * 32-bit states stay fp32 whatever the recipe. */
+    [TPLAN_OPT_PAGED_ADAMW_8BIT] = {"paged-adamw-8bit", 2, true,
+                                    "Dettmers et al. 2023 (QLoRA), paged "
+                                    "8-bit AdamW",
+                                    false, true},
+    [TPLAN_OPT_PAGED_ADAMW_32BIT] = {"paged-adamw-32bit", 8, true,
+                                     "Dettmers et al. 2023 (QLoRA), paged "
+                                     "32-bit AdamW",
+                                     false, true},
 };
 
 const tplan_precision_info *tplan_precision_get(tplan_precision p)
@@ -106,8 +119,9 @@ int tplan_optimizer_parse(const char *s, tplan_optimizer *out, tplan_err *err)
     return tplan_err_set(err, TPLAN_ENOTFOUND, "optimizer",
                          "unknown optimizer (optimizer=%.64s); expected adamw, "
                          "adam, sgd, sgd-momentum, adafactor, lion, "
-                         "adamw-8bit, adagrad, rmsprop or "
-                         "adafactor-unfactored",
+                         "adamw-8bit, adagrad, rmsprop, "
+                         "adafactor-unfactored, paged-adamw-8bit or "
+                         "paged-adamw-32bit",
                          s);
 }
 

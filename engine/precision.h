@@ -55,6 +55,8 @@ typedef enum {
     TPLAN_OPT_ADAGRAD,
     TPLAN_OPT_RMSPROP,
     TPLAN_OPT_ADAFACTOR_UNFACTORED,
+    TPLAN_OPT_PAGED_ADAMW_8BIT,
+    TPLAN_OPT_PAGED_ADAMW_32BIT,
     TPLAN_OPT_COUNT
 } tplan_optimizer;
 
@@ -67,6 +69,9 @@ typedef struct tplan_optimizer_info {
      * from the model's shapes; state_bytes applies to vectors (norms,
      * biases) and to generic models, whose shapes are unknown */
     bool factored;
+    /* states in unified memory that page to the host under pressure
+     * (bitsandbytes paged optimizers) */
+    bool paged;
 } tplan_optimizer_info;
 
 const tplan_precision_info *tplan_precision_get(tplan_precision p);

@@ -69,7 +69,7 @@ expect_error 2 "tplan: zero: -1: out of range (valid: an integer from 0 to 3)" "
 expect_error 2 "tplan: unknown model preset (model=llama9); see \`tplan models\`" calc --model llama9
 expect_error 2 "tplan: unknown GPU (gpu=h900); see \`tplan gpus\`" "${C[@]}" --gpu h900
 expect_error 2 "tplan: precision: fp4: unknown name (valid: fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp8)" "${C[@]}" --precision fp4
-expect_error 2 "tplan: optimizer: adamax: unknown name (valid: adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad, rmsprop, adafactor-unfactored)" "${C[@]}" --optimizer adamax
+expect_error 2 "tplan: optimizer: adamax: unknown name (valid: adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad, rmsprop, adafactor-unfactored, paged-adamw-8bit, paged-adamw-32bit)" "${C[@]}" --optimizer adamax
 expect_error 2 "tplan: recompute: some: unknown name (valid: none, selective, full)" "${C[@]}" --recompute some
 expect_error 2 "tplan: profile: jax: unknown name (valid: torch, megatron, torch-cpu)" "${C[@]}" --profile jax
 expect_error 2 "tplan: dropout: 1.5: out of range (valid: a number from 0 to 0.99)" "${C[@]}" --dropout 1.5
@@ -218,10 +218,11 @@ jq_is "pre-training keeps the 20 tokens per parameter default" '.run.default_bud
 
 # advice names only what changes: never flash when flash is on, never the
 # ZeRO stage or GPU count already given (issue 15 item 6)
-jq_is "advice stacks only changes" '[.warnings[] | select(startswith("would fit with"))] | length > 0 and all(test("attention=flash") | not) and any(startswith("would fit with zero=3, recompute=full, gpus=16:"))' calc --model llama2-13b --gpu rtx4090 --micro-batch 1
-jq_is "advice with eager attention names flash" 'any(.warnings[]; startswith("would fit with recompute=full, attention=flash, gpus=16:"))' calc --model llama2-13b --gpu rtx4090 --micro-batch 1 --attention eager --zero 3
+jq_is "advice stacks only changes" '[.warnings[] | select(startswith("would fit with"))] | length > 0 and all(test("attention=flash") | not) and any(startswith("would fit with recompute=full, zero=3, gpus=16:"))' calc --model llama2-13b --gpu rtx4090 --micro-batch 1
+jq_is "advice stacks the fewest changes, zero=3 not repeated" 'any(.warnings[]; startswith("would fit with recompute=full, gpus=32:")) and all(.warnings[]; test("zero=3") | not)' calc --model llama2-13b --gpu rtx4090 --micro-batch 1 --attention eager --zero 3
+jq_is "advice with eager attention names flash" 'any(.warnings[]; startswith("would fit with attention=flash:"))' calc --model llama2-7b --gpu a100-80g --gpus 8 --zero 3 --attention eager --micro-batch 2
 jq_is "advice at ZeRO-3 names only the GPUs" 'any(.warnings[]; startswith("would fit with gpus=4:")) and all(.warnings[]; test("zero=3") | not)' calc --model llama2-7b --gpu a100-80g --zero 3
-jq_is "advice on 8 GPUs does not repeat gpus=8" 'any(.warnings[]; startswith("would fit with zero=3, recompute=full, seq=1024:")) and all(.warnings[]; test("gpus=8") | not)' calc --model llama2-7b --gpu a100-80g --gpus 8 --micro-batch 64
+jq_is "advice on 8 GPUs does not repeat gpus=8" 'any(.warnings[]; startswith("would fit with recompute=full, zero=3, seq=1024:")) and all(.warnings[]; test("gpus=8") | not)' calc --model llama2-7b --gpu a100-80g --gpus 8 --micro-batch 64
 
 # --- custom catalogs in calc: the CSV of tplan.gpus.load / tplan.models.load
 printf 'name,base,price\nmy-a100,a100-80g,1.5\n' >"$tmp/g.csv"

@@ -45,7 +45,7 @@ expect(function() tplan.plan{model = "gpt2", gpus = math.huge} end, P .. "gpus: 
 expect(function() tplan.plan{model = "gpt2", gpus = "8 GPUs"} end, P .. "gpus: 8 GPUs: not an integer (valid: an integer from 1 to 10000000)")
 expect(function() tplan.plan{model = "gpt2", gpus = "x"} end, P .. "gpus: x: not an integer (valid: an integer from 1 to 10000000)")
 expect(function() tplan.plan{model = "gpt2", precision = "fp9"} end, P .. "precision: fp9: unknown name (valid: fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp8)")
-expect(function() tplan.plan{model = "gpt2", optimizer = "sgdd"} end, P .. "optimizer: sgdd: unknown name (valid: adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad, rmsprop, adafactor-unfactored)")
+expect(function() tplan.plan{model = "gpt2", optimizer = "sgdd"} end, P .. "optimizer: sgdd: unknown name (valid: adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad, rmsprop, adafactor-unfactored, paged-adamw-8bit, paged-adamw-32bit)")
 expect(function() tplan.plan{model = "gpt2", tp = 5, gpus = 5} end, P .. "tp must divide heads (heads=12, tp=5)")
 expect(function() tplan.plan{model = "gpt2", tp = 5} end, P .. "tp*pp must divide gpus (gpus=1, tp=5, pp=1)")
 expect(function() tplan.plan{model = "gpt2", zero = 4} end, P .. "zero: 4: out of range (valid: an integer from 0 to 3)")

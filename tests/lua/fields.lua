@@ -34,6 +34,13 @@ local GOOD = {
   critical_batch_tokens = {1e6}, target_loss = {2.5},
   batch_ramp = {"1000000:2000000,4000000"}, finetune = {true},
   loss_scaling = {false},
+  lora_rank = {8}, lora_targets = {"q,v", nil, {lora_rank = 8}},
+  lora_dropout = {0.05, nil, {lora_rank = 8}},
+  base_precision = {"nf4", nil, {lora_rank = 8}},
+  double_quant = {true, nil, {lora_rank = 8, base_precision = "nf4"}},
+  offload_optimizer = {"cpu", nil, {zero = 2}},
+  offload_params = {"cpu", nil, {zero = 3}},
+  host_memory = {512}, pcie_gbs = {20}, nvme_gbs = {7},
 }
 
 local fields, by_input = tplan.fields(), {}

@@ -1,0 +1,418 @@
+/* When a plan does not fit: why, and the changes a practitioner would try,
+ * in the order they would try them on the hardware they have (docs/MODEL.md
+ * section 6.12): a smaller micro-batch with more accumulation,
+ * recomputation, flash attention, a 16-bit recipe, an 8-bit optimizer,
+ * then for fine-tunes LoRA and QLoRA, ZeRO stages over the data-parallel
+ * GPUs the job already has, ZeRO-Offload to the host, and only then more
+ * GPUs and shorter sequences. Each change is
+ * checked by evaluating the changed plan; when no single change fits, the
+ * same changes are stacked in the same order. */
+#include "plan.h"
+#include "engine_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define GIB (1024.0 * 1024.0 * 1024.0)
+
+/* LoRA rank suggested when none is given: between the LoRA paper's 8 and
+ * QLoRA's 64, the rank PEFT examples and Raschka's sweeps commonly use
+ * (an assumption stated in docs/MODEL.md section 6.12). */
+#define SUGGESTED_LORA_RANK 16
+
+typedef struct remedies {
+    tplan_remedy *out;
+    int cap, n;
+} remedies;
+
+static void set_num(tplan_remedy *r, const char *field, double v)
+{
+    if (r->n < TPLAN_MAX_CHANGES)
+        r->change[r->n++] = (tplan_change){field, v, NULL};
+}
+
+static void set_name(tplan_remedy *r, const char *field, const char *name)
+{
+    if (r->n < TPLAN_MAX_CHANGES)
+        r->change[r->n++] = (tplan_change){field, 0.0, name};
+}
+
+/* Evaluate t; fill the remedy's figures. True when valid and it fits. */
+static bool evaluate(const tplan_config *t, tplan_remedy *r)
+{
+    tplan_plan p;
+
+    if (tplan_plan_eval_ex(t, &p, TPLAN_EVAL_FIGURES, NULL) != TPLAN_OK)
+        return false;
+    r->fits = p.mem.fits;
+    r->total_bytes = p.mem.total_bytes;
+    r->max_micro_batch = p.max_micro_batch;
+    r->micro_batch = p.micro_batch;
+    r->timed = p.perf.timed;
+    r->step_time_s = p.perf.step_time_s;
+    return r->fits;
+}
+
+/* Keep r when t fits; true then. */
+static bool offer(remedies *a, const tplan_config *t, tplan_remedy *r,
+                  const char *why)
+{
+    if (a->n >= a->cap || !evaluate(t, r))
+        return false;
+    snprintf(r->why, sizeof r->why, "%s", why);
+    a->out[a->n++] = *r;
+    return true;
+}
+
+/* The fine-tuning steps: LoRA on a full fine-tune, then a 4-bit base. */
+static void to_lora(const tplan_config *c, tplan_config *t, tplan_remedy *r)
+{
+    if (c->lora_rank == 0) {
+        t->lora_rank = SUGGESTED_LORA_RANK;
+        set_num(r, "lora_rank", SUGGESTED_LORA_RANK);
+    }
+}
+
+static void to_qlora(const tplan_config *c, tplan_config *t, tplan_remedy *r)
+{
+    to_lora(c, t, r);
+    t->base_precision = TPLAN_BASE_NF4;
+    t->double_quant = true;
+    set_name(r, "base_precision", "nf4");
+    set_num(r, "double_quant", 1);
+}
+
+static bool adam_states(const tplan_config *c)
+{
+    return c->optimizer == TPLAN_OPT_ADAMW || c->optimizer == TPLAN_OPT_ADAM;
+}
+
+static bool transformer(const tplan_config *c)
+{
+    return c->model.arch != TPLAN_ARCH_GENERIC;
+}
+
+/* The micro-batch that fits, with the accumulation that keeps the global
+ * batch (a target global batch is solved again by the plan itself). */
+static void smaller_micro_batch(const tplan_config *c, const tplan_plan *p,
+                                remedies *a)
+{
+    tplan_config t = *c;
+    tplan_remedy r = {0};
+    int64_t mb = p->max_micro_batch, accum;
+    char why[160];
+
+    if (c->micro_batch <= 0 || mb <= 0 || c->micro_batch <= mb)
+        return;
+    t.micro_batch = mb;
+    set_num(&r, "micro_batch", (double)mb);
+    if (c->global_batch == 0 && c->global_batch_tokens == 0) {
+        accum = (p->accum * c->micro_batch + mb - 1) / mb;
+        t.accum = accum;
+        set_num(&r, "accum", (double)accum);
+    }
+    snprintf(why, sizeof why,
+             "the largest micro-batch that fits, with more accumulation "
+             "for about the same global batch (%lld samples)",
+             (long long)p->global_batch);
+    offer(a, &t, &r, why);
+}
+
+/* Each change alone, in the order practitioners try them. */
+static void singles(const tplan_config *c, const tplan_plan *p, remedies *a)
+{
+    tplan_config t;
+    tplan_remedy r;
+    int64_t dp = tplan_config_dp(c);
+
+    smaller_micro_batch(c, p, a);
+    for (int k = (int)c->recompute + 1;
+         transformer(c) && k <= TPLAN_RECOMPUTE_FULL; k++) {
+        t = *c;
+        r = (tplan_remedy){0};
+        t.recompute = (tplan_recompute)k;
+        set_name(&r, "recompute", tplan_recompute_name(t.recompute));
+        if (offer(a, &t, &r,
+                  k == TPLAN_RECOMPUTE_FULL
+                      ? "keep each layer's input only and recompute the "
+                        "rest in backward (one more forward pass)"
+                      : "recompute the attention core in backward"))
+            break;
+    }
+    if (transformer(c) && c->attention == TPLAN_ATTN_EAGER) {
+        t = *c;
+        r = (tplan_remedy){0};
+        t.attention = TPLAN_ATTN_FLASH;
+        set_name(&r, "attention", "flash");
+        offer(a, &t, &r, "flash attention keeps no s x s score matrix");
+    }
+    if (c->precision == TPLAN_PREC_FP32) {
+        t = *c;
+        r = (tplan_remedy){0};
+        t.precision = TPLAN_PREC_MIXED_BF16;
+        set_name(&r, "precision", "mixed-bf16");
+        offer(a, &t, &r, "16-bit weights, gradients and activations");
+    }
+    if (adam_states(c) && c->offload_optimizer == TPLAN_OFFLOAD_NONE) {
+        t = *c;
+        r = (tplan_remedy){0};
+        t.optimizer = TPLAN_OPT_ADAMW_8BIT;
+        set_name(&r, "optimizer", "adamw-8bit");
+        offer(a, &t, &r,
+              "bitsandbytes 8-bit AdamW: 2 bytes of states per parameter "
+              "instead of 8 (Dettmers et al. 2022)");
+    }
+    if (c->finetune && transformer(c) && c->lora_rank == 0) {
+        t = *c;
+        r = (tplan_remedy){0};
+        to_lora(c, &t, &r);
+        offer(a, &t, &r,
+              "LoRA: the base is frozen, only adapters have gradients and "
+              "optimizer states (Hu et al. 2021)");
+    }
+    if (c->finetune && transformer(c) &&
+        !tplan_base_quantized(c->base_precision)) {
+        t = *c;
+        r = (tplan_remedy){0};
+        to_qlora(c, &t, &r);
+        offer(a, &t, &r,
+              "QLoRA: LoRA on a 4-bit NormalFloat base with double "
+              "quantization (Dettmers et al. 2023)");
+    }
+    /* ZeRO over the data-parallel GPUs the job has costs no hardware and
+     * less time than the host's PCIe link: before offload */
+    for (int z = c->zero + 1; z <= 3 && dp > 1; z++) {
+        t = *c;
+        r = (tplan_remedy){0};
+        t.zero = z;
+        set_num(&r, "zero", z);
+        if (offer(a, &t, &r,
+                  "shard more model states over the data-parallel GPUs "
+                  "(Rajbhandari et al. 2020)"))
+            break;
+    }
+    if (c->offload_optimizer == TPLAN_OFFLOAD_NONE) {
+        t = *c;
+        r = (tplan_remedy){0};
+        t.offload_optimizer = TPLAN_OFFLOAD_CPU;
+        set_name(&r, "offload_optimizer", "cpu");
+        offer(a, &t, &r,
+              "ZeRO-Offload: master weights, optimizer states and fp32 "
+              "gradients in host memory, the step on the CPU (Ren et al. "
+              "2021)");
+    }
+    if (c->offload_params == TPLAN_OFFLOAD_NONE) {
+        t = *c;
+        r = (tplan_remedy){0};
+        if (c->zero != 3) {
+            t.zero = 3;
+            set_num(&r, "zero", 3);
+        }
+        t.offload_optimizer = TPLAN_OFFLOAD_CPU;
+        t.offload_params = TPLAN_OFFLOAD_CPU;
+        if (c->offload_optimizer != TPLAN_OFFLOAD_CPU)
+            set_name(&r, "offload_optimizer", "cpu");
+        set_name(&r, "offload_params", "cpu");
+        offer(a, &t, &r,
+              "ZeRO-Infinity: weights in host memory too, fetched layer by "
+              "layer (Rajbhandari et al. 2021)");
+    }
+    /* more GPUs with ZeRO-3: the smallest power-of-two multiple */
+    for (int64_t k = 2; k <= 1024; k *= 2) {
+        t = *c;
+        r = (tplan_remedy){0};
+        t.gpus = c->gpus * k;
+        set_num(&r, "gpus", (double)t.gpus);
+        if (c->zero != 3) {
+            t.zero = 3;
+            set_num(&r, "zero", 3);
+        }
+        if (offer(a, &t, &r, "shard the model states over more GPUs"))
+            break;
+    }
+    for (int64_t s = c->seq / 2; transformer(c) && s >= 128; s /= 2) {
+        t = *c;
+        r = (tplan_remedy){0};
+        t.seq = s;
+        set_num(&r, "seq", (double)s);
+        if (offer(a, &t, &r, "shorter sequences: fewer activations"))
+            break;
+    }
+}
+
+/* No single change fits: stack them in the same order with ZeRO-3 over
+ * more GPUs. The search keeps the sequence length if it can, then takes
+ * the fewest changes, then the fewest GPUs; it reports the first stack
+ * that fits, or what was tried. */
+#define MAX_STACK 3
+
+static void stack_prefix(const tplan_config *c, int depth, tplan_config *t,
+                         tplan_remedy *r)
+{
+    int k = 0;
+
+    *t = *c;
+    *r = (tplan_remedy){0};
+    if (transformer(c) && c->recompute != TPLAN_RECOMPUTE_FULL &&
+        k++ < depth) {
+        t->recompute = TPLAN_RECOMPUTE_FULL;
+        set_name(r, "recompute", "full");
+    }
+    if (transformer(c) && c->attention != TPLAN_ATTN_FLASH && k++ < depth) {
+        t->attention = TPLAN_ATTN_FLASH;
+        set_name(r, "attention", "flash");
+    }
+    if (c->finetune && transformer(c) &&
+        !tplan_base_quantized(c->base_precision)) {
+        if (k++ < depth)
+            to_qlora(c, t, r);
+    } else if (adam_states(c) && c->offload_optimizer == TPLAN_OFFLOAD_NONE &&
+               k++ < depth) {
+        t->optimizer = TPLAN_OPT_ADAMW_8BIT;
+        set_name(r, "optimizer", "adamw-8bit");
+    }
+    if (c->zero != 3) {
+        t->zero = 3;
+        set_num(r, "zero", 3);
+    }
+}
+
+static void stacked(const tplan_config *c, remedies *a)
+{
+    tplan_config t, g;
+    tplan_remedy r = {0}, rg;
+
+    if (a->n >= a->cap)
+        return;
+    for (int64_t s = c->seq; s >= 1; s = s > 128 ? s / 2 : 0) {
+        for (int depth = 0; depth <= MAX_STACK; depth++) {
+            stack_prefix(c, depth, &t, &r);
+            t.seq = s;
+            for (int64_t k = 1; k <= 1024; k *= 2) {
+                g = t;
+                rg = r;
+                g.gpus = c->gpus * k;
+                if (k > 1)
+                    set_num(&rg, "gpus", (double)g.gpus);
+                if (s != c->seq)
+                    set_num(&rg, "seq", (double)s);
+                if (evaluate(&g, &rg)) {
+                    snprintf(rg.why, sizeof rg.why,
+                             "no single change fits: these together do");
+                    a->out[a->n++] = rg;
+                    return;
+                }
+            }
+        }
+        if (!transformer(c))
+            break;
+    }
+    stack_prefix(c, MAX_STACK, &t, &r);
+    r.fits = false;
+    snprintf(r.why, sizeof r.why,
+             "nothing tried fits (with these, up to 1024x the GPUs and "
+             "sequences down to 128)");
+    a->out[a->n++] = r;
+}
+
+int tplan_plan_remedies(const tplan_config *c, const tplan_plan *p,
+                        tplan_remedy *out, int cap)
+{
+    remedies a = {out, cap, 0};
+
+    if (p->mem.fits || cap <= 0)
+        return 0;
+    singles(c, p, &a);
+    if (a.n == 0)
+        stacked(c, &a);
+    return a.n;
+}
+
+void tplan_remedy_text(const tplan_remedy *r, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    if (!len)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < r->n && n < len; i++) {
+        const tplan_change *ch = &r->change[i];
+
+        if (ch->name)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s=%s", i ? ", " : "",
+                                  ch->field, ch->name);
+        else if (strcmp(ch->field, "double_quant") == 0)
+            n += (size_t)snprintf(buf + n, len - n, "%sdouble_quant",
+                                  i ? ", " : "");
+        else
+            n += (size_t)snprintf(buf + n, len - n, "%s%s=%.0f", i ? ", " : "",
+                                  ch->field, ch->num);
+    }
+}
+
+/* The diagnosis: which part does not fit. */
+static void diagnose(const tplan_config *c, tplan_plan *p)
+{
+    const tplan_memory *m = &p->mem;
+    double states = (double)(m->weights_bytes + m->grads_bytes +
+                             m->optimizer_bytes + m->overhead_bytes);
+
+    if (!m->host_fits)
+        tplan_plan_warn(p,
+                        "does not fit: host memory per node needs %.1f GiB "
+                        "but the node has %.1f GiB (host_memory)",
+                        (double)m->host_bytes / GIB,
+                        (double)m->host_capacity_bytes / GIB);
+    else if (states > (double)m->usable_bytes)
+        tplan_plan_warn(p,
+                        "does not fit: model states and overheads need %.1f "
+                        "GiB per GPU but %.1f GiB is usable (%.1f GiB less "
+                        "%.0f%% reserve)",
+                        states / GIB, (double)m->usable_bytes / GIB,
+                        (double)m->capacity_bytes / GIB,
+                        c->reserve_fraction * 100.0);
+    else
+        tplan_plan_warn(p,
+                        "does not fit: activations for micro-batch %lld need "
+                        "%.1f GiB but %.1f GiB is left after model states",
+                        (long long)m->micro_batch,
+                        (double)m->activations_bytes / GIB,
+                        ((double)m->usable_bytes - states) / GIB);
+}
+
+void tplan_plan_fit_advice(const tplan_config *c, tplan_plan *p)
+{
+    tplan_remedy r[TPLAN_MAX_REMEDIES];
+    char what[160];
+    int n;
+
+    if (p->mem.fits)
+        return;
+    diagnose(c, p);
+    n = tplan_plan_remedies(c, p, r, TPLAN_MAX_REMEDIES);
+    for (int i = 0; i < n; i++) {
+        tplan_remedy_text(&r[i], what, sizeof what);
+        if (!r[i].fits) {
+            tplan_plan_warn(p, "no change tried fits (%s, up to 1024x the "
+                               "GPUs, seq down to 128)",
+                            what);
+            continue;
+        }
+        if (r[i].timed)
+            tplan_plan_warn(p,
+                            "would fit with %s: %.1f GiB at micro-batch "
+                            "%lld, max micro-batch %lld, %.3g s per step",
+                            what, (double)r[i].total_bytes / GIB,
+                            (long long)r[i].micro_batch,
+                            (long long)r[i].max_micro_batch,
+                            r[i].step_time_s);
+        else
+            tplan_plan_warn(p,
+                            "would fit with %s: %.1f GiB at micro-batch "
+                            "%lld, max micro-batch %lld",
+                            what, (double)r[i].total_bytes / GIB,
+                            (long long)r[i].micro_batch,
+                            (long long)r[i].max_micro_batch);
+    }
+}
