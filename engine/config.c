@@ -31,10 +31,11 @@
 
 /* GPT-3 (Brown et al. 2020, appendix B): cosine decay to 10% of the peak.
  * WSD (Hu et al. 2024, MiniCPM): the decay takes about 10% of training. */
-/* Assumption: one PCIe Gen3 x4 NVMe drive per node, ~3.5 GB/s sequential
- * (the class of drive ZeRO-Infinity's offload benchmarks name); give
- * --nvme-gbs for a RAID of drives. */
-#define DEFAULT_NVME_BYTES_PER_S 3.5e9
+/* One NVMe drive per node: DeepSpeed's DeepNVMe tutorial measures 3.69
+ * GB/s read and 3.18 GB/s write through its aio handle on one workstation
+ * drive (docs/_tutorials/deepnvme.md); we take 3.4, about their mean.
+ * Give --nvme-gbs for a RAID of drives. */
+#define DEFAULT_NVME_BYTES_PER_S 3.4e9
 
 #define DEFAULT_LR_FLOOR  0.1
 #define DEFAULT_WSD_DECAY 0.1

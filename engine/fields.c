@@ -394,7 +394,7 @@ static const tplan_field fields[F_COUNT] = {
       "pcie_gbs", 0.01, 1e5, NULL, "the GPU's PCIe generation",
       "host <-> GPU copies per GPU, one way (output: the one used)"),
     I(F_NVME_GBS, "nvme_gbs", REAL, REAL, AX, "GB/s", "--nvme-gbs",
-      "nvme_gbs", 0.01, 1e5, NULL, "3.5",
+      "nvme_gbs", 0.01, 1e5, NULL, "3.4",
       "NVMe read/write per node (output: the one used)"),
     O(F_TRAINABLE_PARAMS, "trainable_params", INT, "",
       "parameters that train (all, or the adapters')"),

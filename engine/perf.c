@@ -26,9 +26,12 @@
  * PyTorch; approximate) x 3 x 8.2 GFLOPs = 71 TFLOP/s. */
 #define GENERIC_EFF_SHARE 0.3
 
-/* DeepSpeed's CPU-Adam (Ren et al. 2021, ZeRO-Offload, section 5.1 and
- * Table 3: a vectorised, multi-threaded Adam updating parameters at about
- * 1B per second on a server's CPUs) shared by the GPUs of a node. */
+/* DeepSpeed's CPU-Adam, shared by the GPUs of a node. Assumption: 1e9
+ * parameters per second per node. DeepSpeed states only a relative figure
+ * ("5x to 7x speedup over torch.optim.adam(W)", ops/adam/cpu_adam.py);
+ * the step moves ~30 bytes per parameter (fp32 weight, gradient, two
+ * moments read and written, the 16-bit copy written), so 1e9/s needs
+ * ~30 GB/s of a server's DRAM bandwidth. docs/MODEL.md section 5.7. */
 #define CPU_ADAM_PARAMS_PER_S 1e9
 
 double tplan_allreduce_s(double bytes, double n, double bw, double lat_s)

@@ -379,7 +379,9 @@ static void equivalence_init(const tplan_sweep_spec *s, equivalence *eq)
 static bool equivalent(const equivalence *eq, const int *digit,
                        const tplan_config *c, const tplan_plan *p)
 {
-    if (eq->zero_ax >= 0 && p->dp == 1 && digit[eq->zero_ax] != eq->zero_keep)
+    /* offloaded parameters need ZeRO-3 and gather layers even at dp = 1 */
+    if (eq->zero_ax >= 0 && p->dp == 1 && digit[eq->zero_ax] != eq->zero_keep &&
+        c->offload_params == TPLAN_OFFLOAD_NONE)
         return true;
     if (eq->rec_ax < 0)
         return false;

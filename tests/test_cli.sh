@@ -224,6 +224,19 @@ jq_is "advice with eager attention names flash" 'any(.warnings[]; startswith("wo
 jq_is "advice at ZeRO-3 names only the GPUs" 'any(.warnings[]; startswith("would fit with gpus=4:")) and all(.warnings[]; test("zero=3") | not)' calc --model llama2-7b --gpu a100-80g --zero 3
 jq_is "advice on 8 GPUs does not repeat gpus=8" 'any(.warnings[]; startswith("would fit with recompute=full, zero=3, seq=1024:")) and all(.warnings[]; test("gpus=8") | not)' calc --model llama2-7b --gpu a100-80g --gpus 8 --micro-batch 64
 
+# fine-tuning (issue 15): LoRA counts, quantized bases, offload, advice
+jq_is "QLoRA: PEFT's trainable count and a 4-bit base" '.model.trainable_params == 159907840 and .recipe.base_precision == "nf4" and .recipe.double_quant and .memory.fits and .perf.dequant_s > 0' calc --model llama-7b --gpu rtx4090 --finetune --lora-rank 64 --base-precision nf4 --double-quant --recompute full --seq 512
+jq_is "advice: QLoRA before more GPUs on one 24 GB GPU, as JSON and warnings alike" '(.advice | length) == ([.warnings[] | select(startswith("would fit with"))] | length) and .advice[0].change == {"lora_rank": 16, "base_precision": "nf4", "double_quant": true} and .advice[0].fits and (.advice | map(.change | has("gpus")) | index(true)) > 0 and all(.advice[]; .step_time_s > 0 and (.why | length) > 0)' calc --model llama2-7b --gpu rtx4090 --finetune --seq 2048
+jq_is "advice: offload before more GPUs outside fine-tuning" '.advice[0].change == {"offload_optimizer": "cpu"} and (.advice | map(.change | has("lora_rank")) | any | not)' calc --model llama3-8b --gpu a100-80g --precision fp32 --optimizer adam --seq 2048
+jq_is "a plan that fits has no advice" '.advice == []' calc --model gpt2 --gpu a100-80g
+jq_is "offload: host and NVMe per node, offload time in the step" '.memory.host_bytes > 0 and .memory.nvme_bytes > 0 and .perf.offload_time_s > 0 and .memory.weights_bytes == 0' calc --model llama2-7b --gpu a100-80g --zero 3 --offload-optimizer nvme --offload-params nvme --micro-batch 1 --seq 512
+jq_is "a small host does not fit" '(.memory.fits | not) and (.memory.host_fits | not) and (.warnings[0] | startswith("does not fit: host memory per node"))' calc --model llama2-7b --gpu a100-80g --offload-optimizer cpu --host-memory 64 --micro-batch 1 --seq 512
+expect_error 2 "tplan: base_precision: nf4: a stored base is frozen, so it needs adapters (give lora_rank > 0)" calc --model llama2-7b --gpu rtx4090 --base-precision nf4
+expect_error 2 "tplan: lora_targets: qkv: unknown name (valid: some of q, k, v, o, gate, up, down, attn, mlp, all-linear)" calc --model llama2-7b --gpu rtx4090 --lora-targets qkv
+expect_error 2 "tplan: offload_params: cpu: parameters are offloaded by ZeRO-3 (FSDP full shard): give zero = 3 (zero=0)" calc --model llama2-7b --gpu rtx4090 --offload-params cpu
+out=$("$tplan" calc --model llama-7b --gpu rtx4090 --finetune --lora-rank 64 --base-precision nf4 --double-quant --optimizer paged-adamw-32bit --recompute full --seq 512 --micro-batch 8)
+echo "$out" | grep -q "LoRA rank 64 on all-linear: 159907840 trainable parameters" && echo "$out" | grep -q "dequantize" && ok || bad "calc text shows the adapters and the dequantization: $out"
+
 # --- custom catalogs in calc: the CSV of tplan.gpus.load / tplan.models.load
 printf 'name,base,price\nmy-a100,a100-80g,1.5\n' >"$tmp/g.csv"
 printf 'name,base,price\nbad,a100-80g,-1\n' >"$tmp/bad.csv"
