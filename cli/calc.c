@@ -112,6 +112,13 @@ static void print_json_recipe(json_w *w, const tplan_plan *p)
     const tplan_critical *cb = &p->critical;
 
     json_obj_begin(w, "lr");
+    if (p->config.finetune) {
+        const char *src;
+
+        json_num(w, "finetune_suggested",
+                 tplan_finetune_lr(&p->config, p->params, &src));
+        json_str(w, "finetune_source", src);
+    }
     if (!lr->set) {
         json_num(w, "peak", (double)NAN);
         json_num(w, "warmup_steps", (double)NAN);
@@ -502,6 +509,14 @@ static void print_recipe(const tplan_plan *p)
             }
             printf("\n");
         }
+    }
+    if (!lr->set && p->config.finetune) {
+        const char *src;
+        double lr0 = tplan_finetune_lr(&p->config, p->params, &src);
+
+        printf("\nlearning rate: none given; fine-tunes like this one use "
+               "%.0e (%s)\n",
+               lr0, src);
     }
     if (cb->set)
         printf("\ncritical batch %s tokens: this batch takes %.2fx the "

@@ -78,7 +78,7 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
                                  tplan_act_bytes *out);
 
 /* What LoRA adapters add to one layer's saved tensors, for one sample
- * (docs/MODEL.md section 3.5): per targeted linear, A's output (s x r,
+ * (docs/MODEL.md section 12.6): per targeted linear, A's output (s x r,
  * saved for B's weight gradient) and, with adapter dropout, its mask (1
  * byte) and the dropped copy of the input A saves; without dropout A saves
  * the base linear's input, counted already. 0 without adapters. */

@@ -107,7 +107,7 @@ typedef struct tplan_config {
     int n_ramp;
     bool finetune;     /* fine-tuning, not pre-training (advice only) */
     bool loss_scaling; /* fp16 with a loss scaler (default true) */
-    /* fine-tuning on few GPUs (docs/MODEL.md sections 2.5-2.7) */
+    /* fine-tuning on few GPUs (docs/MODEL.md section 12) */
     int64_t lora_rank;     /* LoRA adapters of this rank; 0: full training */
     unsigned lora_targets; /* TPLAN_LORA_* bits (default all-linear) */
     double lora_dropout;   /* dropout on the adapters' input */
@@ -157,7 +157,7 @@ bool tplan_amount_parse(const char *text, double *out);
 /* GPUs per node: the config's, else the GPU's typical server. */
 int64_t tplan_config_gpus_per_node(const tplan_config *c);
 
-/* The host side, given or defaulted (docs/MODEL.md section 2.7): host
+/* The host side, given or defaulted (docs/MODEL.md section 12.5): host
  * memory of a node as the job uses it (the GPU's instance share times the
  * job's GPUs on a node), PCIe per GPU one way, NVMe per node. */
 double tplan_config_host_memory(const tplan_config *c);

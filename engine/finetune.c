@@ -1,5 +1,5 @@
-/* LoRA adapter shapes and frozen-weight storage (docs/MODEL.md section
- * 2.5-2.6). */
+/* LoRA adapter shapes and frozen-weight storage (docs/MODEL.md sections
+ * 12.1-12.2). */
 #include "finetune.h"
 
 #include <math.h>

@@ -1,4 +1,4 @@
-/* Fine-tuning's parts of a plan (docs/MODEL.md section 2.5-2.7): LoRA
+/* Fine-tuning's parts of a plan (docs/MODEL.md section 12): LoRA
  * adapters and what they train, frozen base weights stored in 16 bits or
  * quantized as bitsandbytes stores them, and where ZeRO-Offload puts
  * optimizer states and weights. Shapes and bytes only; knows nothing of

@@ -31,7 +31,7 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
  * weights skip their weight-gradient matmul (each dense matmul, LM head
  * included, costs 4 instead of 6 FLOPs per weight per token) and the
  * adapters' lora_params (whole model) cost 6 per parameter per token, 8
- * with full recomputation (docs/MODEL.md section 5.6). */
+ * with full recomputation (docs/MODEL.md section 12.7). */
 void tplan_flops_lora(const tplan_model *m, double lora_params, int64_t seq,
                       double samples, tplan_recompute r, tplan_flops *fl);
 

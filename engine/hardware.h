@@ -55,7 +55,7 @@ int tplan_gpu_validate(const tplan_gpu *g, tplan_err *err);
 const char *tplan_dtype_name(tplan_dtype d);
 
 /* The host side of the instance a GPU is usually rented in (docs/MODEL.md
- * section 2.7): host memory per GPU and the host <-> GPU bandwidth one way
+ * section 12.5): host memory per GPU and the host <-> GPU bandwidth one way
  * that pinned copies reach. GPUs without a sourced instance (and custom
  * GPUs) get twice their memory and PCIe Gen4. */
 typedef struct tplan_host {

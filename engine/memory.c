@@ -142,7 +142,7 @@ static double optim_bytes(const tplan_config *c, double trainable,
  * recipe, the base is stored as base_precision says and has no gradients,
  * master copy or states. Autocast caches 16-bit copies of leaf weights
  * that require grad only (torch autocast_mode.cpp, cached_cast), so the
- * frozen base keeps no working copies. docs/MODEL.md section 2.5. */
+ * frozen base keeps no working copies. docs/MODEL.md section 12.1. */
 static void lora_states(const tplan_config *c, stage_mem *s, double wdiv,
                         double gdiv, double odiv)
 {
@@ -196,7 +196,7 @@ static void lora_states(const tplan_config *c, stage_mem *s, double wdiv,
  * bucket (none stay on the GPU); offloading parameters (ZeRO-3) keeps
  * the 16-bit weights there too, the GPU holding only the layers being
  * gathered. On NVMe the states (or weights) go to the drive; the fp32
- * gradients stay in host memory. docs/MODEL.md section 2.7. */
+ * gradients stay in host memory. docs/MODEL.md section 12.4. */
 static void offload(const tplan_config *c, stage_mem *s, double odiv)
 {
     double fp32_grads = s->trainable * 4.0 / odiv;

@@ -48,7 +48,7 @@ typedef struct tplan_memory {
                                 not grow with it (a generic model with no
                                 activation bytes) */
     bool out_of_range;       /* over 1e18 bytes: nothing else is filled in */
-    /* fine-tuning and offload (docs/MODEL.md sections 2.5-2.7) */
+    /* fine-tuning and offload (docs/MODEL.md section 12) */
     int64_t trainable_on_device; /* parameters with gradients, before ZeRO */
     int64_t host_bytes;          /* per node: offloaded and paged-out */
     int64_t nvme_bytes;          /* per node: offloaded to NVMe */

@@ -31,7 +31,7 @@
  * ("5x to 7x speedup over torch.optim.adam(W)", ops/adam/cpu_adam.py);
  * the step moves ~30 bytes per parameter (fp32 weight, gradient, two
  * moments read and written, the 16-bit copy written), so 1e9/s needs
- * ~30 GB/s of a server's DRAM bandwidth. docs/MODEL.md section 5.7. */
+ * ~30 GB/s of a server's DRAM bandwidth. docs/MODEL.md section 12.8. */
 #define CPU_ADAM_PARAMS_PER_S 1e9
 
 double tplan_allreduce_s(double bytes, double n, double bw, double lat_s)
@@ -80,7 +80,7 @@ static double group_bw(double size, double stride, double gpn, double link,
     return fmin(link * NVLINK_BUS_EFF, nic * IB_BUS_EFF * per_node);
 }
 
-/* Offload and paging (docs/MODEL.md section 5.7), seconds per step on one
+/* Offload and paging (docs/MODEL.md section 12.8), seconds per step on one
  * GPU, exposed: ZeRO-Offload streams each micro-batch's 16-bit gradient
  * partition to the host under backward, runs the optimizer on the CPU
  * (no delayed update: DeepSpeed's default) and copies the updated 16-bit

@@ -77,7 +77,7 @@ enum {
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,
                        tplan_err *err);
 
-/* Advice for a plan that does not fit (docs/MODEL.md section 6.12): the
+/* Advice for a plan that does not fit (docs/MODEL.md section 4.5): the
  * changes a practitioner would try, in order, each evaluated. */
 #define TPLAN_MAX_CHANGES  8
 #define TPLAN_MAX_REMEDIES 12
@@ -103,6 +103,13 @@ typedef struct tplan_remedy {
  * the order they are printed; 0 when p fits. */
 int tplan_plan_remedies(const tplan_config *c, const tplan_plan *p,
                         tplan_remedy *out, int cap);
+
+/* The learning rate the sources fine-tune with, for a fine-tune given no
+ * LR (docs/MODEL.md section 12.9): QLoRA's 2e-4 (1e-4 from 33B) for
+ * adapters, Alpaca's 2e-5 (1e-5 from 13B) for full fine-tuning; warmup
+ * 3% of the steps in both. *source names them. */
+double tplan_finetune_lr(const tplan_config *c, int64_t params,
+                         const char **source);
 
 /* "recompute=full, micro_batch=2, accum=8" */
 void tplan_remedy_text(const tplan_remedy *r, char *buf, size_t len);

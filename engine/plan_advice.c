@@ -25,6 +25,36 @@
  * section 6.11). */
 #define MAX_BUBBLE 0.25
 
+/* Fine-tuning learning rates (docs/MODEL.md section 12.9): QLoRA's
+ * scripts use 2e-4 for 7B/13B and 1e-4 for 33B/65B (qlora.py,
+ * scripts/finetune_guanaco_*.sh); Stanford Alpaca fully fine-tunes LLaMA-7B
+ * at 2e-5 and 13B at 1e-5. LoRA's best rates run "between 5e-5 and 5e-4",
+ * about 10x full fine-tuning's (Biderman et al. 2024). */
+#define QLORA_LR_SMALL      2e-4
+#define QLORA_LR_LARGE      1e-4
+#define QLORA_LARGE_PARAMS  30e9 /* 33B and up */
+#define ALPACA_LR_SMALL     2e-5
+#define ALPACA_LR_LARGE     1e-5
+#define ALPACA_LARGE_PARAMS 10e9 /* 13B and up */
+#define LORA_LR_LOW         5e-5
+#define LORA_LR_HIGH        1e-3
+#define FULL_FT_LR_HIGH     1e-4
+
+double tplan_finetune_lr(const tplan_config *c, int64_t params,
+                         const char **source)
+{
+    if (c->lora_rank > 0) {
+        *source = "QLoRA's scripts (Dettmers et al. 2023): 2e-4 to 13B, "
+                  "1e-4 from 33B, constant, 3% warmup";
+        return (double)params >= QLORA_LARGE_PARAMS ? QLORA_LR_LARGE
+                                                    : QLORA_LR_SMALL;
+    }
+    *source = "Stanford Alpaca: LLaMA-7B at 2e-5, 13B at 1e-5, cosine, 3% "
+              "warmup";
+    return (double)params >= ALPACA_LARGE_PARAMS ? ALPACA_LR_LARGE
+                                                 : ALPACA_LR_SMALL;
+}
+
 /* The guides' warmup table (the Tradeoffs guide): 2x no, 4x
  * maybe, 8x yes, 16x and up critical. */
 static const char *warmup_need(double k)
@@ -104,6 +134,21 @@ void tplan_plan_advice(const tplan_config *c, tplan_plan *p)
                         "(batch_size_memory_tradeoffs.txt, pitfall 10; BERT "
                         "fine-tunes at 16-32)",
                         (long long)p->global_batch);
+    if (c->finetune && p->lr.set && c->lora_rank > 0 &&
+        (p->lr.peak < LORA_LR_LOW || p->lr.peak > LORA_LR_HIGH))
+        tplan_plan_warn(p,
+                        "LoRA at a peak LR of %.3g: adapters train best "
+                        "between 5e-5 and 5e-4, about 10x full fine-tuning's "
+                        "rate (Biderman et al. 2024); QLoRA used 2e-4 (1e-4 "
+                        "from 33B)",
+                        p->lr.peak);
+    if (c->finetune && p->lr.set && c->lora_rank == 0 &&
+        p->lr.peak > FULL_FT_LR_HIGH)
+        tplan_plan_warn(p,
+                        "full fine-tuning at a peak LR of %.3g: Alpaca "
+                        "fine-tunes LLaMA at 1e-5 to 2e-5; rates this high "
+                        "are LoRA's (Biderman et al. 2024)",
+                        p->lr.peak);
     if (!c->loss_scaling && (c->precision == TPLAN_PREC_AMP_FP16 ||
                              c->precision == TPLAN_PREC_MIXED_FP16))
         tplan_plan_warn(p, "fp16 without loss scaling: gradients under 6e-8 "

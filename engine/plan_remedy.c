@@ -1,6 +1,6 @@
 /* When a plan does not fit: why, and the changes a practitioner would try,
  * in the order they would try them on the hardware they have (docs/MODEL.md
- * section 6.12): a smaller micro-batch with more accumulation,
+ * section 4.5): a smaller micro-batch with more accumulation,
  * recomputation, flash attention, a 16-bit recipe, an 8-bit optimizer,
  * then for fine-tunes LoRA and QLoRA, ZeRO stages over the data-parallel
  * GPUs the job already has, ZeRO-Offload to the host, and only then more
@@ -18,7 +18,7 @@
 
 /* LoRA rank suggested when none is given: between the LoRA paper's 8 and
  * QLoRA's 64, the rank PEFT examples and Raschka's sweeps commonly use
- * (an assumption stated in docs/MODEL.md section 6.12). */
+ * (an assumption stated in docs/MODEL.md section 4.5). */
 #define SUGGESTED_LORA_RANK 16
 
 typedef struct remedies {

@@ -71,7 +71,7 @@ static const tplan_optimizer_info optimizers[TPLAN_OPT_COUNT] = {
     /* bitsandbytes paged optimizers (Dettmers et al. 2023, QLoRA section
      * 3, "Paged Optimizers"): the states of AdamW8bit or of a 32-bit
      * AdamW live in CUDA unified memory and page to the host when the GPU
-     * runs out (memory.c spills them; docs/MODEL.md section 2.2). The
+     * runs out (memory.c spills them; docs/MODEL.md section 12.3). The
      * 32-bit states stay fp32 whatever the recipe. */
     [TPLAN_OPT_PAGED_ADAMW_8BIT] = {"paged-adamw-8bit", 2, true,
                                     "Dettmers et al. 2023 (QLoRA), paged "

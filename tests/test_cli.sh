@@ -237,6 +237,11 @@ expect_error 2 "tplan: offload_params: cpu: parameters are offloaded by ZeRO-3 (
 out=$("$tplan" calc --model llama-7b --gpu rtx4090 --finetune --lora-rank 64 --base-precision nf4 --double-quant --optimizer paged-adamw-32bit --recompute full --seq 512 --micro-batch 8)
 echo "$out" | grep -q "LoRA rank 64 on all-linear: 159907840 trainable parameters" && echo "$out" | grep -q "dequantize" && ok || bad "calc text shows the adapters and the dequantization: $out"
 
+jq_is "fine-tune LR: the sources' rate when none is given" '.lr.finetune_suggested == 0.0002 and (.lr.finetune_source | test("QLoRA"))' calc --model llama2-7b --gpu a100-80g --finetune --lora-rank 16 --seq 1024
+jq_is "fine-tune LR: full fine-tuning of 13B at Alpaca's 1e-5" '.lr.finetune_suggested == 0.00001' calc --model llama2-13b --gpu a100-80g --finetune --seq 512
+jq_is "LoRA at full fine-tuning's LR is warned about" 'any(.warnings[]; startswith("LoRA at a peak LR of 2e-05"))' calc --model llama2-7b --gpu a100-80g --finetune --lora-rank 16 --seq 1024 --lr 2e-5 --dataset 10000
+jq_is "full fine-tuning at LoRA's LR is warned about" 'any(.warnings[]; startswith("full fine-tuning at a peak LR of 0.0002"))' calc --model llama2-7b --gpu a100-80g --gpus 8 --zero 3 --finetune --seq 1024 --lr 2e-4 --dataset 10000
+
 # --- custom catalogs in calc: the CSV of tplan.gpus.load / tplan.models.load
 printf 'name,base,price\nmy-a100,a100-80g,1.5\n' >"$tmp/g.csv"
 printf 'name,base,price\nbad,a100-80g,-1\n' >"$tmp/bad.csv"

@@ -1,8 +1,8 @@
 /* Fine-tuning: LoRA trainable counts against PEFT's printed counts,
  * quantized bases against the bitsandbytes layout computed by hand, the
  * QLoRA paper's headline claims, offload against DeepSpeed's estimators,
- * paged optimizers, LoRA FLOPs and activations (docs/MODEL.md sections
- * 2.5-2.7, 3.5, 5.6-5.7). */
+ * paged optimizers, LoRA FLOPs and activations (docs/MODEL.md section
+ * 12). */
 #include "tplan_test.h"
 
 #include "activations.h"
@@ -37,7 +37,7 @@ static void llama_shape(tplan_model *m, int64_t layers, int64_t h,
 }
 
 /* PEFT's print_trainable_parameters, as printed (sources in
- * docs/MODEL.md section 2.5); each is r x (in + out) per targeted linear:
+ * docs/MODEL.md section 12.1); each is r x (in + out) per targeted linear:
  *  - Llama-2-7B, r=8, q_proj+v_proj: "trainable params: 4,194,304 || all
  *    params: 6,742,609,920" = 32 x 2 x 8 x (4096 + 4096)
  *  - LLaMA-7B, r=64, every linear (QLoRA): qlora.py prints 79,953,920, its
