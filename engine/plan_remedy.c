@@ -9,6 +9,7 @@
  * same changes are stacked in the same order. */
 #include "plan.h"
 #include "engine_int.h"
+#include "fields.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -119,6 +120,25 @@ static void smaller_micro_batch(const tplan_config *c, const tplan_plan *p,
     offer(a, &t, &r, why);
 }
 
+/* One field changed through the field table (a name, or a number when
+ * name is NULL); kept when it fits. */
+static bool single(remedies *a, const tplan_config *c, const char *field,
+                   const char *name, double num, const char *why)
+{
+    tplan_config t = *c;
+    tplan_remedy r = {0};
+    int id = tplan_field_find_input(field);
+
+    if (name ? tplan_field_set_text(id, name, &t, NULL)
+             : tplan_field_set_number(id, num, &t, NULL))
+        return false;
+    if (name)
+        set_name(&r, field, name);
+    else
+        set_num(&r, field, num);
+    return offer(a, &t, &r, why);
+}
+
 /* Each change alone, in the order practitioners try them. */
 static void singles(const tplan_config *c, const tplan_plan *p, remedies *a)
 {
@@ -127,50 +147,28 @@ static void singles(const tplan_config *c, const tplan_plan *p, remedies *a)
     int64_t dp = tplan_config_dp(c);
 
     smaller_micro_batch(c, p, a);
-    for (int k = (int)c->recompute + 1;
-         transformer(c) && k <= TPLAN_RECOMPUTE_FULL; k++) {
-        t = *c;
-        r = (tplan_remedy){0};
-        t.recompute = (tplan_recompute)k;
-        set_name(&r, "recompute", tplan_recompute_name(t.recompute));
-        if (offer(a, &t, &r,
-                  k == TPLAN_RECOMPUTE_FULL
-                      ? "keep each layer's input only and recompute the "
-                        "rest in backward (one more forward pass)"
-                      : "recompute the attention core in backward"))
-            break;
-    }
-    if (transformer(c) && c->attention == TPLAN_ATTN_EAGER) {
-        t = *c;
-        r = (tplan_remedy){0};
-        t.attention = TPLAN_ATTN_FLASH;
-        set_name(&r, "attention", "flash");
-        offer(a, &t, &r, "flash attention keeps no s x s score matrix");
-    }
-    if (c->precision == TPLAN_PREC_FP32) {
-        t = *c;
-        r = (tplan_remedy){0};
-        t.precision = TPLAN_PREC_MIXED_BF16;
-        set_name(&r, "precision", "mixed-bf16");
-        offer(a, &t, &r, "16-bit weights, gradients and activations");
-    }
-    if (adam_states(c) && c->offload_optimizer == TPLAN_OFFLOAD_NONE) {
-        t = *c;
-        r = (tplan_remedy){0};
-        t.optimizer = TPLAN_OPT_ADAMW_8BIT;
-        set_name(&r, "optimizer", "adamw-8bit");
-        offer(a, &t, &r,
-              "bitsandbytes 8-bit AdamW: 2 bytes of states per parameter "
-              "instead of 8 (Dettmers et al. 2022)");
-    }
-    if (c->finetune && transformer(c) && c->lora_rank == 0) {
-        t = *c;
-        r = (tplan_remedy){0};
-        to_lora(c, &t, &r);
-        offer(a, &t, &r,
-              "LoRA: the base is frozen, only adapters have gradients and "
-              "optimizer states (Hu et al. 2021)");
-    }
+    /* the lighter recomputation first; full only if it does not fit */
+    if (!(transformer(c) && c->recompute == TPLAN_RECOMPUTE_NONE &&
+          single(a, c, "recompute", "selective", 0,
+                 "recompute the attention core in backward")) &&
+        transformer(c) && c->recompute != TPLAN_RECOMPUTE_FULL)
+        single(a, c, "recompute", "full", 0,
+               "keep each layer's input only and recompute the rest in "
+               "backward (one more forward pass)");
+    if (transformer(c) && c->attention == TPLAN_ATTN_EAGER)
+        single(a, c, "attention", "flash", 0,
+               "flash attention keeps no s x s score matrix");
+    if (c->precision == TPLAN_PREC_FP32)
+        single(a, c, "precision", "mixed-bf16", 0,
+               "16-bit weights, gradients and activations");
+    if (adam_states(c) && c->offload_optimizer == TPLAN_OFFLOAD_NONE)
+        single(a, c, "optimizer", "adamw-8bit", 0,
+               "bitsandbytes 8-bit AdamW: 2 bytes of states per parameter "
+               "instead of 8 (Dettmers et al. 2022)");
+    if (c->finetune && transformer(c) && c->lora_rank == 0)
+        single(a, c, "lora_rank", NULL, SUGGESTED_LORA_RANK,
+               "LoRA: the base is frozen, only adapters have gradients and "
+               "optimizer states (Hu et al. 2021)");
     if (c->finetune && transformer(c) &&
         !tplan_base_quantized(c->base_precision)) {
         t = *c;
@@ -182,26 +180,16 @@ static void singles(const tplan_config *c, const tplan_plan *p, remedies *a)
     }
     /* ZeRO over the data-parallel GPUs the job has costs no hardware and
      * less time than the host's PCIe link: before offload */
-    for (int z = c->zero + 1; z <= 3 && dp > 1; z++) {
-        t = *c;
-        r = (tplan_remedy){0};
-        t.zero = z;
-        set_num(&r, "zero", z);
-        if (offer(a, &t, &r,
-                  "shard more model states over the data-parallel GPUs "
-                  "(Rajbhandari et al. 2020)"))
+    for (int z = c->zero + 1; z <= 3 && dp > 1; z++)
+        if (single(a, c, "zero", NULL, z,
+                   "shard more model states over the data-parallel GPUs "
+                   "(Rajbhandari et al. 2020)"))
             break;
-    }
-    if (c->offload_optimizer == TPLAN_OFFLOAD_NONE) {
-        t = *c;
-        r = (tplan_remedy){0};
-        t.offload_optimizer = TPLAN_OFFLOAD_CPU;
-        set_name(&r, "offload_optimizer", "cpu");
-        offer(a, &t, &r,
-              "ZeRO-Offload: master weights, optimizer states and fp32 "
-              "gradients in host memory, the step on the CPU (Ren et al. "
-              "2021)");
-    }
+    if (c->offload_optimizer == TPLAN_OFFLOAD_NONE)
+        single(a, c, "offload_optimizer", "cpu", 0,
+               "ZeRO-Offload: master weights, optimizer states and fp32 "
+               "gradients in host memory, the step on the CPU (Ren et al. "
+               "2021)");
     if (c->offload_params == TPLAN_OFFLOAD_NONE) {
         t = *c;
         r = (tplan_remedy){0};
@@ -231,14 +219,10 @@ static void singles(const tplan_config *c, const tplan_plan *p, remedies *a)
         if (offer(a, &t, &r, "shard the model states over more GPUs"))
             break;
     }
-    for (int64_t s = c->seq / 2; transformer(c) && s >= 128; s /= 2) {
-        t = *c;
-        r = (tplan_remedy){0};
-        t.seq = s;
-        set_num(&r, "seq", (double)s);
-        if (offer(a, &t, &r, "shorter sequences: fewer activations"))
+    for (int64_t s = c->seq / 2; transformer(c) && s >= 128; s /= 2)
+        if (single(a, c, "seq", NULL, (double)s,
+                   "shorter sequences: fewer activations"))
             break;
-    }
 }
 
 /* No single change fits: stack them in the same order with ZeRO-3 over
