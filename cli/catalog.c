@@ -186,7 +186,8 @@ static void fields_json(void)
         json_bool(&w, "axis", f->flags & TPLAN_FIELD_AXIS);
         json_str(&w, "flag", in ? f->flag : NULL);
         json_str(&w, "lua", in ? f->input : NULL);
-        if (f->kind == TPLAN_FK_ENUM) { /* names; other forms in "doc" */
+        /* names (a SET's joined by commas); other forms in "doc" */
+        if (f->kind == TPLAN_FK_ENUM || f->kind == TPLAN_FK_SET) {
             json_arr_begin(&w, "values");
             for (int i = 0; f->values[i]; i++)
                 json_str(&w, NULL, f->values[i]);

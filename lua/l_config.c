@@ -195,7 +195,7 @@ static int l_fields(lua_State *L)
             set_str(L, "lua", f->input);
             set_str(L, "default", f->def);
         }
-        if (f->kind == TPLAN_FK_ENUM) {
+        if (f->kind == TPLAN_FK_ENUM || f->kind == TPLAN_FK_SET) {
             lua_newtable(L); /* list t values */
             for (int i = 0; f->values[i]; i++) {
                 lua_pushstring(L, f->values[i]);
