@@ -23,7 +23,7 @@ typedef struct stage_mem {
     double quant;      /* quantized base elements */
     double paged;      /* of optim: states that may page to the host */
     double host, nvme; /* per GPU: offloaded there */
-    double off_w;      /* of host or nvme: the offloaded weights */
+    double off_states, off_w; /* of host or nvme: states, weights */
 } stage_mem;
 
 static double fixed_bytes(const stage_mem *s)
@@ -202,6 +202,7 @@ static void offload(const tplan_config *c, stage_mem *s, double odiv)
     double fp32_grads = s->trainable * 4.0 / odiv;
 
     if (c->offload_optimizer != TPLAN_OFFLOAD_NONE) {
+        s->off_states = s->optim;
         s->host += fp32_grads;
         if (c->offload_optimizer == TPLAN_OFFLOAD_NVME)
             s->nvme += s->optim;
@@ -366,8 +367,7 @@ static void fill(const tplan_config *c, const stage_mem *s, tplan_stage st,
         out->context_bytes + out->gather_bytes + out->dequant_bytes;
     out->trainable_on_device = llround(s->trainable);
     out->quant_elems = s->quant;
-    out->offload_host_bytes = llround(s->host);
-    out->offload_nvme_bytes = llround(s->nvme);
+    out->offload_state_bytes = llround(s->off_states);
     out->offload_weight_bytes = llround(s->off_w);
     /* every GPU of the job on a node holds its share there */
     out->host_bytes = llround((s->host + spill) * on_node);

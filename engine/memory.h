@@ -54,9 +54,9 @@ typedef struct tplan_memory {
     int64_t nvme_bytes;          /* per node: offloaded to NVMe */
     int64_t host_capacity_bytes; /* per node, as the job uses it */
     bool host_fits;
-    int64_t offload_host_bytes;  /* per GPU: what offload keeps on the host */
-    int64_t offload_nvme_bytes;  /* per GPU: what offload keeps on NVMe */
-    int64_t offload_weight_bytes; /* per GPU: of those, the weights */
+    int64_t offload_state_bytes;  /* per GPU: offloaded master copy and
+                                     optimizer states */
+    int64_t offload_weight_bytes; /* per GPU: offloaded weights */
     int64_t paged_spill_bytes;   /* per GPU: paged states on the host */
     int64_t dequant_bytes;       /* of overhead_bytes: a dequantized matrix */
     double quant_elems;          /* quantized base elements on the device */

@@ -96,30 +96,28 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
     double on_node = (double)tplan_config_gpus_on_node(c);
     double dp = (double)tplan_config_dp(c);
     double part = (double)mem->trainable_on_device / (c->zero >= 1 ? dp : 1.0);
-    double window = c->overlap * out->compute_s, hidden_t = 0.0, exposed;
+    double w = (double)mem->offload_weight_bytes;
+    /* what can hide, up to the overlap share: weight fetches run under
+     * forward and backward, gradient copies under backward only (2/3 of
+     * compute) */
+    double window = c->offload_params != TPLAN_OFFLOAD_NONE
+                        ? c->overlap * out->compute_s
+                        : fmin(c->overlap, 2.0 / 3.0) * out->compute_s;
+    double hidden_t = 0.0;
+    double exposed = 2.0 * (double)mem->paged_spill_bytes / pcie;
 
-    exposed = 2.0 * (double)mem->paged_spill_bytes / pcie;
     if (c->offload_optimizer != TPLAN_OFFLOAD_NONE) {
         out->cpu_optimizer_s = part * on_node / CPU_ADAM_PARAMS_PER_S;
-        /* gradients out under backward (2/3 of compute), weights back */
         hidden_t += m * part * pi->grad_bytes / pcie;
         exposed += part * pi->weight_bytes / pcie + out->cpu_optimizer_s;
         if (c->offload_optimizer == TPLAN_OFFLOAD_NVME)
-            exposed += 2.0 *
-                       ((double)mem->offload_nvme_bytes -
-                        (c->offload_params == TPLAN_OFFLOAD_NVME
-                             ? (double)mem->offload_weight_bytes
-                             : 0.0)) *
-                       on_node / nvme;
-        window = fmin(window, out->compute_s * 2.0 / 3.0);
+            exposed +=
+                2.0 * (double)mem->offload_state_bytes * on_node / nvme;
     }
     if (c->offload_params != TPLAN_OFFLOAD_NONE) {
-        double w = (double)mem->offload_weight_bytes;
-
         hidden_t += 2.0 * m * w / pcie;
         if (c->offload_params == TPLAN_OFFLOAD_NVME)
             hidden_t += 2.0 * m * w * on_node / nvme;
-        window = c->overlap * out->compute_s;
     }
     out->offload_s = exposed + fmax(0.0, hidden_t - window);
 }
