@@ -18,8 +18,8 @@
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
 /* LoRA rank suggested when none is given: between the LoRA paper's 8 and
- * QLoRA's 64, the rank PEFT examples and Raschka's sweeps commonly use
- * (an assumption stated in docs/MODEL.md section 4.5). */
+ * QLoRA's 64 (an assumption, docs/MODEL.md section 4.5; the rank matters
+ * little to memory). */
 #define SUGGESTED_LORA_RANK 16
 
 typedef struct remedies {
