@@ -32,6 +32,9 @@ enum opt_id {
     O_UNTIED,
     O_BIAS,
     O_NO_BIAS,
+    O_QKV_BIAS,
+    O_HEAD_DIM,
+    O_BLOCK_NORMS,
     O_MAX_BATCH,
     O_GPU_FILE,
     O_MODEL_FILE,
@@ -66,6 +69,9 @@ static const opt_def defs[O_COUNT] = {
     [O_UNTIED] = {"untied", false},
     [O_BIAS] = {"bias", false},
     [O_NO_BIAS] = {"no-bias", false},
+    [O_QKV_BIAS] = {"qkv-bias", false},
+    [O_HEAD_DIM] = {"head-dim", true},
+    [O_BLOCK_NORMS] = {"block-norms", true},
     [O_MAX_BATCH] = {"max-batch", false},
     [O_GPU_FILE] = {"gpu-file", true},
     [O_MODEL_FILE] = {"model-file", true},
@@ -157,7 +163,9 @@ void calc_usage(void)
         "[--vocab V]\n"
         "      [--mlp gelu|swiglu] [--norm layernorm|rmsnorm] [--pos "
         "learned|rotary]\n"
-        "      [--tied|--untied] [--bias|--no-bias] [--max-seq S]\n"
+        "      [--tied|--untied] [--bias|--no-bias] [--qkv-bias] "
+        "[--max-seq S]\n"
+        "      [--head-dim D] [--block-norms 2|4]\n"
         "                             a decoder transformer (these also "
         "override a preset)\n"
         "  --gpu NAME                 from `tplan gpus` (default h100-sxm)\n"
@@ -304,7 +312,8 @@ static int build_model(const gathered *g, tplan_model *m)
         static const int shape[] = {O_LAYERS, O_HIDDEN, O_HEADS,   O_KV_HEADS,
                                     O_FFN,    O_VOCAB,  O_MAX_SEQ, O_MLP,
                                     O_NORM,   O_POS,    O_TIED,    O_UNTIED,
-                                    O_BIAS,   O_NO_BIAS};
+                                    O_BIAS,   O_NO_BIAS, O_QKV_BIAS, O_HEAD_DIM,
+                                    O_BLOCK_NORMS};
         double act = 0.0;
 
         for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++)
@@ -378,6 +387,18 @@ static int build_model(const gathered *g, tplan_model *m)
         return usage_error("give --bias or --no-bias, not both");
     if (g->set[O_BIAS] || g->set[O_NO_BIAS])
         m->bias = g->set[O_BIAS];
+    if (g->set[O_QKV_BIAS])
+        m->qkv_bias = true;
+    if ((rc = count_opt(g, O_HEAD_DIM, 1, &m->head_dim)))
+        return rc;
+    if (g->set[O_BLOCK_NORMS]) {
+        const char *bn = g->val[O_BLOCK_NORMS];
+
+        if (strcmp(bn, "2") != 0 && strcmp(bn, "4") != 0)
+            return usage_error("block-norms must be 2 or 4 (block-norms=%s)",
+                               bn);
+        m->block_norms = bn[0] - '0';
+    }
     if (g->set[O_FFN]) {
         if ((rc = count_opt(g, O_FFN, 1, &m->ffn)))
             return rc;

@@ -77,13 +77,13 @@ int cmd_gpus(int argc, char **argv)
         json_arr_end(&w);
         return 0;
     }
-    printf("%-10s %9s %7s %8s %8s %8s %7s %6s %6s  %s\n", "gpu", "mem GiB",
+    printf("%-11s %8s %7s %8s %8s %8s %7s %6s %6s  %s\n", "gpu", "mem GiB",
            "TB/s", "bf16 TF", "fp8 TF", "fp32 TF", "link", "TDP W", "$/h",
            "price source");
     for (int i = 0; i < tplan_gpu_count(); i++) {
         const tplan_gpu *g = tplan_gpu_at(i);
 
-        printf("%-10s %9.2f %7.2f %8.1f %8.1f %8.1f %5.0fGB %6.0f %6.2f  "
+        printf("%-11s %8.2f %7.2f %8.1f %8.1f %8.1f %5.0fGB %6.0f %6.2f  "
                "%s\n",
                g->name, (double)g->memory_bytes / GIB,
                g->mem_bw_bytes_per_s / 1e12,
@@ -134,6 +134,9 @@ int cmd_models(int argc, char **argv)
                 json_str(&w, "pos", tplan_pos_name(m->pos));
                 json_bool(&w, "tied", m->tied);
                 json_bool(&w, "bias", m->bias);
+                json_bool(&w, "qkv_bias", m->bias || m->qkv_bias);
+                json_int(&w, "head_dim", tplan_model_head_dim(m));
+                json_int(&w, "block_norms", tplan_model_block_norms(m));
             } else {
                 json_num(&w, "act_bytes_per_sample", m->generic_act_bytes_fp32);
             }

@@ -13,6 +13,7 @@
 
 enum dim {
     SBH,  /* s*b*h */
+    SBQ,  /* s*b*a*d: q or the attention output (h unless d != h/a) */
     SBKV, /* s*b*k*d: one of K or V with k kv heads of size d */
     SBF,  /* s*b*f */
     ASSB, /* a*s*s*b: attention scores */
@@ -39,7 +40,8 @@ enum {
     F_DEC = 1 << 14,      /* decoders only (final norm) */
     F_ENC = 1 << 15,      /* encoders only (BERT embedding norm, MLM head) */
     F_UNFUSED = 1 << 16,  /* a loss that materialises its log-softmax */
-    F_FUSED = 1 << 17     /* a fused cross-entropy kernel */
+    F_FUSED = 1 << 17,    /* a fused cross-entropy kernel */
+    F_POST = 1 << 18      /* post-norms after attention and MLP (Gemma 2) */
 };
 
 /* Dtype rules: what decides a tensor's width. */
@@ -84,15 +86,16 @@ typedef struct act_row {
 static const act_row megatron_layer[] = {
     {"attn norm input", SBH, 1, R_ACT, F_SP},
     {"qkv input (norm output)", SBH, 1, R_LIN, F_SP},
-    {"q", SBH, 1, R_ACT, F_TP},
+    {"q", SBQ, 1, R_ACT, F_TP},
     {"k", SBKV, 1, R_ACT, F_TP},
     {"v", SBKV, 1, R_ACT, F_TP},
     {"softmax output", ASSB, 1, R_ACT, F_TP | F_CORE},
     {"attention dropout mask", ASSB, 1, R_MASK, F_TP | F_CORE | F_DROP},
     {"attention dropout output", ASSB, 1, R_ACT, F_TP | F_CORE | F_DROP},
     {"flash log-sum-exp", ASB, 1, R_F32, F_TP | F_FLASH},
-    {"attn output (proj input)", SBH, 1, R_LIN, F_TP},
+    {"attn output (proj input)", SBQ, 1, R_LIN, F_TP},
     {"attn residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
+    {"post-attn and post-mlp norm inputs", SBH, 2, R_ACT, F_SP | F_POST},
     {"mlp norm input", SBH, 1, R_ACT, F_SP},
     {"fc1 input (norm output)", SBH, 1, R_LIN, F_SP},
     {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU},
@@ -138,9 +141,9 @@ static const act_row torch_layer[] = {
      F_SP | F_RMS | F_SWIGLU},
     {"autocast copy of norm output for fc1", SBH, 1, R_AMPCOPY,
      F_SP | F_RMS | F_GELU},
-    {"q", SBH, 1, R_ACT, F_TP},
+    {"q", SBQ, 1, R_ACT, F_TP},
     {"k, v", SBKV, 2, R_ACT, F_TP | F_KVNATIVE},
-    {"k, v expanded to all heads (repeat_kv)", SBH, 2, R_ACT,
+    {"k, v expanded to all heads (repeat_kv)", SBQ, 2, R_ACT,
      F_TP | F_KVEXPAND},
     {"softmax output", ASSB, 1, R_F32OP, F_TP | F_CORE | F_LEARNED},
     {"attention dropout mask", ASSB, 1, R_MASK,
@@ -153,8 +156,15 @@ static const act_row torch_layer[] = {
     {"probs 16-bit copy (attn@v input)", ASSB, 1, R_PROBS16,
      F_TP | F_CORE | F_ROPE},
     {"flash log-sum-exp", ASB, 1, R_F32, F_TP | F_FLASH},
-    {"attn output (proj input)", SBH, 1, R_LIN, F_TP},
+    {"attn output (proj input)", SBQ, 1, R_LIN, F_TP},
     {"attn residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
+    /* Gemma 2's post-norms: their inputs (the attention and MLP outputs)
+     * and statistics, saved as the pre-norms' are */
+    {"post-norm inputs", SBH, 2, R_RES, F_SP | F_LN | F_POST},
+    {"post-norm mean+rstd", SB, 4, R_LNSTAT, F_SP | F_LN | F_POST},
+    {"post-rmsnorm inputs (fp32)", SBH, 2, R_F32, F_SP | F_RMS | F_POST},
+    {"post-rmsnorm rstd", SB, 2, R_F32, F_SP | F_RMS | F_POST},
+    {"post-rmsnorm x*rstd", SBH, 2, R_RES, F_SP | F_RMS | F_POST},
     {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU},
     {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU},
     {"gate out, silu out, up out", SBF, 3, R_ACT, F_TP | F_SWIGLU},
@@ -328,6 +338,8 @@ static bool row_present(const act_row *r, const tplan_model *m,
         return false;
     if ((f & F_FUSED) && !ctx->fused_loss)
         return false;
+    if ((f & F_POST) && tplan_model_block_norms(m) != 4)
+        return false;
     if ((f & F_DEC) && m->arch != TPLAN_ARCH_DECODER)
         return false;
     if ((f & F_ENC) && m->arch != TPLAN_ARCH_ENCODER)
@@ -340,13 +352,17 @@ static double row_bytes(const act_row *r, const tplan_model *m,
                         const tplan_act_ctx *ctx, int64_t seq)
 {
     double s = (double)seq, h = (double)m->hidden, a = (double)m->heads;
-    double d = h / a, k = (double)m->kv_heads, t = (double)ctx->tp;
+    double d = (double)tplan_model_head_dim(m), k = (double)m->kv_heads;
+    double t = (double)ctx->tp;
     double elems = 0.0;
     double split = 1.0;
 
     switch ((enum dim)r->dim) {
     case SBH:
         elems = s * h;
+        break;
+    case SBQ:
+        elems = s * a * d;
         break;
     case SBKV:
         /* With t > k the kv heads are replicated: each rank keeps one. */
@@ -441,6 +457,8 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
     k.hidden = m->hidden;
     k.heads = m->heads;
     k.kv_heads = m->kv_heads;
+    k.head_dim = tplan_model_head_dim(m);
+    k.block_norms = tplan_model_block_norms(m);
     k.ffn = m->ffn;
     k.vocab = m->vocab;
     k.mlp = (int)m->mlp;

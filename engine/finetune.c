@@ -29,17 +29,18 @@ int tplan_block_linears(const tplan_model *m, int64_t tp,
                         tplan_linear out[TPLAN_LORA_NLINEAR])
 {
     double t = (double)tp, h = (double)m->hidden, f = (double)m->ffn;
-    double k = (double)m->kv_heads, kvd = k * (h / (double)m->heads);
+    double k = (double)m->kv_heads, kvd = (double)tplan_model_kv_dim(m);
+    double qd = (double)tplan_model_q_dim(m);
     /* past k ranks each keeps one kv head's K and V (memory.c) */
     double kv_out = t > k ? kvd / k : kvd / t;
     int n = 0;
 
 #define LIN(bit, fi, fo, di, dout, row)                                        \
     out[n++] = (tplan_linear){bit, di, dout, fi, fo, row}
-    LIN(TPLAN_LORA_Q, h, h, h, h / t, false);
+    LIN(TPLAN_LORA_Q, h, qd, h, qd / t, false);
     LIN(TPLAN_LORA_K, h, kvd, h, kv_out, false);
     LIN(TPLAN_LORA_V, h, kvd, h, kv_out, false);
-    LIN(TPLAN_LORA_O, h, h, h / t, h, true);
+    LIN(TPLAN_LORA_O, qd, h, qd / t, h, true);
     if (m->mlp == TPLAN_MLP_SWIGLU)
         LIN(TPLAN_LORA_GATE, h, f, h, f / t, false);
     LIN(TPLAN_LORA_UP, h, f, h, f / t, false);

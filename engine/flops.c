@@ -6,7 +6,7 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
                       tplan_recompute r, tplan_attention attn,
                       bool causal_model, tplan_flops *out)
 {
-    double s = (double)seq, h, kd, f, L, mm_tok, attn_tok, head_tok;
+    double s = (double)seq, h, qd, kd, f, L, mm_tok, attn_tok, head_tok;
     double tokens = s * samples, attn_model, attn_hw_fwd;
     bool decoder = m->arch == TPLAN_ARCH_DECODER;
 
@@ -21,18 +21,20 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
         return;
     }
     h = (double)m->hidden;
-    kd = (double)m->kv_heads * (h / (double)m->heads);
+    qd = (double)tplan_model_q_dim(m);
+    kd = (double)tplan_model_kv_dim(m);
     f = (double)m->ffn;
     L = (double)m->layers;
-    /* Forward, per token: QKV with k kv heads h(h + 2kd), output h^2, MLP
-     * 2hf (GELU) or 3hf (SwiGLU); 2 FLOPs per weight. */
+    /* Forward, per token: QKV with k kv heads h(qd + 2kd), output qd h,
+     * MLP 2hf (GELU) or 3hf (SwiGLU); 2 FLOPs per weight. qd = a d is h
+     * unless the head width says otherwise (Gemma). */
     mm_tok = 2.0 * L *
-             (h * (h + 2.0 * kd) + h * h +
+             (h * (qd + 2.0 * kd) + qd * h +
               (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h * f);
     head_tok = 2.0 * h * (double)m->vocab;
-    /* Attention core: QK^T and AV, each 2 s h per token per layer whatever
-     * the kv heads (each query head still meets s keys). */
-    attn_tok = 4.0 * s * h * L;
+    /* Attention core: QK^T and AV, each 2 s a d per token per layer
+     * whatever the kv heads (each query head still meets s keys). */
+    attn_tok = 4.0 * s * qd * L;
     attn_model = decoder && causal_model ? attn_tok / 2.0 : attn_tok;
     attn_hw_fwd =
         decoder && attn == TPLAN_ATTN_FLASH ? attn_tok / 2.0 : attn_tok;

@@ -136,6 +136,67 @@ static const tplan_gpu gpus[] = {
     GPU("rtx4090", 24564 * MIB, 1008, 82.6, 82.6, 165.2, 165.2, 330.3, 31.5,
         1.25, 4, 450, 0.60, EFF_PCIE, "RunPod RTX 4090 $0.60/h, Mar 2026",
         "NVIDIA Ada whitepaper (gpu_specs.csv note)"),
+    /* RTX A6000 (GA102, 48 GB GDDR6): nvidia-smi 49140 MiB with ECC off,
+     * the workstation default (enabling ECC costs about 1/16 of it, as on
+     * the L40 below); 768 GB/s, 300 W, PCIe Gen4 (NVIDIA spec table);
+     * bf16/fp16 154.8 TF dense with fp32 accumulate (Microway's Ampere
+     * comparison: a pro card runs fp32 accumulate at full rate); tf32
+     * half of that and fp32 38.7 (NVIDIA). NVLink bridges join pairs only:
+     * PCIe links; network as the 3090. Price: RunPod serverless flex
+     * $0.00034/s = $1.22/h (docs.runpod.io, 2026); pods rent for less. */
+    GPU("rtx-a6000", 49140 * MIB, 768, 38.7, 77.4, 154.8, 154.8, 0, 31.5, 1.25,
+        4, 300, 1.22, EFF_PCIE, "RunPod serverless A6000 $0.00034/s, 2026",
+        "NVIDIA RTX A6000 spec table; Microway Ampere comparison"),
+    /* RTX 6000 Ada (AD102, 48 GB GDDR6): nvidia-smi 49140 MiB (ECC off);
+     * 960 GB/s, 300 W, PCIe Gen4, fp32 91.1 TF (spec tables). Tensor
+     * peaks derived, not read: NVIDIA's 1,457 TF fp8 with sparsity / 2 =
+     * 728.5 fp8 dense, / 4 = 364.2 bf16 dense at full-rate fp32 accumulate
+     * (a pro card); tf32 a quarter of fp16 as on the 4090. Price: RunPod
+     * serverless flex $0.00053/s = $1.91/h (docs.runpod.io, 2026). */
+    GPU("rtx6000-ada", 49140 * MIB, 960, 91.1, 91.1, 364.2, 364.2, 728.5,
+        31.5, 1.25, 4, 300, 1.91, EFF_PCIE,
+        "RunPod serverless 6000 Ada $0.00053/s, 2026",
+        "spec tables; tensor peaks derived from NVIDIA's 1,457 TF fp8 sparse"),
+    /* L40 (AD102, 48 GB GDDR6 ECC): nvidia-smi 46068 MiB (ECC on, the
+     * datacenter default; 49140 with it off); NVIDIA L40/L40S datasheet
+     * table: 864 GB/s, fp32 90.5, tf32 90.5, bf16/fp16 181.05, fp8 362
+     * dense, 300 W, PCIe Gen4 x16. Network as the L40S. Price: RunPod
+     * on-demand $1.22/h, Mar 2026 (deploybase.ai). */
+    GPU("l40", 46068 * MIB, 864, 90.5, 90.5, 181.05, 181.05, 362, 31.5, 6.25,
+        8, 300, 1.22, EFF_PCIE, "RunPod L40 $1.22/h, Mar 2026",
+        "NVIDIA L40/L40S datasheet table"),
+    /* RTX 5090 (GB202, 32 GB GDDR7): nvidia-smi 32607 MiB; 1,792 GB/s,
+     * 575 W, PCIe Gen5 (spec tables). Tensor peaks derived, not read:
+     * 838 TF is fp16 with fp16 accumulate and sparsity, so 419 dense, and
+     * GeForce cards run fp32 accumulate at half rate (known for Ampere and
+     * Ada, assumed here): bf16 209.5, fp8 twice that, tf32 a quarter of
+     * 419, fp32 104.8. Price: RunPod on-demand $1.22/h, Mar 2026
+     * (deploybase.ai). */
+    GPU("rtx5090", 32607 * MIB, 1792, 104.8, 104.8, 209.5, 209.5, 419, 63,
+        1.25, 4, 575, 1.22, EFF_PCIE, "RunPod RTX 5090 $1.22/h, Mar 2026",
+        "spec tables; tensor peaks derived from 838 TF fp16 sparse"),
+    /* H100 NVL (94 GB HBM3, PCIe): nvidia-smi 95830 MiB; 3.9 TB/s, bf16
+     * 835 dense (1,671 sparse), fp8 1,671, fp32 60, 350-400 W, PCIe Gen5
+     * (third-party tables that agree; NVIDIA's datasheet not read here).
+     * NVLink bridges join pairs only: PCIe links, network as the H100 PCIe.
+     * Price: RunPod $3.07/h as listed by gpu.blog, 2026. */
+    GPU("h100-nvl", 95830 * MIB, 3900, 60, 417.5, 835, 835, 1671, 63, 25, 8,
+        400, 3.07, EFF_H100, "RunPod H100 NVL $3.07/h (gpu.blog), 2026",
+        "H100 NVL spec tables (third-party, consistent)"),
+    /* GH200 480GB: the H100 of a Grace Hopper module with 96 GB HBM3,
+     * nvidia-smi 97871 MiB; 4 TB/s; tensor peaks as the H100 SXM; power
+     * capped at 900 W for the whole module, CPU included (nvidia-smi).
+     * Host: 480 GB LPDDR5X behind NVLink-C2C, 900 GB/s both directions
+     * (dstack GH200 table; DeepSpeed SuperOffload README): 450 one way,
+     * of which copies reach 80% (assumption, as for PCIe). Usually rented
+     * one per instance. Price: estimate within the H100 neocloud range
+     * ($1.99-2.50/h, Mercatus, May 2026); no list price read here. */
+    {"gh200", 97871 * MIB, 4000 * G,
+     {66.9 * T, 494.7 * T, 989.4 * T, 989.4 * T, 1978.9 * T}, 450 * G, 50 * G,
+     1, 900, 1.99, EFF_H100, EFF_TP,
+     "estimate, H100 neocloud range $1.99-2.50/h, May 2026",
+     "H100 whitepaper (GPU); dstack GH200 table (memory, C2C)", 480e9,
+     450 * G * 0.8},
     /* MI250X: the runtime sees each of the two GCDs as a device with
      * 68,702,699,520 B (HIP totalGlobalMem); figures here are per GCD, half
      * the module's 383 TF bf16, 3.2 TB/s and 560 W; links: Infinity
@@ -268,6 +329,11 @@ static const struct {
     {"v100-16g", 61, 3, "AWS p3.2xlarge: 61 GiB, 1 GPU"},
     {"v100-32g", 96, 3, "AWS p3dn.24xlarge: 768 GiB / 8 GPUs"},
     {"mi300x", 0, 5, "assumption: twice the GPU's memory"},
+    {"rtx-a6000", 0, 4, "assumption: twice the GPU's memory"},
+    {"rtx6000-ada", 0, 4, "assumption: twice the GPU's memory"},
+    {"l40", 0, 4, "assumption: twice the GPU's memory"},
+    {"rtx5090", 0, 5, "assumption: twice the GPU's memory"},
+    {"h100-nvl", 0, 5, "assumption: twice the GPU's memory"},
 };
 
 void tplan_gpu_host(const tplan_gpu *g, tplan_host *out)

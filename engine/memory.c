@@ -40,7 +40,7 @@ static void stage_params(const tplan_config *c, tplan_stage st, double *params,
     const tplan_model *m = &c->model;
     tplan_param_count pc;
     double t = (double)c->tp, h = (double)m->hidden;
-    double k = (double)m->kv_heads, kvd;
+    double k = (double)m->kv_heads, qd, kvd;
     double attn_w, mlp_w, layer_dev, vh, layers, kv_rep;
     bool first = st != TPLAN_STAGE_LAST, last = st != TPLAN_STAGE_FIRST;
 
@@ -50,9 +50,10 @@ static void stage_params(const tplan_config *c, tplan_stage st, double *params,
         return;
     }
     tplan_model_params(m, &pc);
-    kvd = k * (h / (double)m->heads);
+    qd = (double)tplan_model_q_dim(m);
+    kvd = (double)tplan_model_kv_dim(m);
     layers = (double)(m->layers / c->pp);
-    attn_w = h * (h + 2.0 * kvd) + h * h;
+    attn_w = h * (qd + 2.0 * kvd) + qd * h;
     mlp_w = (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h * (double)m->ffn;
     /* Megatron splits matmuls (and their biases) over t and replicates the
      * norms; the vocabulary is split over t (vocab-parallel embedding).
@@ -89,7 +90,8 @@ static double factored_stats(const tplan_config *c, tplan_stage st,
 {
     const tplan_model *m = &c->model;
     double t = (double)c->tp, h = (double)m->hidden, f = (double)m->ffn;
-    double k = (double)m->kv_heads, kvd = k * (h / (double)m->heads);
+    double k = (double)m->kv_heads, kvd = (double)tplan_model_kv_dim(m);
+    double qd = (double)tplan_model_q_dim(m);
     double kv_out = t > k ? kvd / k : kvd / t; /* replicated past k */
     double layers = (double)(m->layers / c->pp), vh = (double)m->vocab / t;
     double mats, mat_params, per_layer, vectors;
@@ -98,10 +100,10 @@ static double factored_stats(const tplan_config *c, tplan_stage st,
 
     /* one layer: q, k, v (column-parallel), o (row-parallel); the MLP's
      * up (and gate) column-parallel, its down row-parallel */
-    per_layer = (h / t + h) + 2.0 * (kv_out + h) + (h + h / t) +
+    per_layer = (qd / t + h) + 2.0 * (kv_out + h) + (h + qd / t) +
                 (m->mlp == TPLAN_MLP_SWIGLU ? 2.0 : 1.0) * (f / t + h) +
                 (h + f / t);
-    mat_params = h * h / t + 2.0 * kv_out * h + h * h / t +
+    mat_params = h * qd / t + 2.0 * kv_out * h + qd * h / t +
                  (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h * f / t;
     mats = layers * per_layer;
     mat_params *= layers;

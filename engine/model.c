@@ -70,7 +70,16 @@ int tplan_model_validate(const tplan_model *m, tplan_err *err)
         (rc = check_positive("vocab", m->vocab, 100000000, err)) ||
         (rc = check_positive("max_seq", m->max_seq, 100000000, err)))
         return rc;
-    if (m->hidden % m->heads)
+    if (m->head_dim < 0 || m->head_dim > 100000)
+        return tplan_err_set(err, TPLAN_EINVAL, "head_dim",
+                             "head_dim must be in [0, 100000], 0 meaning "
+                             "hidden/heads (head_dim=%lld)",
+                             (long long)m->head_dim);
+    if (m->block_norms != 0 && m->block_norms != 2 && m->block_norms != 4)
+        return tplan_err_set(err, TPLAN_EINVAL, "block_norms",
+                             "block_norms must be 2 or 4 (block_norms=%lld)",
+                             (long long)m->block_norms);
+    if (!m->head_dim && m->hidden % m->heads)
         return tplan_err_set(err, TPLAN_EINVAL, "heads",
                              "heads must divide hidden (hidden=%lld, "
                              "heads=%lld)",
@@ -90,10 +99,30 @@ int tplan_model_validate(const tplan_model *m, tplan_err *err)
     return TPLAN_OK;
 }
 
+int64_t tplan_model_head_dim(const tplan_model *m)
+{
+    return m->head_dim > 0 ? m->head_dim : m->hidden / m->heads;
+}
+
+int64_t tplan_model_q_dim(const tplan_model *m)
+{
+    return m->heads * tplan_model_head_dim(m);
+}
+
+int64_t tplan_model_kv_dim(const tplan_model *m)
+{
+    return m->kv_heads * tplan_model_head_dim(m);
+}
+
+int64_t tplan_model_block_norms(const tplan_model *m)
+{
+    return m->block_norms > 0 ? m->block_norms : 2;
+}
+
 void tplan_model_params(const tplan_model *m, tplan_param_count *out)
 {
-    int64_t h = m->hidden, f = m->ffn, kvd;
-    int64_t b = m->bias ? 1 : 0;
+    int64_t h = m->hidden, f = m->ffn, qd, kvd;
+    int64_t b = m->bias ? 1 : 0, qb = m->bias || m->qkv_bias ? 1 : 0;
 
     memset(out, 0, sizeof *out);
     if (m->arch == TPLAN_ARCH_GENERIC) {
@@ -101,14 +130,17 @@ void tplan_model_params(const tplan_model *m, tplan_param_count *out)
         out->embed = m->generic_params;
         return;
     }
-    kvd = m->kv_heads * (m->hidden / m->heads);
-    /* docs/MODEL.md section 1: QKV h*(h + 2kd), output h*h, biases. */
-    out->layer_attn = h * (h + 2 * kvd) + h * h + b * ((h + 2 * kvd) + h);
+    qd = tplan_model_q_dim(m);
+    kvd = tplan_model_kv_dim(m);
+    /* docs/MODEL.md section 1: QKV h*(qd + 2kd), output qd*h, biases
+     * (on q, k and v alone in Qwen2). qd = h unless head_dim says. */
+    out->layer_attn = h * (qd + 2 * kvd) + qd * h + qb * (qd + 2 * kvd) + b * h;
     if (m->mlp == TPLAN_MLP_SWIGLU)
         out->layer_mlp = 3 * h * f + b * (2 * f + h);
     else
         out->layer_mlp = 2 * h * f + b * (f + h);
-    out->layer_norm = m->norm == TPLAN_NORM_RMSNORM ? 2 * h : 4 * h;
+    out->layer_norm = tplan_model_block_norms(m) *
+                      (m->norm == TPLAN_NORM_RMSNORM ? h : 2 * h);
     out->per_layer = out->layer_attn + out->layer_mlp + out->layer_norm;
     out->embed = m->vocab * h + m->extra_params;
     out->head_extra = m->head_extra_params;

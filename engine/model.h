@@ -33,6 +33,7 @@ typedef struct tplan_model {
     tplan_norm norm;
     tplan_pos pos;
     bool bias;       /* linear layers carry biases */
+    bool qkv_bias;   /* only q, k and v carry biases (Qwen2); bias implies */
     bool tied;       /* LM head shares the token embedding */
     bool batch_norm; /* normalises over the batch (ResNet): advice only */
     double dropout;  /* attention, residual and embedding dropout p */
@@ -48,6 +49,11 @@ typedef struct tplan_model {
     double generic_act_bytes_fp32;
     double generic_flops_per_sample; /* forward FLOPs of one sample */
     const char *source;              /* borrowed, static string; may be NULL */
+    /* attention head width d; 0 = hidden/heads (Gemma's differ) */
+    int64_t head_dim;
+    /* norms per block; 0 = 2 (pre-norm); Gemma 2 has 4 (a post-norm after
+     * attention and after the MLP as well) */
+    int64_t block_norms;
 } tplan_model;
 
 /* Exact parameter counts, by where they live. */
@@ -57,7 +63,7 @@ typedef struct tplan_param_count {
     int64_t per_layer;  /* one transformer block */
     int64_t layer_attn; /* of which attention (QKV + output projection) */
     int64_t layer_mlp;  /* of which MLP */
-    int64_t layer_norm; /* of which the two norms */
+    int64_t layer_norm; /* of which the norms */
     int64_t final_norm;
     int64_t head;       /* untied LM head V*h; 0 when tied */
     int64_t head_extra; /* head-side extras (BERT pooler, MLM, NSP) */
@@ -70,6 +76,14 @@ void tplan_model_init(tplan_model *m);
 
 /* Check every field; the message names the first bad field and value. */
 int tplan_model_validate(const tplan_model *m, tplan_err *err);
+
+/* Attention widths: d (head_dim, or hidden/heads), heads*d (q and the
+ * attention output) and kv_heads*d (k, v). */
+int64_t tplan_model_head_dim(const tplan_model *m);
+int64_t tplan_model_q_dim(const tplan_model *m);
+int64_t tplan_model_kv_dim(const tplan_model *m);
+/* norms in one block (2 unless block_norms says otherwise) */
+int64_t tplan_model_block_norms(const tplan_model *m);
 
 /* Count parameters exactly (docs/MODEL.md section 1). m must be valid. */
 void tplan_model_params(const tplan_model *m, tplan_param_count *out);

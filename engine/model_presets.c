@@ -43,6 +43,30 @@
         .source = src                                                          \
     }
 
+/* Qwen2 (Qwen2.5): the Llama shape with biases on q, k and v alone
+ * (HF Qwen2Attention: q/k/v_proj bias=True, o_proj bias=False). */
+#define QWEN2(nm, l, hd, a, k, f, v, s, tie, src)                              \
+    {                                                                          \
+        .name = nm, .arch = TPLAN_ARCH_DECODER, .layers = l, .hidden = hd,     \
+        .heads = a, .kv_heads = k, .ffn = f, .vocab = v, .max_seq = s,         \
+        .mlp = TPLAN_MLP_SWIGLU, .norm = TPLAN_NORM_RMSNORM,                   \
+        .pos = TPLAN_POS_ROTARY, .bias = false, .qkv_bias = true,              \
+        .tied = tie, .dropout = 0.0, .source = src                             \
+    }
+
+/* Gemma 2 (HF Gemma2 modelling): head width d set apart from h/a, four
+ * RMSNorms per block (pre- and post-norm around attention and the MLP),
+ * a gated MLP with tanh-GELU (GeGLU: the gate/up/down shapes and saved
+ * tensors of SwiGLU), tied embeddings, no biases. */
+#define GEMMA2(nm, l, hd, a, k, d, f, src)                                     \
+    {                                                                          \
+        .name = nm, .arch = TPLAN_ARCH_DECODER, .layers = l, .hidden = hd,     \
+        .heads = a, .kv_heads = k, .head_dim = d, .block_norms = 4,            \
+        .ffn = f, .vocab = 256000, .max_seq = 8192, .mlp = TPLAN_MLP_SWIGLU,   \
+        .norm = TPLAN_NORM_RMSNORM, .pos = TPLAN_POS_ROTARY, .bias = false,    \
+        .tied = true, .dropout = 0.0, .source = src                            \
+    }
+
 static const tplan_model presets[] = {
     GPT2("gpt2", 12, 768, 12,
          "Radford et al. 2019; HF openai-community/gpt2 config.json"),
@@ -110,6 +134,33 @@ static const tplan_model presets[] = {
           "Jiang et al. 2023 (Mistral 7B) Table 1; HF "
           "mistralai/Mistral-7B-v0.1 config.json (sliding window 4096 not "
           "modelled)"),
+    /* Qwen2.5 (Qwen Team 2024, Qwen2.5 technical report Table 1: layers,
+     * heads, kv heads, tied embeddings; FFN widths and vocabulary from HF
+     * Qwen/Qwen2.5-{7B,14B,32B,72B} config.json). Context 32768 (131072
+     * with YaRN); default sequence the 4096 of the first pre-training
+     * stage. Sliding window attention is off in these configs. */
+    QWEN2("qwen2.5-7b", 28, 3584, 28, 4, 18944, 152064, 4096, false,
+          "Qwen2.5 technical report 2024 Table 1; HF Qwen/Qwen2.5-7B "
+          "config.json (q, k, v biases)"),
+    QWEN2("qwen2.5-14b", 48, 5120, 40, 8, 13824, 152064, 4096, false,
+          "Qwen2.5 technical report 2024 Table 1; HF Qwen/Qwen2.5-14B "
+          "config.json (q, k, v biases)"),
+    QWEN2("qwen2.5-32b", 64, 5120, 40, 8, 27648, 152064, 4096, false,
+          "Qwen2.5 technical report 2024 Table 1; HF Qwen/Qwen2.5-32B "
+          "config.json (q, k, v biases)"),
+    QWEN2("qwen2.5-72b", 80, 8192, 64, 8, 29568, 152064, 4096, false,
+          "Qwen2.5 technical report 2024 Table 1; HF Qwen/Qwen2.5-72B "
+          "config.json (q, k, v biases)"),
+    /* Gemma 2 (Gemma Team 2024, "Gemma 2" Table 1; HF google/gemma-2-9b
+     * and gemma-2-27b config.json): 9B d=256 (a*d = 4096 > h = 3584),
+     * 27B d=128. Local/global sliding window (4096) and logit
+     * soft-capping are not modelled. */
+    GEMMA2("gemma2-9b", 42, 3584, 16, 8, 256, 14336,
+           "Gemma 2 report 2024 Table 1; HF google/gemma-2-9b config.json "
+           "(sliding window and soft-capping not modelled)"),
+    GEMMA2("gemma2-27b", 46, 4608, 32, 16, 128, 36864,
+           "Gemma 2 report 2024 Table 1; HF google/gemma-2-27b config.json "
+           "(sliding window and soft-capping not modelled)"),
     {.name = "gpt3-175b",
      .arch = TPLAN_ARCH_DECODER,
      .layers = 96,

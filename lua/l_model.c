@@ -30,6 +30,9 @@ const char *const lt_model_fields[] = {"preset",
                                        "flops_per_sample",
                                        "largest_layer_params",
                                        "batch_norm",
+                                       "head_dim",
+                                       "qkv_bias",
+                                       "block_norms",
                                        NULL};
 
 /* Custom transformers without a position table limit (rotary) or with a
@@ -54,8 +57,9 @@ static int choice(lua_State *L, int idx, const char *field, const char *a,
 static void model_from_table(lua_State *L, int idx, tplan_model *m)
 {
     static const char *const shape[] = {
-        "layers", "hidden", "heads", "kv_heads", "ffn",  "vocab", "max_seq",
-        "mlp",    "norm",   "pos",   "tied",     "bias", NULL};
+        "layers", "hidden", "heads",    "kv_heads", "ffn",         "vocab",
+        "max_seq", "mlp",   "norm",     "pos",      "tied",        "bias",
+        "head_dim", "qkv_bias", "block_norms", NULL};
     const char *s, *preset = NULL;
     int64_t v;
     tplan_err err;
@@ -119,6 +123,9 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
             (tplan_pos)choice(L, idx, "pos", "learned", "rotary", (int)m->pos);
         lu_bool(L, idx, "tplan.model", "tied", &m->tied);
         lu_bool(L, idx, "tplan.model", "bias", &m->bias);
+        lu_bool(L, idx, "tplan.model", "qkv_bias", &m->qkv_bias);
+        lu_int(L, idx, "tplan.model", "head_dim", 0, 100000, &m->head_dim);
+        lu_int(L, idx, "tplan.model", "block_norms", 2, 4, &m->block_norms);
         set_ffn = lu_int(L, idx, "tplan.model", "ffn", 1, 10000000, &m->ffn);
         if (!set_ffn && !preset && m->hidden > 0) {
             /* the same defaults as `tplan calc`: 4h, SwiGLU 8h/3 to 256 */
@@ -200,7 +207,10 @@ enum {
     MF_ACT_BYTES,
     MF_FLOPS,
     MF_LARGEST_LAYER,
-    MF_BATCH_NORM
+    MF_BATCH_NORM,
+    MF_HEAD_DIM,
+    MF_QKV_BIAS,
+    MF_BLOCK_NORMS
 };
 
 /* Every field a model was made with reads back (the preset's name for
@@ -279,6 +289,21 @@ static int model_index(lua_State *L)
             lua_pushinteger(L, m->generic_largest_layer_params);
         else
             lua_pushnil(L);
+        break;
+    case MF_HEAD_DIM: /* transformers: the width in use; generic: nil */
+        if (m->arch == TPLAN_ARCH_GENERIC)
+            lua_pushnil(L);
+        else
+            lua_pushinteger(L, tplan_model_head_dim(m));
+        break;
+    case MF_BLOCK_NORMS:
+        if (m->arch == TPLAN_ARCH_GENERIC)
+            lua_pushnil(L);
+        else
+            lua_pushinteger(L, tplan_model_block_norms(m));
+        break;
+    case MF_QKV_BIAS:
+        lua_pushboolean(L, m->qkv_bias || m->bias);
         break;
     default:
         lua_pushboolean(L, m->batch_norm);

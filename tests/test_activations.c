@@ -362,6 +362,20 @@ static void test_llama_eager_autocast(void **state)
                 0.5);
 }
 
+/* Gemma 2 9B under the same rules: q, k and v expanded, and the attention
+ * output are a*d = 4096 wide, not h = 3584, and the two post-norms keep
+ * their fp32 inputs, rstd and x*rstd as the pre-norms do:
+ * (34 - 8)sbh + 8 s b a d + 16sbh + 8sbf + 6as^2b + 16sb per layer. */
+static void test_gemma2_head_dim_and_post_norms(void **state)
+{
+    double s = 2048, h = 3584, qd = 16 * 256, f = 14336, a = 16;
+    tplan_act_bytes o = per_sample("gemma2-9b", TPLAN_PROFILE_TORCH,
+                                   TPLAN_ACT_AMP, TPLAN_ATTN_EAGER, 2048);
+
+    (void)state;
+    assert_near(o.layer, s * (42 * h + 8 * qd + 8 * f + 6 * a * s + 16), 0.5);
+}
+
 /* BERT is post-LN with no final norm: its head is the MLM transform (dense,
  * GELU, LayerNorm) and its embedding has a LayerNorm. CUDA autocast. */
 static void test_bert_head_and_embedding(void **state)
@@ -392,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_flash_has_no_s2),
         cmocka_unit_test(test_llama_eager_autocast),
         cmocka_unit_test(test_bert_head_and_embedding),
+        cmocka_unit_test(test_gemma2_head_dim_and_post_norms),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -172,6 +172,11 @@ jq_is() {
     shift 2
     if "$tplan" "$@" --json 2>/dev/null | jq -e "$filter" >/dev/null; then ok; else bad "$what"; fi
 }
+jq_is "Gemma 2 9B by hand: --head-dim and --block-norms" '.model.params == 9241705984' calc --layers 42 --hidden 3584 --heads 16 --kv-heads 8 --head-dim 256 --block-norms 4 --ffn 14336 --vocab 256000 --mlp swiglu --norm rmsnorm --pos rotary --tied --no-bias --seq 4096
+jq_is "Qwen2.5 7B by hand: --qkv-bias" '.model.params == 7615616512' calc --layers 28 --hidden 3584 --heads 28 --kv-heads 4 --ffn 18944 --vocab 152064 --mlp swiglu --norm rmsnorm --pos rotary --untied --no-bias --qkv-bias --seq 4096
+jq_is "models --json has the attention widths" 'map(select(.name == "gemma2-9b"))[0] | .head_dim == 256 and .block_norms == 4 and (.qkv_bias | not)' models
+expect_error 2 "tplan: block-norms must be 2 or 4 (block-norms=3)" "${C[@]}" --block-norms 3
+expect_error 2 "tplan: --head-dim describes a transformer, but --params makes a generic model (params=1e9)" calc --params 1e9 --head-dim 64
 jq_is "--nic-gbps is gigabits" '.parallel.nic_bytes_per_s == 50000000000' "${C[@]}" --nic-gbps 400
 jq_is "--link-gbs is gigabytes" '.parallel.link_bytes_per_s == 450000000000' "${C[@]}" --link-gbs 450
 jq_is "pipelining defaults accum to pp" '.batch.accum == 4' "${C[@]}" --gpus 4 --pp 4

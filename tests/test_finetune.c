@@ -61,6 +61,15 @@ static void test_peft_counts(void **state)
     assert_int_equal(p.trainable_params, 32LL * 2 * 8 * (4096 + 4096));
     assert_int_equal(p.trainable_params, 4194304);
     assert_int_equal(p.params + p.trainable_params, 6742609920LL);
+    /* a head width apart from h/a: Gemma 2 9B's q is 3584 -> 4096, v
+     * 3584 -> 2048, so r (in + out) is 8 (3584 + 4096) + 8 (3584 + 2048)
+     * per layer, 42 layers */
+    config_for(&c, "gemma2-9b", "a100-80g");
+    lora(&c, 8, TPLAN_LORA_Q | TPLAN_LORA_V);
+    c.seq = 512;
+    eval_ok(&c, &p);
+    assert_int_equal(p.trainable_params,
+                     42LL * 8 * ((3584 + 4096) + (3584 + 2048)));
 
     config_for(&c, "llama-7b", "rtx4090");
     lora(&c, 64, TPLAN_LORA_ALL);

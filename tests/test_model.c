@@ -26,6 +26,14 @@ static const struct {
     {"llama-33b", 32528943616},  {"llama-65b", 65285660672},
     {"llama3.1-8b", 8030261248}, {"llama3.1-70b", 70553706496},
     {"phi3-mini", 3821079552},
+    /* Qwen2.5 (q, k, v biases, untied): the safetensors totals as HF
+     * reports them (also llama.cpp's general.parameter_count for the
+     * GGUF conversions); Gemma 2 (head width 256 and 128, four norms per
+     * block, tied): KerasHub's gemma2_9b_en / gemma2_27b_en preset
+     * metadata, equal to HF's safetensors totals */
+    {"qwen2.5-7b", 7615616512},  {"qwen2.5-14b", 14770033664},
+    {"qwen2.5-32b", 32763876352}, {"qwen2.5-72b", 72706203648},
+    {"gemma2-9b", 9241705984},   {"gemma2-27b", 27227128320},
 };
 
 static void test_preset_counts(void **state)
@@ -144,6 +152,59 @@ static void test_validation_messages(void **state)
     }
 }
 
+/* The attention widths by hand (docs/MODEL.md section 1): Gemma 2 9B's q
+ * and output are a d = 16 x 256 = 4096 wide on h = 3584, with four RMSNorms
+ * per block; Qwen2.5 7B adds biases to q, k and v only (kv width 4 x 128);
+ * naming head_dim = h/a changes nothing. */
+static void test_head_dim_and_qkv_bias(void **state)
+{
+    tplan_model m, same;
+    tplan_param_count pc, pc2;
+    int64_t h = 3584;
+
+    (void)state;
+    tplan_model_preset("gemma2-9b", &m, NULL);
+    tplan_model_params(&m, &pc);
+    assert_int_equal(pc.layer_attn, h * (4096 + 2 * 2048) + 4096 * h);
+    assert_int_equal(pc.layer_norm, 4 * h);
+    assert_int_equal(pc.per_layer,
+                     h * (4096 + 2 * 2048) + 4096 * h + 3 * h * 14336 + 4 * h);
+    assert_int_equal(pc.head, 0);
+    tplan_model_preset("qwen2.5-7b", &m, NULL);
+    tplan_model_params(&m, &pc);
+    assert_int_equal(pc.layer_attn,
+                     h * (h + 2 * 512) + h * h + (h + 2 * 512));
+    same = m;
+    same.qkv_bias = false;
+    tplan_model_params(&same, &pc2);
+    assert_int_equal(pc.total - pc2.total, 28 * (h + 2 * 512));
+    same = m;
+    same.head_dim = 128; /* 3584 / 28 */
+    tplan_model_params(&same, &pc2);
+    assert_int_equal(pc2.total, pc.total);
+    /* head_dim frees heads from dividing hidden */
+    same.heads = 30;
+    same.kv_heads = 5;
+    assert_int_equal(tplan_model_validate(&same, NULL), TPLAN_OK);
+    same.head_dim = 0;
+    assert_int_equal(tplan_model_validate(&same, NULL), TPLAN_EINVAL);
+    same.head_dim = 128;
+    same.block_norms = 3;
+    {
+        tplan_err err;
+
+        assert_int_equal(tplan_model_validate(&same, &err), TPLAN_EINVAL);
+        assert_string_equal(err.field, "block_norms");
+        assert_string_equal(err.msg,
+                            "block_norms must be 2 or 4 (block_norms=3)");
+        same.block_norms = 4;
+        same.head_dim = -1;
+        assert_int_equal(tplan_model_validate(&same, &err), TPLAN_EINVAL);
+        assert_string_equal(err.msg, "head_dim must be in [0, 100000], 0 "
+                                     "meaning hidden/heads (head_dim=-1)");
+    }
+}
+
 static void test_unknown_preset(void **state)
 {
     tplan_model m;
@@ -165,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_eq2_matches_exact_count),
         cmocka_unit_test(test_validation_messages),
         cmocka_unit_test(test_unknown_preset),
+        cmocka_unit_test(test_head_dim_and_qkv_bias),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -105,6 +105,16 @@ static void test_flops_architectures(void **state)
     /* eager: full square computed (4 s h L per token forward), x3, + one */
     assert_rel(b.attn_hw, 4 * 4 * s * h * L * s, 1e-12);
     assert_rel(b.model, a.model, 1e-12);
+    /* Gemma 2 9B: q and the output projection are a d = 4096 wide on h =
+     * 3584, and the core works on a d, not h */
+    tplan_model_preset("gemma2-9b", &m, NULL);
+    tplan_flops_eval(&m, 4096, 1, TPLAN_RECOMPUTE_NONE, TPLAN_ATTN_FLASH, true,
+                     &a);
+    h = 3584, L = 42, f = 14336, V = 256000, kd = 2048;
+    assert_rel(a.per_token,
+               6 * L * (h * (4096 + 2 * kd) + 4096 * h + 3 * h * f) +
+                   6 * s * 4096 * L + 6 * h * V,
+               1e-12);
 }
 
 /* The step adds up, MFU is model FLOPs over time x GPUs x peak, and tokens

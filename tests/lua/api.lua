@@ -19,6 +19,20 @@ local l7 = tplan.model{layers = 32, hidden = 4096, heads = 32, ffn = 11008,
 check(l7.params == 6738415616, "Llama-2-7B by fields: 6,738,415,616 (docs/MODEL.md §1)")
 check(tplan.model{preset = "llama3-8b", max_seq = 2048}.max_seq == 2048,
       "a preset's field can be overridden")
+-- Gemma 2 9B typed by hand: a head width apart from hidden/heads and four
+-- norms per block give the published 9,241,705,984; Qwen2.5 7B's q, k, v
+-- biases its 7,615,616,512
+local g9 = tplan.model{layers = 42, hidden = 3584, heads = 16, kv_heads = 8,
+  head_dim = 256, block_norms = 4, ffn = 14336, vocab = 256000, mlp = "swiglu",
+  norm = "rmsnorm", pos = "rotary", tied = true, bias = false}
+check(g9.params == 9241705984 and g9.head_dim == 256 and g9.block_norms == 4,
+  "gemma2-9b by hand: " .. g9.params)
+check(tplan.model "gemma2-9b".params == g9.params, "gemma2-9b preset")
+local q7 = tplan.model{layers = 28, hidden = 3584, heads = 28, kv_heads = 4,
+  ffn = 18944, vocab = 152064, mlp = "swiglu", norm = "rmsnorm",
+  pos = "rotary", tied = false, bias = false, qkv_bias = true}
+check(q7.params == 7615616512 and q7.qkv_bias and q7.head_dim == 128,
+  "qwen2.5-7b by hand: " .. q7.params)
 local gen = tplan.model{params = 25557032, act_bytes_per_sample = 1e8, name = "r50"}
 check(gen.params == 25557032 and gen.name == "r50", "generic model")
 

@@ -18,6 +18,8 @@ expect(function() tplan.model "nope" end, M .. "unknown model preset (model=nope
 expect(function() tplan.model{layers = 2} end, M .. "a custom model needs layers, hidden and heads (or a preset, or params)")
 expect(function() tplan.model{layers = 2, hidden = 64, heads = 3} end, M .. "heads must divide hidden (hidden=64, heads=3)")
 expect(function() tplan.model{layers = 2, hidden = 64, heads = 4, kv_heads = 3} end, M .. "kv_heads must divide heads (heads=4, kv_heads=3)")
+expect(function() tplan.model{layers = 2, hidden = 64, heads = 4, block_norms = 3} end, M .. "block_norms must be 2 or 4 (block_norms=3)")
+expect(function() tplan.model{layers = 2, hidden = 64, heads = 4, block_norms = 3.5} end, M .. "field 'block_norms' must be an integer (block_norms=3.5)")
 expect(function() tplan.model{layers = 0, hidden = 64, heads = 4} end, M .. "layers must be in [1, 100000] (layers=0)")
 expect(function() tplan.model{layerz = 2} end, M .. "unknown field 'layerz'")
 expect(function() tplan.model(5) end, M .. "expects a preset name or a table of fields (got number)")
