@@ -2,7 +2,9 @@
  * and the plan field table. */
 #include "catalog.h"
 
+#include <ctype.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -14,24 +16,42 @@
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-static int want_json(int argc, char **argv, const char *cmd, int *json)
+typedef struct list_opts {
+    int json;           /* --json */
+    int names;          /* --names: the names alone, one per line */
+    const char *filter; /* a name or part of one; NULL: all */
+} list_opts;
+
+/* Options of gpus/models (a filter allowed) and fields (none); -1: --help
+ * was answered. */
+static int list_args(int argc, char **argv, const char *cmd, list_opts *o)
 {
-    *json = 0;
+    bool catalog = strcmp(cmd, "fields") != 0;
+
+    memset(o, 0, sizeof *o);
     for (int i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
-            *json = 1;
+            o->json = 1;
+        } else if (catalog && strcmp(argv[i], "--names") == 0) {
+            o->names = 1;
         } else if (strcmp(argv[i], "--help") == 0) {
-            if (strcmp(cmd, "fields") == 0)
+            if (!catalog)
                 printf("usage: tplan fields [--json]\n\nEvery plan field: "
                        "its name (CSV header, database column,\nLua plan "
                        "key), type, unit, whether it is an input (calc flag, "
                        "Lua\nfield, sweep axis) and an output, its valid "
                        "values and default.\n");
             else
-                printf("usage: tplan %s [--json]\n\nList the built-in %s "
-                       "catalog with sources.\n",
+                printf("usage: tplan %s [FILTER] [--names] [--json]\n\nList "
+                       "the built-in %s catalog with sources. FILTER keeps\n"
+                       "the entries whose name contains it or that it names "
+                       "(case, punctuation\nand vendor words ignored: H100, "
+                       "llama-3-8b). --names prints the names\nalone, one "
+                       "per line.\n",
                        cmd, cmd);
             return -1;
+        } else if (catalog && argv[i][0] != '-' && !o->filter) {
+            o->filter = argv[i];
         } else {
             return usage_error("unknown option %s; see tplan %s --help",
                                argv[i], cmd);
@@ -40,19 +60,77 @@ static int want_json(int argc, char **argv, const char *cmd, int *json)
     return 0;
 }
 
+/* Does the filter keep the entry called name? The filter inside the name
+ * (any case), or naming it (names.h: "NVIDIA H100 80GB HBM3", "RTX
+ * A6000"). */
+static bool kept(const list_opts *o, const char *name, const char *resolved)
+{
+    char f[96], n[96];
+    size_t i;
+
+    if (!o->filter)
+        return true;
+    if (resolved && strcmp(resolved, name) == 0)
+        return true;
+    for (i = 0; o->filter[i] && i + 1 < sizeof f; i++)
+        f[i] = (char)tolower((unsigned char)o->filter[i]);
+    f[i] = '\0';
+    for (i = 0; name[i] && i + 1 < sizeof n; i++)
+        n[i] = (char)tolower((unsigned char)name[i]);
+    n[i] = '\0';
+    return strstr(n, f) != NULL;
+}
+
+/* --names: the kept names, plain or as a JSON array. */
+static void print_names(const list_opts *o, const char *const *names, int n)
+{
+    json_w w;
+
+    if (o->json) {
+        json_init(&w, stdout);
+        json_arr_begin(&w, NULL);
+        for (int i = 0; i < n; i++)
+            json_str(&w, NULL, names[i]);
+        json_arr_end(&w);
+        return;
+    }
+    for (int i = 0; i < n; i++)
+        puts(names[i]);
+}
+
 int cmd_gpus(int argc, char **argv)
 {
-    int json, rc = want_json(argc, argv, "gpus", &json);
+    list_opts o;
+    int rc = list_args(argc, argv, "gpus", &o), n = 0;
+    const char *names[256], *resolved = NULL;
+    const tplan_gpu *keep[256];
+    tplan_gpu found;
+    bool json = o.json;
 
     if (rc)
         return rc < 0 ? 0 : rc;
+    if (o.filter && tplan_gpu_lookup(o.filter, &found, NULL) == TPLAN_OK)
+        resolved = found.name;
+    for (int i = 0; i < tplan_gpu_count() && n < 256; i++)
+        if (kept(&o, tplan_gpu_at(i)->name, resolved)) {
+            keep[n] = tplan_gpu_at(i);
+            names[n] = keep[n]->name;
+            n++;
+        }
+    if (n == 0)
+        return usage_error("no GPU matches %s; `tplan gpus` lists them all",
+                           o.filter);
+    if (o.names) {
+        print_names(&o, names, n);
+        return 0;
+    }
     if (json) {
         json_w w;
 
         json_init(&w, stdout);
         json_arr_begin(&w, NULL);
-        for (int i = 0; i < tplan_gpu_count(); i++) {
-            const tplan_gpu *g = tplan_gpu_at(i);
+        for (int i = 0; i < n; i++) {
+            const tplan_gpu *g = keep[i];
 
             json_obj_begin(&w, NULL);
             json_str(&w, "name", g->name);
@@ -80,8 +158,8 @@ int cmd_gpus(int argc, char **argv)
     printf("%-11s %8s %7s %8s %8s %8s %7s %6s %6s  %s\n", "gpu", "mem GiB",
            "TB/s", "bf16 TF", "fp8 TF", "fp32 TF", "link", "TDP W", "$/h",
            "price source");
-    for (int i = 0; i < tplan_gpu_count(); i++) {
-        const tplan_gpu *g = tplan_gpu_at(i);
+    for (int i = 0; i < n; i++) {
+        const tplan_gpu *g = keep[i];
 
         printf("%-11s %8.2f %7.2f %8.1f %8.1f %8.1f %5.0fGB %6.0f %6.2f  "
                "%s\n",
@@ -98,11 +176,32 @@ int cmd_gpus(int argc, char **argv)
 
 int cmd_models(int argc, char **argv)
 {
-    int json, rc = want_json(argc, argv, "models", &json);
+    list_opts o;
+    int rc = list_args(argc, argv, "models", &o), n = 0;
+    const char *names[256], *resolved = NULL;
+    const tplan_model *keep[256];
+    tplan_model found;
+    bool json = o.json;
     json_w w;
 
     if (rc)
         return rc < 0 ? 0 : rc;
+    if (o.filter && tplan_model_preset(o.filter, &found, NULL) == TPLAN_OK)
+        resolved = found.name;
+    for (int i = 0; i < tplan_model_preset_count() && n < 256; i++)
+        if (kept(&o, tplan_model_preset_at(i)->name, resolved)) {
+            keep[n] = tplan_model_preset_at(i);
+            names[n] = keep[n]->name;
+            n++;
+        }
+    if (n == 0)
+        return usage_error("no model matches %s; `tplan models` lists them "
+                           "all",
+                           o.filter);
+    if (o.names) {
+        print_names(&o, names, n);
+        return 0;
+    }
     if (json) {
         json_init(&w, stdout);
         json_arr_begin(&w, NULL);
@@ -111,8 +210,8 @@ int cmd_models(int argc, char **argv)
                "params", "layers", "hidden", "heads", "kv", "ffn", "vocab",
                "mlp", "norm", "source");
     }
-    for (int i = 0; i < tplan_model_preset_count(); i++) {
-        const tplan_model *m = tplan_model_preset_at(i);
+    for (int i = 0; i < n; i++) {
+        const tplan_model *m = keep[i];
         tplan_param_count pc;
 
         tplan_model_params(m, &pc);
@@ -209,7 +308,8 @@ static void fields_json(void)
 
 int cmd_fields(int argc, char **argv)
 {
-    int json, rc = want_json(argc, argv, "fields", &json);
+    list_opts o;
+    int rc = list_args(argc, argv, "fields", &o), json = o.json;
 
     if (rc)
         return rc < 0 ? 0 : rc;

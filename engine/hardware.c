@@ -16,6 +16,8 @@
  * --nic-gbps sets the cluster's. */
 #include "hardware.h"
 
+#include "names.h"
+
 #include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -227,19 +229,89 @@ const tplan_gpu *tplan_gpu_at(int i)
     return i >= 0 && i < GPU_COUNT ? &gpus[i] : NULL;
 }
 
+/* Names the GPUs go by beyond what the key rules match (names.h: case,
+ * punctuation and vendor words are ignored, so "NVIDIA GeForce RTX 4090",
+ * "RTX A6000", "H100 NVL" and "AMD Instinct MI300X" need no row): the
+ * names people type and the ones nvidia-smi prints. "A100" alone is left
+ * out on purpose: 40 and 80 GB differ. */
+static const struct {
+    const char *alias, *gpu;
+} aliases[] = {
+    {"H100", "h100-sxm"},
+    {"H100-SXM5", "h100-sxm"},
+    {"H100-SXM5-80GB", "h100-sxm"},
+    {"H100 80GB HBM3", "h100-sxm"}, /* nvidia-smi */
+    {"H100-80GB", "h100-sxm"},
+    {"H100 PCIe 80GB", "h100-pcie"},
+    {"H200 SXM", "h200"},
+    {"H200 141GB", "h200"},
+    {"A100-80GB", "a100-80g"},
+    {"A100-SXM4-80GB", "a100-80g"}, /* nvidia-smi */
+    {"A100-SXM-80GB", "a100-80g"},
+    {"A100-40GB", "a100-40g"},
+    {"A100-SXM4-40GB", "a100-40g"}, /* nvidia-smi */
+    {"V100-SXM2-16GB", "v100-16g"}, /* nvidia-smi */
+    {"V100-16GB", "v100-16g"},
+    {"V100-SXM2-32GB", "v100-32g"}, /* nvidia-smi */
+    {"V100-32GB", "v100-32g"},
+    {"A6000", "rtx-a6000"},
+    {"RTX 6000 Ada Generation", "rtx6000-ada"}, /* nvidia-smi */
+    {"GH200 480GB", "gh200"},                   /* nvidia-smi */
+    {"4090", "rtx4090"},
+    {"3090", "rtx3090"},
+    {"5090", "rtx5090"},
+};
+
+enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
+
+static const tplan_gpu *resolve(const char *name)
+{
+    char key[96], k2[96];
+
+    for (int i = 0; i < GPU_COUNT; i++)
+        if (strcmp(gpus[i].name, name) == 0)
+            return &gpus[i];
+    tplan_name_key(name, key, sizeof key);
+    if (!key[0])
+        return NULL;
+    for (int i = 0; i < GPU_COUNT; i++) {
+        tplan_name_key(gpus[i].name, k2, sizeof k2);
+        if (strcmp(key, k2) == 0)
+            return &gpus[i];
+    }
+    for (int i = 0; i < ALIAS_COUNT; i++) {
+        tplan_name_key(aliases[i].alias, k2, sizeof k2);
+        if (strcmp(key, k2) != 0)
+            continue;
+        for (int j = 0; j < GPU_COUNT; j++)
+            if (strcmp(gpus[j].name, aliases[i].gpu) == 0)
+                return &gpus[j];
+    }
+    return NULL;
+}
+
 int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
 {
-    for (int i = 0; i < GPU_COUNT; i++) {
-        if (strcmp(gpus[i].name, name) == 0) {
-            tplan_host h;
+    const tplan_gpu *g = resolve(name);
+    const char *names[GPU_COUNT];
+    char hint[160];
+    tplan_host h;
 
-            *out = gpus[i];
-            tplan_gpu_host(out, &h);
-            out->host_bytes_per_gpu = h.memory_bytes_per_gpu;
-            out->pcie_bytes_per_s = h.pcie_bytes_per_s;
-            return TPLAN_OK;
-        }
+    if (g) {
+        *out = *g;
+        tplan_gpu_host(out, &h);
+        out->host_bytes_per_gpu = h.memory_bytes_per_gpu;
+        out->pcie_bytes_per_s = h.pcie_bytes_per_s;
+        return TPLAN_OK;
     }
+    for (int i = 0; i < GPU_COUNT; i++)
+        names[i] = gpus[i].name;
+    tplan_name_hint(name, names, GPU_COUNT, hint, sizeof hint);
+    if (hint[0])
+        return tplan_err_set(err, TPLAN_ENOTFOUND, "gpu",
+                             "unknown GPU (gpu=%.64s): %s (`tplan gpus` "
+                             "lists all)",
+                             name, hint);
     return tplan_err_set(err, TPLAN_ENOTFOUND, "gpu",
                          "unknown GPU (gpu=%.64s); see `tplan gpus`", name);
 }

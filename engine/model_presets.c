@@ -3,6 +3,8 @@
  * Llama/Mistral 0. */
 #include "model.h"
 
+#include "names.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -207,14 +209,71 @@ const tplan_model *tplan_model_preset_at(int i)
     return i >= 0 && i < PRESET_COUNT ? &presets[i] : NULL;
 }
 
+/* Names the presets go by beyond what the key rules already match
+ * (names.h: case, punctuation, organisation prefixes and -instruct/-hf/-it
+ * style suffixes are ignored, so "meta-llama/Llama-2-7b-hf",
+ * "Qwen/Qwen2.5-7B-Instruct", "google/gemma-2-9b-it" and "llama-3-8b"
+ * need no row): Hugging Face repository names that differ from ours. */
+static const struct {
+    const char *alias, *preset;
+} aliases[] = {
+    {"Meta-Llama-3-8B", "llama3-8b"},
+    {"Meta-Llama-3-70B", "llama3-70b"},
+    {"Meta-Llama-3.1-8B", "llama3.1-8b"},
+    {"Meta-Llama-3.1-70B", "llama3.1-70b"},
+    {"Meta-Llama-3.1-405B", "llama3-405b"},
+    {"Llama-3.1-405B", "llama3-405b"},
+    {"llama-30b", "llama-33b"}, /* huggyllama's name for LLaMA 33B */
+    {"Phi-3-mini-4k", "phi3-mini"},
+    {"Phi-3-mini", "phi3-mini"},
+    {"gpt3", "gpt3-175b"},
+};
+
+enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
+
+static const char *resolve(const char *name)
+{
+    char key[96], k2[96];
+
+    for (int i = 0; i < PRESET_COUNT; i++)
+        if (strcmp(presets[i].name, name) == 0)
+            return presets[i].name;
+    tplan_name_key(name, key, sizeof key);
+    if (!key[0])
+        return NULL;
+    for (int i = 0; i < PRESET_COUNT; i++) {
+        tplan_name_key(presets[i].name, k2, sizeof k2);
+        if (strcmp(key, k2) == 0)
+            return presets[i].name;
+    }
+    for (int i = 0; i < ALIAS_COUNT; i++) {
+        tplan_name_key(aliases[i].alias, k2, sizeof k2);
+        if (strcmp(key, k2) == 0)
+            return aliases[i].preset;
+    }
+    return NULL;
+}
+
 int tplan_model_preset(const char *name, tplan_model *out, tplan_err *err)
 {
-    for (int i = 0; i < PRESET_COUNT; i++) {
-        if (strcmp(presets[i].name, name) == 0) {
+    const char *canon = resolve(name);
+    const char *names[PRESET_COUNT];
+    char hint[160];
+
+    for (int i = 0; canon && i < PRESET_COUNT; i++) {
+        if (strcmp(presets[i].name, canon) == 0) {
             *out = presets[i];
             return TPLAN_OK;
         }
     }
+    for (int i = 0; i < PRESET_COUNT; i++)
+        names[i] = presets[i].name;
+    tplan_name_hint(name, names, PRESET_COUNT, hint, sizeof hint);
+    if (hint[0])
+        return tplan_err_set(err, TPLAN_ENOTFOUND, "model",
+                             "unknown model preset (model=%.64s): %s "
+                             "(`tplan models` lists all)",
+                             name, hint);
     return tplan_err_set(
         err, TPLAN_ENOTFOUND, "model",
         "unknown model preset (model=%.64s); see `tplan models`", name);

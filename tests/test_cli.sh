@@ -66,8 +66,17 @@ expect_error 2 "tplan: pp must divide layers (layers=12, pp=5)" calc --model gpt
 expect_error 2 "tplan: tp*pp must divide gpus (gpus=6, tp=4, pp=1)" "${C[@]}" --gpus 6 --tp 4
 expect_error 2 "tplan: zero: 4: out of range (valid: an integer from 0 to 3)" "${C[@]}" --zero 4
 expect_error 2 "tplan: zero: -1: out of range (valid: an integer from 0 to 3)" "${C[@]}" --zero -1
-expect_error 2 "tplan: unknown model preset (model=llama9); see \`tplan models\`" calc --model llama9
-expect_error 2 "tplan: unknown GPU (gpu=h900); see \`tplan gpus\`" "${C[@]}" --gpu h900
+expect_error 2 "tplan: unknown model preset (model=llama9): did you mean llama-7b? (\`tplan models\` lists all)" calc --model llama9
+expect_error 2 "tplan: unknown model preset (model=qqqq); see \`tplan models\`" calc --model qqqq
+expect_error 2 "tplan: unknown GPU (gpu=h900): did you mean h200? (\`tplan gpus\` lists all)" "${C[@]}" --gpu h900
+out=$("$tplan" gpus h100 --names | tr '\n' ' ')
+if [ "$out" = "h100-sxm h100-pcie h100-nvl " ]; then ok; else bad "gpus h100 --names: $out"; fi
+out=$("$tplan" models "Qwen/Qwen2.5-7B-Instruct" --names --json | jq -c .)
+if [ "$out" = '["qwen2.5-7b"]' ]; then ok; else bad "models FILTER --names --json: $out"; fi
+out=$("$tplan" models llama3 | tail -n +2 | cut -d' ' -f1 | tr '\n' ' ')
+if [ "$out" = "llama3-8b llama3-70b llama3-405b llama3.1-8b llama3.1-70b " ]; then ok; else bad "models llama3: $out"; fi
+expect_error 2 "tplan: no GPU matches zzz; \`tplan gpus\` lists them all" gpus zzz
+expect_error 2 "tplan: unknown option a100; see tplan gpus --help" gpus h100 a100
 expect_error 2 "tplan: precision: fp4: unknown name (valid: fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp8)" "${C[@]}" --precision fp4
 expect_error 2 "tplan: optimizer: adamax: unknown name (valid: adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad, rmsprop, adafactor-unfactored, paged-adamw-8bit, paged-adamw-32bit)" "${C[@]}" --optimizer adamax
 expect_error 2 "tplan: recompute: some: unknown name (valid: none, selective, full)" "${C[@]}" --recompute some
@@ -93,7 +102,7 @@ expect_error 2 "tplan: interleaving needs accum to be a multiple of pp (accum=6,
 expect_error 2 "tplan: --vocab describes a transformer, but --params makes a generic model (params=7B)" calc --params 7B --vocab 100
 expect_error 2 "tplan: --act-bytes goes with --params (act-bytes=5); transformers derive their activations" calc --model gpt2 --act-bytes 5
 expect_error 2 "tplan: give --json or --inventory, not both" calc --model gpt2 --json --inventory
-expect_error 2 "tplan: unknown model preset (model=gpt?2); see \`tplan models\`" calc --model $'gpt\n2'
+expect_error 2 "tplan: unknown model preset (model=gpt?2): did you mean gpt2? (\`tplan models\` lists all)" calc --model $'gpt\n2'
 # time, cost and energy inputs
 expect_error 2 "tplan: nic_gbps: 0: out of range (valid: a number from 0.1 to 10000000)" "${C[@]}" --nic-gbps 0
 expect_error 2 "tplan: nic_gbps: -100: out of range (valid: a number from 0.1 to 10000000)" "${C[@]}" --nic-gbps -100
@@ -172,6 +181,7 @@ jq_is() {
     shift 2
     if "$tplan" "$@" --json 2>/dev/null | jq -e "$filter" >/dev/null; then ok; else bad "$what"; fi
 }
+jq_is "names people type resolve to the catalog's" '.model.name == "llama3.1-8b" and .parallel.gpu == "h100-sxm"' calc --model meta-llama/Llama-3.1-8B-Instruct --gpu "NVIDIA H100 80GB HBM3"
 jq_is "Gemma 2 9B by hand: --head-dim and --block-norms" '.model.params == 9241705984' calc --layers 42 --hidden 3584 --heads 16 --kv-heads 8 --head-dim 256 --block-norms 4 --ffn 14336 --vocab 256000 --mlp swiglu --norm rmsnorm --pos rotary --tied --no-bias --seq 4096
 jq_is "Qwen2.5 7B by hand: --qkv-bias" '.model.params == 7615616512' calc --layers 28 --hidden 3584 --heads 28 --kv-heads 4 --ffn 18944 --vocab 152064 --mlp swiglu --norm rmsnorm --pos rotary --untied --no-bias --qkv-bias --seq 4096
 jq_is "models --json has the attention widths" 'map(select(.name == "gemma2-9b"))[0] | .head_dim == 256 and .block_norms == 4 and (.qkv_bias | not)' models

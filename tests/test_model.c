@@ -1,7 +1,9 @@
 /* Parameter counts, Megatron's closed form, presets and validation. */
 #include "tplan_test.h"
 
+#include "hardware.h"
 #include "model.h"
+#include "names.h"
 
 /* Published parameter counts (HF model cards / safetensors metadata, less
  * Llama-2's per-layer rotary buffers; GPT-2 paper sizes; BERT counted as
@@ -213,8 +215,90 @@ static void test_unknown_preset(void **state)
     (void)state;
     assert_int_equal(tplan_model_preset("gpt5", &m, &err), TPLAN_ENOTFOUND);
     assert_string_equal(err.msg,
-                        "unknown model preset (model=gpt5); see `tplan "
-                        "models`");
+                        "unknown model preset (model=gpt5): did you mean "
+                        "gpt2? (`tplan models` lists all)");
+    /* nothing close: no guess */
+    assert_int_equal(tplan_model_preset("zz", &m, &err), TPLAN_ENOTFOUND);
+    assert_string_equal(err.msg,
+                        "unknown model preset (model=zz); see `tplan models`");
+    /* a control character or a quote is not punctuation to ignore */
+    assert_int_equal(tplan_model_preset("gpt\n2", &m, &err), TPLAN_ENOTFOUND);
+    assert_int_equal(tplan_model_preset("gpt'2", &m, &err), TPLAN_ENOTFOUND);
+}
+
+/* Names people type (names.h): case, punctuation, organisations, variant
+ * suffixes and vendor words do not matter; aliases cover the rest; the
+ * result is the catalog's own name. */
+static void test_names_people_type(void **state)
+{
+    static const struct {
+        const char *typed, *model;
+    } models[] = {
+        {"LLAMA3-8B", "llama3-8b"},
+        {"llama-3-8b", "llama3-8b"},
+        {"meta-llama/Meta-Llama-3-8B", "llama3-8b"},
+        {"meta-llama/Llama-3.1-8B-Instruct", "llama3.1-8b"},
+        {"meta-llama/Llama-2-7b-hf", "llama2-7b"},
+        {"huggyllama/llama-30b", "llama-33b"},
+        {"Qwen/Qwen2.5-72B-Instruct", "qwen2.5-72b"},
+        {"google/gemma-2-27b-it", "gemma2-27b"},
+        {"mistralai/Mistral-7B-v0.1", "mistral-7b"},
+        {"microsoft/Phi-3-mini-4k-instruct", "phi3-mini"},
+        {"bert-base-uncased", "bert-base"},
+        {"openai-community/gpt2-xl", "gpt2-xl"},
+    };
+    static const struct {
+        const char *typed, *gpu;
+    } gpus[] = {
+        {"H100", "h100-sxm"},
+        {"H100-SXM5-80GB", "h100-sxm"},
+        {"NVIDIA H100 80GB HBM3", "h100-sxm"},
+        {"NVIDIA H100 PCIe", "h100-pcie"},
+        {"A100-80GB", "a100-80g"},
+        {"NVIDIA A100-SXM4-40GB", "a100-40g"},
+        {"NVIDIA GeForce RTX 4090", "rtx4090"},
+        {"RTX 3090", "rtx3090"},
+        {"NVIDIA RTX A6000", "rtx-a6000"},
+        {"NVIDIA RTX 6000 Ada Generation", "rtx6000-ada"},
+        {"NVIDIA L40S", "l40s"},
+        {"NVIDIA GH200 480GB", "gh200"},
+        {"Tesla V100-SXM2-16GB", "v100-16g"},
+        {"AMD Instinct MI300X", "mi300x"},
+    };
+    tplan_model m;
+    tplan_gpu g;
+    tplan_err err;
+    char key[96];
+
+    (void)state;
+    for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
+        assert_int_equal(tplan_model_preset(models[i].typed, &m, &err),
+                         TPLAN_OK);
+        assert_string_equal(m.name, models[i].model);
+    }
+    for (size_t i = 0; i < sizeof gpus / sizeof gpus[0]; i++) {
+        assert_int_equal(tplan_gpu_lookup(gpus[i].typed, &g, &err), TPLAN_OK);
+        assert_string_equal(g.name, gpus[i].gpu);
+    }
+    /* "A100" alone is ambiguous: a guess, not a pick */
+    assert_int_equal(tplan_gpu_lookup("A100", &g, &err), TPLAN_ENOTFOUND);
+    assert_string_equal(err.msg, "unknown GPU (gpu=A100): did you mean "
+                                 "a100-40g, a100-80g or a10g? (`tplan gpus` "
+                                 "lists all)");
+    assert_int_equal(tplan_gpu_lookup("h900", &g, &err), TPLAN_ENOTFOUND);
+    assert_string_equal(err.msg, "unknown GPU (gpu=h900): did you mean h200? "
+                                 "(`tplan gpus` lists all)");
+    assert_int_equal(tplan_model_preset("llama3", &m, &err), TPLAN_ENOTFOUND);
+    assert_string_equal(err.msg,
+                        "unknown model preset (model=llama3): did you mean "
+                        "llama3-8b, llama3-70b or llama3-405b? (`tplan "
+                        "models` lists all)");
+    tplan_name_key("NVIDIA GeForce RTX-4090", key, sizeof key);
+    assert_string_equal(key, "rtx4090");
+    tplan_name_key("Org/Some_Model-7B-Instruct-v0.2", key, sizeof key);
+    assert_string_equal(key, "somemodel7b");
+    tplan_name_key("", key, sizeof key);
+    assert_string_equal(key, "");
 }
 
 int main(void)
@@ -227,6 +311,7 @@ int main(void)
         cmocka_unit_test(test_validation_messages),
         cmocka_unit_test(test_unknown_preset),
         cmocka_unit_test(test_head_dim_and_qkv_bias),
+        cmocka_unit_test(test_names_people_type),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,28 @@
+/* Names people type: a catalog key that ignores case, punctuation,
+ * vendor words, organisation prefixes and variant suffixes, and the
+ * closest names for a "did you mean". Pure string work. */
+#ifndef TPLAN_NAMES_H
+#define TPLAN_NAMES_H
+
+#include <stddef.h>
+
+/* The comparison key of a name: the part after the last '/' (a Hugging
+ * Face organisation), without trailing variant words (-instruct, -chat,
+ * -it, -hf, -uncased, -cased, -vN[.M]), lowercase, without spaces,
+ * dashes, underscores and dots, leading vendor words (nvidia, geforce, tesla, amd,
+ * instinct) removed. "NVIDIA GeForce RTX 4090" and "rtx4090" share a key;
+ * "meta-llama/Llama-3.1-8B-Instruct" and "llama3.1-8b" too. out holds at
+ * least cap bytes; longer keys are cut (names are short). */
+void tplan_name_key(const char *name, char *out, size_t cap);
+
+/* Up to max candidates closest to name (edit distance between keys, or
+ * the key contained in theirs), best first, into out; returns how many. */
+int tplan_name_suggest(const char *name, const char *const *cands, int n,
+                       const char **out, int max);
+
+/* "did you mean a, b or c?" for the candidates (empty when none) into
+ * buf of cap bytes. */
+void tplan_name_hint(const char *name, const char *const *cands, int n,
+                     char *buf, size_t cap);
+
+#endif
