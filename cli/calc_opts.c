@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "fields.h"
+#include "hf_config.h"
 #include "tplan_lua.h"
 
 /* calc's own options: a model's shape (tplan.model's fields in Lua),
@@ -33,11 +34,13 @@ enum opt_id {
     O_BIAS,
     O_NO_BIAS,
     O_QKV_BIAS,
+    O_QK_NORM,
     O_HEAD_DIM,
     O_BLOCK_NORMS,
     O_MAX_BATCH,
     O_GPU_FILE,
     O_MODEL_FILE,
+    O_MODEL_CONFIG,
     O_COMPARE_GPUS,
     O_COMPARE_BATCHES,
     O_JSON,
@@ -70,11 +73,13 @@ static const opt_def defs[O_COUNT] = {
     [O_BIAS] = {"bias", false},
     [O_NO_BIAS] = {"no-bias", false},
     [O_QKV_BIAS] = {"qkv-bias", false},
+    [O_QK_NORM] = {"qk-norm", false},
     [O_HEAD_DIM] = {"head-dim", true},
     [O_BLOCK_NORMS] = {"block-norms", true},
     [O_MAX_BATCH] = {"max-batch", false},
     [O_GPU_FILE] = {"gpu-file", true},
     [O_MODEL_FILE] = {"model-file", true},
+    [O_MODEL_CONFIG] = {"model-config", true},
     [O_COMPARE_GPUS] = {"compare-gpus", true},
     [O_COMPARE_BATCHES] = {"compare-batches", true},
     [O_JSON] = {"json", false},
@@ -165,12 +170,16 @@ void calc_usage(void)
         "learned|rotary]\n"
         "      [--tied|--untied] [--bias|--no-bias] [--qkv-bias] "
         "[--max-seq S]\n"
-        "      [--head-dim D] [--block-norms 2|4]\n"
+        "      [--head-dim D] [--block-norms 2|4] [--qk-norm]\n"
         "                             a decoder transformer (these also "
         "override a preset)\n"
         "  --gpu NAME                 from `tplan gpus` (default h100-sxm)\n"
         "  --gpu-file F.csv           custom GPUs (the CSV of tplan.gpus.load);\n"
         "                             --gpu names one of them or a built-in\n"
+        "  --model-config F.json      a Hugging Face config.json (llama, "
+        "mistral,\n"
+        "                             qwen2/3, gemma/2/3, phi3, gpt2, "
+        "gpt_neox, bert)\n"
         "  --model-file F.csv         custom models (tplan.models.load's CSV);\n"
         "                             --model names one of them or a preset\n"
         "\n"
@@ -301,8 +310,16 @@ static int build_model(const gathered *g, tplan_model *m)
         return usage_error("--model-file goes with --model NAME naming one of "
                            "its models (model-file=%s)",
                            g->val[O_MODEL_FILE]);
+    if (g->set[O_MODEL_CONFIG] && (model || g->set[O_PARAMS]))
+        return usage_error("give one of --model-config, --model and --params "
+                           "(model-config=%s)",
+                           g->val[O_MODEL_CONFIG]);
     tplan_model_init(m);
-    if (model && g->set[O_MODEL_FILE]) {
+    if (g->set[O_MODEL_CONFIG]) {
+        if (tplan_hf_config_load(g->val[O_MODEL_CONFIG], m, &err))
+            return engine_error(&err);
+        model = m->name; /* shape flags override it, as a preset's */
+    } else if (model && g->set[O_MODEL_FILE]) {
         if ((rc = find_in(g, O_MODEL_FILE, false, model, m)))
             return rc;
     } else if (model) {
@@ -313,7 +330,7 @@ static int build_model(const gathered *g, tplan_model *m)
                                     O_FFN,    O_VOCAB,  O_MAX_SEQ, O_MLP,
                                     O_NORM,   O_POS,    O_TIED,    O_UNTIED,
                                     O_BIAS,   O_NO_BIAS, O_QKV_BIAS, O_HEAD_DIM,
-                                    O_BLOCK_NORMS};
+                                    O_BLOCK_NORMS, O_QK_NORM};
         double act = 0.0;
 
         for (size_t i = 0; i < sizeof shape / sizeof shape[0]; i++)
@@ -389,6 +406,8 @@ static int build_model(const gathered *g, tplan_model *m)
         m->bias = g->set[O_BIAS];
     if (g->set[O_QKV_BIAS])
         m->qkv_bias = true;
+    if (g->set[O_QK_NORM])
+        m->qk_norm = true;
     if ((rc = count_opt(g, O_HEAD_DIM, 1, &m->head_dim)))
         return rc;
     if (g->set[O_BLOCK_NORMS]) {

@@ -236,6 +236,7 @@ int cmd_models(int argc, char **argv)
                 json_bool(&w, "qkv_bias", m->bias || m->qkv_bias);
                 json_int(&w, "head_dim", tplan_model_head_dim(m));
                 json_int(&w, "block_norms", tplan_model_block_norms(m));
+                json_bool(&w, "qk_norm", m->qk_norm);
             } else {
                 json_num(&w, "act_bytes_per_sample", m->generic_act_bytes_fp32);
             }

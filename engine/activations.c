@@ -41,7 +41,8 @@ enum {
     F_ENC = 1 << 15,      /* encoders only (BERT embedding norm, MLM head) */
     F_UNFUSED = 1 << 16,  /* a loss that materialises its log-softmax */
     F_FUSED = 1 << 17,    /* a fused cross-entropy kernel */
-    F_POST = 1 << 18      /* post-norms after attention and MLP (Gemma 2) */
+    F_POST = 1 << 18,     /* post-norms after attention and MLP (Gemma 2) */
+    F_QKNORM = 1 << 19    /* per-head norms of q and k (Qwen3, Gemma 3) */
 };
 
 /* Dtype rules: what decides a tensor's width. */
@@ -96,6 +97,8 @@ static const act_row megatron_layer[] = {
     {"attn output (proj input)", SBQ, 1, R_LIN, F_TP},
     {"attn residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
     {"post-attn and post-mlp norm inputs", SBH, 2, R_ACT, F_SP | F_POST},
+    {"q-norm input", SBQ, 1, R_ACT, F_TP | F_QKNORM},
+    {"k-norm input", SBKV, 1, R_ACT, F_TP | F_QKNORM},
     {"mlp norm input", SBH, 1, R_ACT, F_SP},
     {"fc1 input (norm output)", SBH, 1, R_LIN, F_SP},
     {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU},
@@ -165,6 +168,14 @@ static const act_row torch_layer[] = {
     {"post-rmsnorm inputs (fp32)", SBH, 2, R_F32, F_SP | F_RMS | F_POST},
     {"post-rmsnorm rstd", SB, 2, R_F32, F_SP | F_RMS | F_POST},
     {"post-rmsnorm x*rstd", SBH, 2, R_RES, F_SP | F_RMS | F_POST},
+    /* q and k norms (HF Qwen3/Gemma 3 RMSNorm over each head): fp32
+     * inputs, x*rstd and one rstd per head and token (k's, k/a of q's,
+     * left out); the normed q and k are the q, k rows */
+    {"q-norm input (fp32)", SBQ, 1, R_F32, F_TP | F_QKNORM},
+    {"k-norm input (fp32)", SBKV, 1, R_F32, F_TP | F_QKNORM},
+    {"q-norm x*rstd", SBQ, 1, R_RES, F_TP | F_QKNORM},
+    {"k-norm x*rstd", SBKV, 1, R_RES, F_TP | F_QKNORM},
+    {"q-norm rstd", ASB, 1, R_F32, F_TP | F_QKNORM},
     {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU},
     {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU},
     {"gate out, silu out, up out", SBF, 3, R_ACT, F_TP | F_SWIGLU},
@@ -340,6 +351,8 @@ static bool row_present(const act_row *r, const tplan_model *m,
         return false;
     if ((f & F_POST) && tplan_model_block_norms(m) != 4)
         return false;
+    if ((f & F_QKNORM) && !m->qk_norm)
+        return false;
     if ((f & F_DEC) && m->arch != TPLAN_ARCH_DECODER)
         return false;
     if ((f & F_ENC) && m->arch != TPLAN_ARCH_ENCODER)
@@ -459,6 +472,7 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
     k.kv_heads = m->kv_heads;
     k.head_dim = tplan_model_head_dim(m);
     k.block_norms = tplan_model_block_norms(m);
+    k.qk_norm = m->qk_norm;
     k.ffn = m->ffn;
     k.vocab = m->vocab;
     k.mlp = (int)m->mlp;

@@ -60,7 +60,7 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
 typedef struct tplan_act_key {
     tplan_act_ctx ctx;
     int64_t seq, hidden, heads, kv_heads, ffn, vocab, head_dim, block_norms;
-    int mlp, norm, pos, arch;
+    int mlp, norm, pos, arch, qk_norm, pad;
 } tplan_act_key;
 
 typedef struct tplan_act_cache {

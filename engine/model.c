@@ -141,6 +141,10 @@ void tplan_model_params(const tplan_model *m, tplan_param_count *out)
         out->layer_mlp = 2 * h * f + b * (f + h);
     out->layer_norm = tplan_model_block_norms(m) *
                       (m->norm == TPLAN_NORM_RMSNORM ? h : 2 * h);
+    /* q and k norms: one scale of the head width each, shared by the
+     * heads (HF Qwen3Attention q_norm/k_norm) */
+    if (m->qk_norm)
+        out->layer_norm += 2 * tplan_model_head_dim(m);
     out->per_layer = out->layer_attn + out->layer_mlp + out->layer_norm;
     out->embed = m->vocab * h + m->extra_params;
     out->head_extra = m->head_extra_params;

@@ -34,6 +34,7 @@ typedef struct tplan_model {
     tplan_pos pos;
     bool bias;       /* linear layers carry biases */
     bool qkv_bias;   /* only q, k and v carry biases (Qwen2); bias implies */
+    bool qk_norm;    /* RMSNorm over each head of q and of k (Qwen3, Gemma 3) */
     bool tied;       /* LM head shares the token embedding */
     bool batch_norm; /* normalises over the batch (ResNet): advice only */
     double dropout;  /* attention, residual and embedding dropout p */

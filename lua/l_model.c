@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hf_config.h"
 #include "l_util.h"
 
 /* ---- models -------------------------------------------------------- */
@@ -33,6 +34,8 @@ const char *const lt_model_fields[] = {"preset",
                                        "head_dim",
                                        "qkv_bias",
                                        "block_norms",
+                                       "qk_norm",
+                                       "config",
                                        NULL};
 
 /* Custom transformers without a position table limit (rotary) or with a
@@ -59,8 +62,8 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
     static const char *const shape[] = {
         "layers", "hidden", "heads",    "kv_heads", "ffn",         "vocab",
         "max_seq", "mlp",   "norm",     "pos",      "tied",        "bias",
-        "head_dim", "qkv_bias", "block_norms", NULL};
-    const char *s, *preset = NULL;
+        "head_dim", "qkv_bias", "block_norms", "qk_norm", NULL};
+    const char *s, *preset = NULL, *config = NULL;
     int64_t v;
     tplan_err err;
     bool generic, set_ffn;
@@ -70,12 +73,16 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
     generic = !lua_isnil(L, -1);
     lua_pop(L, 1); /* ... */
     lu_str(L, idx, "tplan.model", "preset", &preset);
+    lu_str(L, idx, "tplan.model", "config", &config);
     tplan_model_init(m);
     if (generic && preset)
         lu_error(L, "tplan.model",
                  "give a preset or params, not both "
                  "(preset=%s)",
                  preset);
+    if (config && (preset || generic))
+        lu_error(L, "tplan.model",
+                 "give one of config, preset and params (config=%s)", config);
     if (generic) {
         for (int i = 0; shape[i]; i++) {
             lua_getfield(L, idx, shape[i]); /* ... v */
@@ -96,6 +103,11 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
                &m->generic_flops_per_sample);
         lu_int(L, idx, "tplan.model", "largest_layer_params", 0, (int64_t)1e15,
                &m->generic_largest_layer_params);
+    } else if (config) {
+        /* a Hugging Face config.json; fields given too override it */
+        if (tplan_hf_config_load(config, m, &err))
+            lu_engine_error(L, "tplan.model", &err);
+        preset = m->name;
     } else if (preset) {
         if (lt_model_lookup(L, preset, m, &err))
             lu_engine_error(L, "tplan.model", &err);
@@ -124,6 +136,7 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
         lu_bool(L, idx, "tplan.model", "tied", &m->tied);
         lu_bool(L, idx, "tplan.model", "bias", &m->bias);
         lu_bool(L, idx, "tplan.model", "qkv_bias", &m->qkv_bias);
+        lu_bool(L, idx, "tplan.model", "qk_norm", &m->qk_norm);
         lu_int(L, idx, "tplan.model", "head_dim", 0, 100000, &m->head_dim);
         lu_int(L, idx, "tplan.model", "block_norms", 2, 4, &m->block_norms);
         set_ffn = lu_int(L, idx, "tplan.model", "ffn", 1, 10000000, &m->ffn);
@@ -210,7 +223,9 @@ enum {
     MF_BATCH_NORM,
     MF_HEAD_DIM,
     MF_QKV_BIAS,
-    MF_BLOCK_NORMS
+    MF_BLOCK_NORMS,
+    MF_QK_NORM,
+    MF_CONFIG
 };
 
 /* Every field a model was made with reads back (the preset's name for
@@ -304,6 +319,12 @@ static int model_index(lua_State *L)
         break;
     case MF_QKV_BIAS:
         lua_pushboolean(L, m->qkv_bias || m->bias);
+        break;
+    case MF_QK_NORM:
+        lua_pushboolean(L, m->qk_norm);
+        break;
+    case MF_CONFIG: /* an input only: the model keeps what it read */
+        lua_pushnil(L);
         break;
     default:
         lua_pushboolean(L, m->batch_norm);

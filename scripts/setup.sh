@@ -3,7 +3,7 @@
 # installs only what is missing; waits for the apt/dpkg lock.
 set -euo pipefail
 
-packages=(cmake gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev
+packages=(cmake gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev libjansson-dev
           libcmocka-dev jq parallel clang libclang-rt-14-dev sqlite3
           python3 libreoffice-calc-nogui)
 

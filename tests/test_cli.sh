@@ -182,6 +182,29 @@ jq_is() {
     if "$tplan" "$@" --json 2>/dev/null | jq -e "$filter" >/dev/null; then ok; else bad "$what"; fi
 }
 jq_is "names people type resolve to the catalog's" '.model.name == "llama3.1-8b" and .parallel.gpu == "h100-sxm"' calc --model meta-llama/Llama-3.1-8B-Instruct --gpu "NVIDIA H100 80GB HBM3"
+# Hugging Face config.json files: every supported model_type against the
+# checkpoint's published total (tests/data/hf/totals.tsv says where from)
+while IFS=$'\t' read -r cfg total _; do
+    case $cfg in \#*) continue ;; esac
+    jq_is "config $cfg: $total parameters" ".model.params == $total" calc --model-config "$dir/data/hf/$cfg" --gpu h100-sxm
+done <"$dir/data/hf/totals.tsv"
+jq_is "config: shape flags override it, the name is the file's" '.model.name == "llama3-8b" and .model.params < 8030261248' calc --model-config "$dir/data/hf/llama3-8b.json" --layers 16
+mkdir -p "$tmp/Gemma-3-1B"
+printf '{"model_type": "gemma3", "text_config": %s, "vision_config": {"hidden_size": 1152}}' "$(cat "$dir/data/hf/gemma-3-1b-pt.json")" >"$tmp/Gemma-3-1B/config.json"
+jq_is "config: gemma3 reads its text_config; named after its directory" '.model.name == "Gemma-3-1B" and .model.params == 999885952' calc --model-config "$tmp/Gemma-3-1B/config.json"
+echo '{"model_type": "mixtral", "hidden_size": 4096}' >"$tmp/moe.json"
+expect_error 2 "tplan: model_config: $tmp/moe.json: model_type mixtral is a mixture of experts, not modelled yet (supported: llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3 (text), gemma3_text, phi3, gpt2, gpt_neox, bert)" calc --model-config "$tmp/moe.json"
+echo '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100}' >"$tmp/miss.json"
+expect_error 2 "tplan: model_config: $tmp/miss.json: intermediate_size is missing (a shape field has no default here)" calc --model-config "$tmp/miss.json"
+echo '{"model_type": "llama", "hidden_size": "64"}' >"$tmp/str.json"
+expect_error 2 "tplan: model_config: $tmp/str.json: hidden_size must be an integer (got a string)" calc --model-config "$tmp/str.json"
+echo '{"hidden_size": 64}' >"$tmp/nomt.json"
+expect_error 2 "tplan: model_config: $tmp/nomt.json: model_type is missing (a Hugging Face config.json names its model_type)" calc --model-config "$tmp/nomt.json"
+printf '{"model_type": "llama",\n "hidden_size": 64,,}' >"$tmp/bad.json"
+expect_error 2 "tplan: model_config: $tmp/bad.json:2:20: string or '}' expected near ','" calc --model-config "$tmp/bad.json"
+echo '{"model_type": "llama", "model_type": "gpt2"}' >"$tmp/dup.json"
+expect_error 2 "tplan: model_config: $tmp/dup.json:1:36: duplicate object key near '\"model_type\"'" calc --model-config "$tmp/dup.json"
+expect_error 2 "tplan: give one of --model-config, --model and --params (model-config=$dir/data/hf/gpt2.json)" calc --model gpt2 --model-config "$dir/data/hf/gpt2.json"
 jq_is "Gemma 2 9B by hand: --head-dim and --block-norms" '.model.params == 9241705984' calc --layers 42 --hidden 3584 --heads 16 --kv-heads 8 --head-dim 256 --block-norms 4 --ffn 14336 --vocab 256000 --mlp swiglu --norm rmsnorm --pos rotary --tied --no-bias --seq 4096
 jq_is "Qwen2.5 7B by hand: --qkv-bias" '.model.params == 7615616512' calc --layers 28 --hidden 3584 --heads 28 --kv-heads 4 --ffn 18944 --vocab 152064 --mlp swiglu --norm rmsnorm --pos rotary --untied --no-bias --qkv-bias --seq 4096
 jq_is "models --json has the attention widths" 'map(select(.name == "gemma2-9b"))[0] | .head_dim == 256 and .block_norms == 4 and (.qkv_bias | not)' models

@@ -64,6 +64,23 @@ expect_run 1 "tplan: cannot open nosuch.lua: No such file or directory" run nosu
 if [ "$(head -n1 "$tmp/err")" = "tplan: runtime.lua:2: bad thing" ] &&
     grep -q 'stack traceback' "$tmp/err"; then ok; else bad "--traceback"; fi
 
+# a Hugging Face config.json through tplan.model{config = ...}; fields given
+# beside it override it; config with a preset is refused
+cat >hf.lua <<LUA
+local q = tplan.model{config = "$dir/data/hf/qwen3-8b.json"}
+assert(q.name == "qwen3-8b" and q.params == 8190735360 and q.qk_norm and q.head_dim == 128, q.params)
+local h = tplan.model{config = "$dir/data/hf/qwen3-8b.json", layers = 18, name = "half"}
+assert(h.name == "half" and h.layers == 18 and h.params < q.params)
+local p = tplan.plan{model = q, gpu = "H100", seq = 4096}
+assert(p.params == 8190735360 and p.gpu == "h100-sxm", p.gpu)
+print("ok")
+LUA
+if "$tplan" run hf.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "tplan.model{config}: $(cat "$tmp/err")"; fi
+printf 'tplan.model{config = "%s", preset = "gpt2"}\n' "$dir/data/hf/gpt2.json" >hf_both.lua
+expect_run 1 "tplan: hf_both.lua:1: tplan.model: give one of config, preset and params (config=$dir/data/hf/gpt2.json)" run hf_both.lua
+printf 'tplan.model{config = "nosuch.json"}\n' >hf_none.lua
+expect_run 1 "tplan: hf_none.lua:1: tplan.model: model_config: nosuch.json: No such file or directory" run hf_none.lua
+
 # --- usage errors: exit 2 ---------------------------------------------------
 printf 'print(1)\n' >one.lua
 expect_run 2 "tplan: tplan run: give a script; see tplan run --help" run

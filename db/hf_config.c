@@ -1,0 +1,373 @@
+/* Hugging Face config.json -> tplan_model (hf_config.h). The defaults and
+ * layer layouts per model_type are the transformers library's
+ * configuration and modelling classes (configuration_<type>.py,
+ * modeling_<type>.py); docs/MODEL.md section 1.7 lists them with the
+ * published totals the tests check. */
+#include "hf_config.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* config.json files are a few KB; anything far larger is not one */
+#define MAX_CONFIG_BYTES (4 << 20)
+/* Rotary models have no position table: the default sequence is the
+ * context, capped at this (a 131,072-token default would surprise). */
+#define ROTARY_DEFAULT_SEQ 8192
+
+typedef struct hf_type {
+    const char *type;
+    /* the keys of the shape fields (GPT-2 has its own names) */
+    const char *k_hidden, *k_layers, *k_heads, *k_ffn, *k_pos;
+    int64_t def_head_dim; /* head_dim when absent; 0: hidden/heads */
+    int64_t def_pos;      /* max_position_embeddings when absent */
+    tplan_arch arch;
+    tplan_mlp mlp; /* gated (SwiGLU, GeGLU) or not */
+    tplan_norm norm;
+    tplan_pos pos;
+    bool def_tied;    /* tie_word_embeddings when absent */
+    bool always_tied; /* the model ties whatever the flag (Gemma) */
+    bool bias;        /* every linear carries a bias */
+    bool qkv_bias;    /* q, k and v carry biases (Qwen2) */
+    bool qk_norm;     /* per-head q and k RMSNorms (Qwen3, Gemma 3) */
+    int block_norms;  /* norms per block */
+    bool ffn_4h;      /* a null FFN width means 4h (GPT-2's n_inner) */
+    bool llama_bias;  /* attention_bias / mlp_bias flags (Llama family) */
+} hf_type;
+
+/* clang-format off */
+static const hf_type types[] = {
+    /* LlamaConfig: head_dim None = h/a, max_position_embeddings 2048,
+     * untied, attention_bias and mlp_bias False */
+    {"llama", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 2048,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, false, false, false, 2, false, true},
+    /* MistralConfig: as Llama, 4096 * 32 positions, no biases */
+    {"mistral", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 131072,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, false, false, false, 2, false, false},
+    /* Qwen2Config: 32768 positions, untied; Qwen2Attention: q, k, v
+     * biases, o without */
+    {"qwen2", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 32768,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, false, true, false, 2, false, false},
+    /* Qwen3Config: head_dim 128, 32768 positions, untied, attention_bias
+     * False; Qwen3Attention: q_norm, k_norm over head_dim */
+    {"qwen3", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 128, 32768,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, false, false, true, 2, false, true},
+    /* GemmaConfig: head_dim 256, 8192 positions, tied (GemmaForCausalLM
+     * ties lm_head), GeGLU */
+    {"gemma", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 256, 8192,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     true, true, false, false, false, 2, false, false},
+    /* Gemma2Config: as Gemma with pre- and post-norms (4 per block) */
+    {"gemma2", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 256, 8192,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     true, true, false, false, false, 4, false, false},
+    /* Gemma3TextConfig: as Gemma 2 plus q and k norms, 131072 positions */
+    {"gemma3_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 256, 131072,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     true, true, false, false, true, 4, false, false},
+    /* Phi3Config: fused qkv_proj and gate_up_proj (the same parameters as
+     * separate ones), 4096 positions, untied */
+    {"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 4096,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, false, false, false, 2, false, false},
+    /* GPT2Config: n_embd, n_layer, n_head, n_inner (None = 4h),
+     * n_positions 1024; biases, tied, learned positions */
+    {"gpt2", "n_embd", "n_layer", "n_head", "n_inner", "n_positions", 0, 1024,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_GELU, TPLAN_NORM_LAYERNORM,
+     TPLAN_POS_LEARNED, true, false, true, false, false, 2, true, false},
+    /* GPTNeoXConfig: rotary, LayerNorm, biased query_key_value, dense and
+     * MLP, untied embed_out, 2048 positions */
+    {"gpt_neox", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 2048,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_GELU, TPLAN_NORM_LAYERNORM, TPLAN_POS_ROTARY,
+     false, false, true, false, false, 2, false, false},
+    /* BertConfig: 512 positions, type_vocab_size 2; counted as
+     * BertForPreTraining, as the bert presets */
+    {"bert", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 512,
+     TPLAN_ARCH_ENCODER, TPLAN_MLP_GELU, TPLAN_NORM_LAYERNORM,
+     TPLAN_POS_LEARNED, true, true, true, false, false, 2, false, false},
+};
+/* clang-format on */
+
+enum { TYPE_COUNT = sizeof types / sizeof types[0] };
+
+/* model types known to be mixtures of experts or latent attention */
+static const char *const moe_types[] = {
+    "mixtral",   "qwen2_moe",   "qwen3_moe", "deepseek_v2", "deepseek_v3",
+    "llama4",    "gpt_oss",     "olmoe",     "dbrx",        "jamba",
+    "phimoe",    "granitemoe",  "jetmoe",    "deepseek_v32"};
+
+const char *tplan_hf_config_types(void)
+{
+    return "llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3 (text), "
+           "gemma3_text, phi3, gpt2, gpt_neox, bert";
+}
+
+typedef struct reader {
+    const char *path;
+    json_t *obj;
+    tplan_err *err;
+} reader;
+
+static int fail(const reader *r, const char *field, const char *what)
+{
+    return tplan_err_set(r->err, TPLAN_EINVAL, "model_config",
+                         "model_config: %.200s: %s %s", r->path, field, what);
+}
+
+static const char *type_name(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_REAL:
+        return "a real number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "a boolean";
+    default:
+        return "null";
+    }
+}
+
+/* An integer field: present and positive, or absent/null with def >= 0
+ * (def < 0: required). */
+static int get_int(const reader *r, const char *key, int64_t def,
+                   int64_t max, int64_t *out)
+{
+    json_t *v = json_object_get(r->obj, key);
+
+    if (!v || json_is_null(v)) {
+        if (def < 0)
+            return tplan_err_set(r->err, TPLAN_EINVAL, "model_config",
+                                 "model_config: %.200s: %s is missing (a "
+                                 "shape field has no default here)",
+                                 r->path, key);
+        *out = def;
+        return TPLAN_OK;
+    }
+    if (!json_is_integer(v))
+        return tplan_err_set(r->err, TPLAN_EINVAL, "model_config",
+                             "model_config: %.200s: %s must be an integer "
+                             "(got %s)",
+                             r->path, key, type_name(v));
+    if (json_integer_value(v) <= 0 || json_integer_value(v) > max)
+        return tplan_err_set(r->err, TPLAN_EINVAL, "model_config",
+                             "model_config: %.200s: %s must be in [1, %lld] "
+                             "(%s=%lld)",
+                             r->path, key, (long long)max, key,
+                             (long long)json_integer_value(v));
+    *out = json_integer_value(v);
+    return TPLAN_OK;
+}
+
+static int get_bool(const reader *r, const char *key, bool def, bool *out)
+{
+    json_t *v = json_object_get(r->obj, key);
+
+    if (!v || json_is_null(v)) {
+        *out = def;
+        return TPLAN_OK;
+    }
+    if (!json_is_boolean(v))
+        return fail(r, key, "must be true or false");
+    *out = json_is_true(v);
+    return TPLAN_OK;
+}
+
+static const hf_type *find_type(const char *t)
+{
+    for (int i = 0; i < TYPE_COUNT; i++)
+        if (strcmp(types[i].type, t) == 0)
+            return &types[i];
+    return NULL;
+}
+
+/* The shape of one supported type from r->obj into *m. */
+static int read_shape(const reader *r, const hf_type *t, tplan_model *m)
+{
+    int64_t kv = 0, hd = 0, pos = 0, type_vocab = 2;
+    bool tied = t->def_tied, attn_bias = false, mlp_bias = false;
+    int rc;
+
+    m->arch = t->arch;
+    m->mlp = t->mlp;
+    m->norm = t->norm;
+    m->pos = t->pos;
+    m->bias = t->bias;
+    m->qkv_bias = t->qkv_bias;
+    m->qk_norm = t->qk_norm;
+    m->block_norms = t->block_norms;
+    m->dropout = 0.0; /* fine-tuning and pre-training recipes run p = 0 */
+    if ((rc = get_int(r, t->k_hidden, -1, 1000000, &m->hidden)) ||
+        (rc = get_int(r, t->k_layers, -1, 100000, &m->layers)) ||
+        (rc = get_int(r, t->k_heads, -1, 100000, &m->heads)) ||
+        (rc = get_int(r, "vocab_size", -1, 100000000, &m->vocab)) ||
+        (rc = get_int(r, t->k_ffn, t->ffn_4h ? 0 : -1, 10000000, &m->ffn)) ||
+        (rc = get_int(r, t->k_pos, t->def_pos, 100000000, &pos)) ||
+        (rc = get_int(r, "num_key_value_heads", 0, 100000, &kv)) ||
+        (rc = get_int(r, "head_dim", t->def_head_dim, 100000, &hd)) ||
+        (rc = get_bool(r, "tie_word_embeddings", t->def_tied, &tied)))
+        return rc;
+    if (m->ffn == 0)
+        m->ffn = 4 * m->hidden;
+    m->kv_heads = kv ? kv : m->heads;
+    /* head_dim only when it differs from h/a: the same model either way */
+    m->head_dim = hd && hd * m->heads != m->hidden ? hd : 0;
+    m->tied = t->always_tied || tied;
+    if (t->pos == TPLAN_POS_LEARNED)
+        m->max_seq = pos;
+    else
+        m->max_seq = pos < ROTARY_DEFAULT_SEQ ? pos : ROTARY_DEFAULT_SEQ;
+    if (t->llama_bias) {
+        if ((rc = get_bool(r, "attention_bias", false, &attn_bias)) ||
+            (rc = get_bool(r, "mlp_bias", false, &mlp_bias)))
+            return rc;
+        if (attn_bias != mlp_bias)
+            return fail(r, attn_bias ? "attention_bias" : "mlp_bias",
+                        "true with the other false is not modelled (biases "
+                        "go on every linear or on none)");
+        m->bias = attn_bias;
+    }
+    if (t->arch == TPLAN_ARCH_ENCODER) {
+        if ((rc = get_int(r, "type_vocab_size", 2, 1000000, &type_vocab)))
+            return rc;
+        /* BertForPreTraining (docs/MODEL.md section 1.3): token types and
+         * the embedding LayerNorm; pooler, MLM transform, its norm, the MLM
+         * bias and the next-sentence head */
+        m->extra_params = type_vocab * m->hidden + 2 * m->hidden;
+        m->head_extra_params = 2 * (m->hidden * m->hidden + m->hidden) +
+                               2 * m->hidden + m->vocab + 2 * m->hidden + 2;
+    }
+    return TPLAN_OK;
+}
+
+/* The model's name: the directory holding config.json ("Llama-3-8B/"),
+ * else the file's name without ".json". */
+static void name_from_path(const char *path, char *out, size_t cap)
+{
+    const char *end = path + strlen(path), *slash, *start;
+    size_t n;
+
+    slash = strrchr(path, '/');
+    if (slash && strcmp(slash + 1, "config.json") == 0) {
+        end = slash;
+        start = end;
+        while (start > path && start[-1] != '/')
+            start--;
+    } else {
+        start = slash ? slash + 1 : path;
+        n = strlen(start);
+        if (n > 5 && strcmp(start + n - 5, ".json") == 0)
+            end = start + n - 5;
+    }
+    n = (size_t)(end - start);
+    if (n == 0 || n >= cap)
+        snprintf(out, cap, "config");
+    else
+        snprintf(out, cap, "%.*s", (int)n, start);
+}
+
+int tplan_hf_config_load(const char *path, tplan_model *out, tplan_err *err)
+{
+    json_error_t jerr;
+    json_t *root, *text;
+    const char *mt;
+    const hf_type *t;
+    reader r = {path, NULL, err};
+    char *buf;
+    size_t n;
+    long size;
+    FILE *f = fopen(path, "rb");
+    int rc;
+
+    if (!f)
+        return tplan_err_set(err, TPLAN_EIO, "model_config",
+                             "model_config: %.200s: %s", path,
+                             strerror(errno));
+    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
+        fseek(f, 0, SEEK_SET) != 0 || size > MAX_CONFIG_BYTES) {
+        fclose(f);
+        return tplan_err_set(err, TPLAN_EINVAL, "model_config",
+                             "model_config: %.200s: not a regular file of "
+                             "at most %d bytes",
+                             path, MAX_CONFIG_BYTES);
+    }
+    buf = malloc((size_t)size + 1);
+    if (!buf) {
+        fclose(f);
+        return tplan_err_set(err, TPLAN_ENOMEM, "model_config",
+                             "out of memory");
+    }
+    n = fread(buf, 1, (size_t)size, f);
+    fclose(f);
+    root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr);
+    free(buf);
+    if (!root)
+        return tplan_err_set(err, TPLAN_EINVAL, "model_config",
+                             "model_config: %.200s:%d:%d: %s", path,
+                             jerr.line, jerr.column, jerr.text);
+    rc = TPLAN_OK;
+    r.obj = root;
+    if (!json_is_object(root)) {
+        rc = tplan_err_set(err, TPLAN_EINVAL, "model_config",
+                           "model_config: %.200s: not a JSON object", path);
+        goto done;
+    }
+    mt = json_string_value(json_object_get(root, "model_type"));
+    if (!mt) {
+        rc = fail(&r, "model_type", "is missing (a Hugging Face config.json "
+                                    "names its model_type)");
+        goto done;
+    }
+    /* Gemma 3's multimodal config nests the language model's */
+    text = json_object_get(root, "text_config");
+    if (strcmp(mt, "gemma3") == 0 && json_is_object(text)) {
+        r.obj = text;
+        mt = "gemma3_text";
+    }
+    t = find_type(mt);
+    if (!t) {
+        bool moe = false;
+
+        for (size_t i = 0; i < sizeof moe_types / sizeof moe_types[0]; i++)
+            moe = moe || strcmp(moe_types[i], mt) == 0;
+        rc = tplan_err_set(err, TPLAN_EINVAL, "model_config",
+                           "model_config: %.200s: model_type %.64s %s "
+                           "(supported: %s)",
+                           path, mt,
+                           moe ? "is a mixture of experts, not modelled yet"
+                               : "is not supported",
+                           tplan_hf_config_types());
+        goto done;
+    }
+    tplan_model_init(out);
+    name_from_path(path, out->name, sizeof out->name);
+    if ((rc = read_shape(&r, t, out)))
+        goto done;
+    out->source = "Hugging Face config.json (--model-config)";
+    rc = tplan_model_validate(out, err);
+done:
+    json_decref(root);
+    return rc;
+}

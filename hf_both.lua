@@ -1,0 +1,1 @@
+tplan.model{config = "/data/hf/gpt2.json", preset = "gpt2"}\n

@@ -1,0 +1,1 @@
+tplan.model{config = "nosuch.json"}\n
