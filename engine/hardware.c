@@ -234,9 +234,7 @@ const tplan_gpu *tplan_gpu_at(int i)
  * "RTX A6000", "H100 NVL" and "AMD Instinct MI300X" need no row): the
  * names people type and the ones nvidia-smi prints. "A100" alone is left
  * out on purpose: 40 and 80 GB differ. */
-static const struct {
-    const char *alias, *gpu;
-} aliases[] = {
+static const tplan_alias aliases[] = {
     {"H100", "h100-sxm"},
     {"H100-SXM5", "h100-sxm"},
     {"H100-SXM5-80GB", "h100-sxm"},
@@ -264,48 +262,23 @@ static const struct {
 
 enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
 
-static const tplan_gpu *resolve(const char *name)
-{
-    char key[96], k2[96];
-
-    for (int i = 0; i < GPU_COUNT; i++)
-        if (strcmp(gpus[i].name, name) == 0)
-            return &gpus[i];
-    tplan_name_key(name, key, sizeof key);
-    if (!key[0])
-        return NULL;
-    for (int i = 0; i < GPU_COUNT; i++) {
-        tplan_name_key(gpus[i].name, k2, sizeof k2);
-        if (strcmp(key, k2) == 0)
-            return &gpus[i];
-    }
-    for (int i = 0; i < ALIAS_COUNT; i++) {
-        tplan_name_key(aliases[i].alias, k2, sizeof k2);
-        if (strcmp(key, k2) != 0)
-            continue;
-        for (int j = 0; j < GPU_COUNT; j++)
-            if (strcmp(gpus[j].name, aliases[i].gpu) == 0)
-                return &gpus[j];
-    }
-    return NULL;
-}
-
 int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
 {
-    const tplan_gpu *g = resolve(name);
     const char *names[GPU_COUNT];
     char hint[160];
     tplan_host h;
+    int i;
 
-    if (g) {
-        *out = *g;
+    for (i = 0; i < GPU_COUNT; i++)
+        names[i] = gpus[i].name;
+    i = tplan_name_find(name, names, GPU_COUNT, aliases, ALIAS_COUNT);
+    if (i >= 0) {
+        *out = gpus[i];
         tplan_gpu_host(out, &h);
         out->host_bytes_per_gpu = h.memory_bytes_per_gpu;
         out->pcie_bytes_per_s = h.pcie_bytes_per_s;
         return TPLAN_OK;
     }
-    for (int i = 0; i < GPU_COUNT; i++)
-        names[i] = gpus[i].name;
     tplan_name_hint(name, names, GPU_COUNT, hint, sizeof hint);
     if (hint[0])
         return tplan_err_set(err, TPLAN_ENOTFOUND, "gpu",

@@ -214,9 +214,7 @@ const tplan_model *tplan_model_preset_at(int i)
  * style suffixes are ignored, so "meta-llama/Llama-2-7b-hf",
  * "Qwen/Qwen2.5-7B-Instruct", "google/gemma-2-9b-it" and "llama-3-8b"
  * need no row): Hugging Face repository names that differ from ours. */
-static const struct {
-    const char *alias, *preset;
-} aliases[] = {
+static const tplan_alias aliases[] = {
     {"Meta-Llama-3-8B", "llama3-8b"},
     {"Meta-Llama-3-70B", "llama3-70b"},
     {"Meta-Llama-3.1-8B", "llama3.1-8b"},
@@ -231,43 +229,19 @@ static const struct {
 
 enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
 
-static const char *resolve(const char *name)
-{
-    char key[96], k2[96];
-
-    for (int i = 0; i < PRESET_COUNT; i++)
-        if (strcmp(presets[i].name, name) == 0)
-            return presets[i].name;
-    tplan_name_key(name, key, sizeof key);
-    if (!key[0])
-        return NULL;
-    for (int i = 0; i < PRESET_COUNT; i++) {
-        tplan_name_key(presets[i].name, k2, sizeof k2);
-        if (strcmp(key, k2) == 0)
-            return presets[i].name;
-    }
-    for (int i = 0; i < ALIAS_COUNT; i++) {
-        tplan_name_key(aliases[i].alias, k2, sizeof k2);
-        if (strcmp(key, k2) == 0)
-            return aliases[i].preset;
-    }
-    return NULL;
-}
-
 int tplan_model_preset(const char *name, tplan_model *out, tplan_err *err)
 {
-    const char *canon = resolve(name);
     const char *names[PRESET_COUNT];
     char hint[160];
+    int i;
 
-    for (int i = 0; canon && i < PRESET_COUNT; i++) {
-        if (strcmp(presets[i].name, canon) == 0) {
-            *out = presets[i];
-            return TPLAN_OK;
-        }
-    }
-    for (int i = 0; i < PRESET_COUNT; i++)
+    for (i = 0; i < PRESET_COUNT; i++)
         names[i] = presets[i].name;
+    i = tplan_name_find(name, names, PRESET_COUNT, aliases, ALIAS_COUNT);
+    if (i >= 0) {
+        *out = presets[i];
+        return TPLAN_OK;
+    }
     tplan_name_hint(name, names, PRESET_COUNT, hint, sizeof hint);
     if (hint[0])
         return tplan_err_set(err, TPLAN_ENOTFOUND, "model",

@@ -68,6 +68,33 @@ void tplan_name_key(const char *name, char *out, size_t cap)
     }
 }
 
+int tplan_name_find(const char *name, const char *const *names, int n,
+                    const tplan_alias *aliases, int na)
+{
+    char key[KEY_MAX], k2[KEY_MAX];
+
+    for (int i = 0; i < n; i++)
+        if (strcmp(names[i], name) == 0)
+            return i;
+    tplan_name_key(name, key, sizeof key);
+    if (!key[0])
+        return -1;
+    for (int i = 0; i < n; i++) {
+        tplan_name_key(names[i], k2, sizeof k2);
+        if (strcmp(key, k2) == 0)
+            return i;
+    }
+    for (int a = 0; a < na; a++) {
+        tplan_name_key(aliases[a].alias, k2, sizeof k2);
+        if (strcmp(key, k2) != 0)
+            continue;
+        for (int i = 0; i < n; i++)
+            if (strcmp(names[i], aliases[a].name) == 0)
+                return i;
+    }
+    return -1;
+}
+
 /* Levenshtein distance, capped at KEY_MAX-long keys. */
 static int distance(const char *a, const char *b)
 {

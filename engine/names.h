@@ -15,6 +15,16 @@
  * least cap bytes; longer keys are cut (names are short). */
 void tplan_name_key(const char *name, char *out, size_t cap);
 
+/* Another name an entry goes by. */
+typedef struct tplan_alias {
+    const char *alias, *name;
+} tplan_alias;
+
+/* The index in names[] of the entry name denotes: an exact name, else one
+ * with the same key, else an alias with the same key; -1: none. */
+int tplan_name_find(const char *name, const char *const *names, int n,
+                    const tplan_alias *aliases, int na);
+
 /* Up to max candidates closest to name (edit distance between keys, or
  * the key contained in theirs), best first, into out; returns how many. */
 int tplan_name_suggest(const char *name, const char *const *cands, int n,
