@@ -29,7 +29,7 @@ typedef struct hf_type {
     tplan_norm norm;
     tplan_pos pos;
     bool def_tied;    /* tie_word_embeddings when absent */
-    bool always_tied; /* the model ties whatever the flag (Gemma) */
+    bool always_tied; /* ties whatever the flag (none of the types now) */
     bool bias;        /* every linear carries a bias */
     bool qkv_bias;    /* q, k and v carry biases (Qwen2) */
     bool qk_norm;     /* per-head q and k RMSNorms (Qwen3, Gemma 3) */
@@ -63,22 +63,22 @@ static const hf_type types[] = {
      "intermediate_size", "max_position_embeddings", 128, 32768,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
      false, false, false, false, true, 2, false, true},
-    /* GemmaConfig: head_dim 256, 8192 positions, tied (GemmaForCausalLM
-     * ties lm_head), GeGLU */
+    /* GemmaConfig: head_dim 256, 8192 positions, tie_word_embeddings
+     * True by default, GeGLU */
     {"gemma", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 256, 8192,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     true, true, false, false, false, 2, false, false},
+     true, false, false, false, false, 2, false, false},
     /* Gemma2Config: as Gemma with pre- and post-norms (4 per block) */
     {"gemma2", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 256, 8192,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     true, true, false, false, false, 4, false, false},
+     true, false, false, false, false, 4, false, false},
     /* Gemma3TextConfig: as Gemma 2 plus q and k norms, 131072 positions */
     {"gemma3_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 256, 131072,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     true, true, false, false, true, 4, false, false},
+     true, false, false, false, true, 4, false, false},
     /* Phi3Config: fused qkv_proj and gate_up_proj (the same parameters as
      * separate ones), 4096 positions, untied */
     {"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads",
