@@ -15,6 +15,8 @@
 #include "model.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
+/* room for the built-in catalogs (21 GPUs, 36 models today) */
+enum { CATALOG_MAX = 256 };
 
 typedef struct list_opts {
     int json;           /* --json */
@@ -98,12 +100,50 @@ static void print_names(const list_opts *o, const char *const *names, int n)
         puts(names[i]);
 }
 
+static const char *gpu_name_at(int i)
+{
+    return tplan_gpu_at(i)->name;
+}
+
+static const char *model_name_at(int i)
+{
+    return tplan_model_preset_at(i)->name;
+}
+
+/* The catalog entries the filter keeps, as indices and names (room for
+ * CATALOG_MAX); resolved is the entry the filter names, if any. Returns
+ * how many, or -(exit status) after printing the error; with --names it
+ * prints them and returns 0. */
+static int select_entries(const list_opts *o, const char *what,
+                          const char *cmd, int count,
+                          const char *(*name_at)(int), const char *resolved,
+                          int *idx, const char **names)
+{
+    int n = 0;
+
+    if (count > CATALOG_MAX)
+        return -usage_error("the %s catalog has more than %d entries",
+                            what, CATALOG_MAX);
+    for (int i = 0; i < count; i++)
+        if (kept(o, name_at(i), resolved)) {
+            idx[n] = i;
+            names[n++] = name_at(i);
+        }
+    if (n == 0)
+        return -usage_error("no %s matches %s; `tplan %s` lists them all",
+                            what, o->filter, cmd);
+    if (o->names) {
+        print_names(o, names, n);
+        return 0;
+    }
+    return n;
+}
+
 int cmd_gpus(int argc, char **argv)
 {
     list_opts o;
-    int rc = list_args(argc, argv, "gpus", &o), n = 0;
-    const char *names[256], *resolved = NULL;
-    const tplan_gpu *keep[256];
+    int rc = list_args(argc, argv, "gpus", &o), n, idx[CATALOG_MAX];
+    const char *names[CATALOG_MAX], *resolved = NULL;
     tplan_gpu found;
     bool json = o.json;
 
@@ -111,26 +151,17 @@ int cmd_gpus(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     if (o.filter && tplan_gpu_lookup(o.filter, &found, NULL) == TPLAN_OK)
         resolved = found.name;
-    for (int i = 0; i < tplan_gpu_count() && n < 256; i++)
-        if (kept(&o, tplan_gpu_at(i)->name, resolved)) {
-            keep[n] = tplan_gpu_at(i);
-            names[n] = keep[n]->name;
-            n++;
-        }
-    if (n == 0)
-        return usage_error("no GPU matches %s; `tplan gpus` lists them all",
-                           o.filter);
-    if (o.names) {
-        print_names(&o, names, n);
-        return 0;
-    }
+    n = select_entries(&o, "GPU", "gpus", tplan_gpu_count(), gpu_name_at,
+                       resolved, idx, names);
+    if (n <= 0)
+        return -n;
     if (json) {
         json_w w;
 
         json_init(&w, stdout);
         json_arr_begin(&w, NULL);
         for (int i = 0; i < n; i++) {
-            const tplan_gpu *g = keep[i];
+            const tplan_gpu *g = tplan_gpu_at(idx[i]);
 
             json_obj_begin(&w, NULL);
             json_str(&w, "name", g->name);
@@ -159,7 +190,7 @@ int cmd_gpus(int argc, char **argv)
            "TB/s", "bf16 TF", "fp8 TF", "fp32 TF", "link", "TDP W", "$/h",
            "price source");
     for (int i = 0; i < n; i++) {
-        const tplan_gpu *g = keep[i];
+        const tplan_gpu *g = tplan_gpu_at(idx[i]);
 
         printf("%-11s %8.2f %7.2f %8.1f %8.1f %8.1f %5.0fGB %6.0f %6.2f  "
                "%s\n",
@@ -177,9 +208,8 @@ int cmd_gpus(int argc, char **argv)
 int cmd_models(int argc, char **argv)
 {
     list_opts o;
-    int rc = list_args(argc, argv, "models", &o), n = 0;
-    const char *names[256], *resolved = NULL;
-    const tplan_model *keep[256];
+    int rc = list_args(argc, argv, "models", &o), n, idx[CATALOG_MAX];
+    const char *names[CATALOG_MAX], *resolved = NULL;
     tplan_model found;
     bool json = o.json;
     json_w w;
@@ -188,20 +218,10 @@ int cmd_models(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     if (o.filter && tplan_model_preset(o.filter, &found, NULL) == TPLAN_OK)
         resolved = found.name;
-    for (int i = 0; i < tplan_model_preset_count() && n < 256; i++)
-        if (kept(&o, tplan_model_preset_at(i)->name, resolved)) {
-            keep[n] = tplan_model_preset_at(i);
-            names[n] = keep[n]->name;
-            n++;
-        }
-    if (n == 0)
-        return usage_error("no model matches %s; `tplan models` lists them "
-                           "all",
-                           o.filter);
-    if (o.names) {
-        print_names(&o, names, n);
-        return 0;
-    }
+    n = select_entries(&o, "model", "models", tplan_model_preset_count(),
+                       model_name_at, resolved, idx, names);
+    if (n <= 0)
+        return -n;
     if (json) {
         json_init(&w, stdout);
         json_arr_begin(&w, NULL);
@@ -211,7 +231,7 @@ int cmd_models(int argc, char **argv)
                "mlp", "norm", "source");
     }
     for (int i = 0; i < n; i++) {
-        const tplan_model *m = keep[i];
+        const tplan_model *m = tplan_model_preset_at(idx[i]);
         tplan_param_count pc;
 
         tplan_model_params(m, &pc);

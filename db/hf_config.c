@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* config.json files are a few KB; anything far larger is not one */
 #define MAX_CONFIG_BYTES (4 << 20)
@@ -29,7 +30,6 @@ typedef struct hf_type {
     tplan_norm norm;
     tplan_pos pos;
     bool def_tied;    /* tie_word_embeddings when absent */
-    bool always_tied; /* ties whatever the flag (none of the types now) */
     bool bias;        /* every linear carries a bias */
     bool qkv_bias;    /* q, k and v carry biases (Qwen2) */
     bool qk_norm;     /* per-head q and k RMSNorms (Qwen3, Gemma 3) */
@@ -45,63 +45,63 @@ static const hf_type types[] = {
     {"llama", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 0, 2048,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     false, false, false, false, false, 2, false, true},
+     false, false, false, false, 2, false, true},
     /* MistralConfig: as Llama, 4096 * 32 positions, no biases */
     {"mistral", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 0, 131072,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     false, false, false, false, false, 2, false, false},
+     false, false, false, false, 2, false, false},
     /* Qwen2Config: 32768 positions, untied; Qwen2Attention: q, k, v
      * biases, o without */
     {"qwen2", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 0, 32768,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     false, false, false, true, false, 2, false, false},
+     false, false, true, false, 2, false, false},
     /* Qwen3Config: head_dim 128, 32768 positions, untied, attention_bias
      * False; Qwen3Attention: q_norm, k_norm over head_dim */
     {"qwen3", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 128, 32768,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     false, false, false, false, true, 2, false, true},
+     false, false, false, true, 2, false, true},
     /* GemmaConfig: head_dim 256, 8192 positions, tie_word_embeddings
      * True by default, GeGLU */
     {"gemma", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 256, 8192,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     true, false, false, false, false, 2, false, false},
+     true, false, false, false, 2, false, false},
     /* Gemma2Config: as Gemma with pre- and post-norms (4 per block) */
     {"gemma2", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 256, 8192,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     true, false, false, false, false, 4, false, false},
+     true, false, false, false, 4, false, false},
     /* Gemma3TextConfig: as Gemma 2 plus q and k norms, 131072 positions */
     {"gemma3_text", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 256, 131072,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     true, false, false, false, true, 4, false, false},
+     true, false, false, true, 4, false, false},
     /* Phi3Config: fused qkv_proj and gate_up_proj (the same parameters as
      * separate ones), 4096 positions, untied */
     {"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 0, 4096,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
-     false, false, false, false, false, 2, false, false},
+     false, false, false, false, 2, false, false},
     /* GPT2Config: n_embd, n_layer, n_head, n_inner (None = 4h),
      * n_positions 1024; biases, tied, learned positions */
     {"gpt2", "n_embd", "n_layer", "n_head", "n_inner", "n_positions", 0, 1024,
      TPLAN_ARCH_DECODER, TPLAN_MLP_GELU, TPLAN_NORM_LAYERNORM,
-     TPLAN_POS_LEARNED, true, false, true, false, false, 2, true, false},
+     TPLAN_POS_LEARNED, true, true, false, false, 2, true, false},
     /* GPTNeoXConfig: rotary, LayerNorm, biased query_key_value, dense and
      * MLP, untied embed_out, 2048 positions */
     {"gpt_neox", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 0, 2048,
      TPLAN_ARCH_DECODER, TPLAN_MLP_GELU, TPLAN_NORM_LAYERNORM, TPLAN_POS_ROTARY,
-     false, false, true, false, false, 2, false, false},
+     false, true, false, false, 2, false, false},
     /* BertConfig: 512 positions, type_vocab_size 2; counted as
      * BertForPreTraining, as the bert presets */
     {"bert", "hidden_size", "num_hidden_layers", "num_attention_heads",
      "intermediate_size", "max_position_embeddings", 0, 512,
      TPLAN_ARCH_ENCODER, TPLAN_MLP_GELU, TPLAN_NORM_LAYERNORM,
-     TPLAN_POS_LEARNED, true, true, true, false, false, 2, false, false},
+     TPLAN_POS_LEARNED, true, true, false, false, 2, false, false},
 };
 /* clang-format on */
 
@@ -234,7 +234,7 @@ static int read_shape(const reader *r, const hf_type *t, tplan_model *m)
     m->kv_heads = kv ? kv : m->heads;
     /* head_dim only when it differs from h/a: the same model either way */
     m->head_dim = hd && hd * m->heads != m->hidden ? hd : 0;
-    m->tied = t->always_tied || tied;
+    m->tied = tied;
     if (t->pos == TPLAN_POS_LEARNED)
         m->max_seq = pos;
     else
@@ -298,6 +298,7 @@ int tplan_hf_config_load(const char *path, tplan_model *out, tplan_err *err)
     char *buf;
     size_t n;
     long size;
+    struct stat st;
     FILE *f = fopen(path, "rb");
     int rc;
 
@@ -305,14 +306,15 @@ int tplan_hf_config_load(const char *path, tplan_model *out, tplan_err *err)
         return tplan_err_set(err, TPLAN_EIO, "model_config",
                              "model_config: %.200s: %s", path,
                              strerror(errno));
-    if (fseek(f, 0, SEEK_END) != 0 || (size = ftell(f)) < 0 ||
-        fseek(f, 0, SEEK_SET) != 0 || size > MAX_CONFIG_BYTES) {
+    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_size > MAX_CONFIG_BYTES) {
         fclose(f);
         return tplan_err_set(err, TPLAN_EINVAL, "model_config",
                              "model_config: %.200s: not a regular file of "
                              "at most %d bytes",
                              path, MAX_CONFIG_BYTES);
     }
+    size = (long)st.st_size;
     buf = malloc((size_t)size + 1);
     if (!buf) {
         fclose(f);

@@ -265,28 +265,20 @@ enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
 int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
 {
     const char *names[GPU_COUNT];
-    char hint[160];
     tplan_host h;
     int i;
 
     for (i = 0; i < GPU_COUNT; i++)
         names[i] = gpus[i].name;
-    i = tplan_name_find(name, names, GPU_COUNT, aliases, ALIAS_COUNT);
-    if (i >= 0) {
-        *out = gpus[i];
-        tplan_gpu_host(out, &h);
-        out->host_bytes_per_gpu = h.memory_bytes_per_gpu;
-        out->pcie_bytes_per_s = h.pcie_bytes_per_s;
-        return TPLAN_OK;
-    }
-    tplan_name_hint(name, names, GPU_COUNT, hint, sizeof hint);
-    if (hint[0])
-        return tplan_err_set(err, TPLAN_ENOTFOUND, "gpu",
-                             "unknown GPU (gpu=%.64s): %s (`tplan gpus` "
-                             "lists all)",
-                             name, hint);
-    return tplan_err_set(err, TPLAN_ENOTFOUND, "gpu",
-                         "unknown GPU (gpu=%.64s); see `tplan gpus`", name);
+    i = tplan_name_lookup(name, names, GPU_COUNT, aliases, ALIAS_COUNT, "gpu",
+                          "GPU", "gpus", err);
+    if (i < 0)
+        return TPLAN_ENOTFOUND;
+    *out = gpus[i];
+    tplan_gpu_host(out, &h);
+    out->host_bytes_per_gpu = h.memory_bytes_per_gpu;
+    out->pcie_bytes_per_s = h.pcie_bytes_per_s;
+    return TPLAN_OK;
 }
 
 int tplan_gpu_validate(const tplan_gpu *g, tplan_err *err)

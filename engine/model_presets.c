@@ -232,23 +232,14 @@ enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
 int tplan_model_preset(const char *name, tplan_model *out, tplan_err *err)
 {
     const char *names[PRESET_COUNT];
-    char hint[160];
     int i;
 
     for (i = 0; i < PRESET_COUNT; i++)
         names[i] = presets[i].name;
-    i = tplan_name_find(name, names, PRESET_COUNT, aliases, ALIAS_COUNT);
-    if (i >= 0) {
-        *out = presets[i];
-        return TPLAN_OK;
-    }
-    tplan_name_hint(name, names, PRESET_COUNT, hint, sizeof hint);
-    if (hint[0])
-        return tplan_err_set(err, TPLAN_ENOTFOUND, "model",
-                             "unknown model preset (model=%.64s): %s "
-                             "(`tplan models` lists all)",
-                             name, hint);
-    return tplan_err_set(
-        err, TPLAN_ENOTFOUND, "model",
-        "unknown model preset (model=%.64s); see `tplan models`", name);
+    i = tplan_name_lookup(name, names, PRESET_COUNT, aliases, ALIAS_COUNT,
+                          "model", "model preset", "models", err);
+    if (i < 0)
+        return TPLAN_ENOTFOUND;
+    *out = presets[i];
+    return TPLAN_OK;
 }

@@ -68,8 +68,8 @@ void tplan_name_key(const char *name, char *out, size_t cap)
     }
 }
 
-int tplan_name_find(const char *name, const char *const *names, int n,
-                    const tplan_alias *aliases, int na)
+static int find(const char *name, const char *const *names, int n,
+                const tplan_alias *aliases, int na)
 {
     char key[KEY_MAX], k2[KEY_MAX];
 
@@ -163,15 +163,16 @@ int tplan_name_suggest(const char *name, const char *const *cands, int n,
     return found;
 }
 
-void tplan_name_hint(const char *name, const char *const *cands, int n,
-                     char *buf, size_t cap)
+/* "did you mean a, b or c?" for the closest candidates (empty: none). */
+static void hint(const char *name, const char *const *cands, int n,
+                 char *buf, size_t cap)
 {
     const char *best[3];
     int k = tplan_name_suggest(name, cands, n, best, 3);
     size_t used;
 
     buf[0] = '\0';
-    if (k == 0 || cap == 0)
+    if (k == 0)
         return;
     snprintf(buf, cap, "did you mean %s", best[0]);
     for (int i = 1; i < k; i++) {
@@ -181,4 +182,25 @@ void tplan_name_hint(const char *name, const char *const *cands, int n,
     }
     used = strlen(buf);
     snprintf(buf + used, cap - used, "?");
+}
+
+int tplan_name_lookup(const char *name, const char *const *names, int n,
+                      const tplan_alias *aliases, int na, const char *field,
+                      const char *what, const char *list_cmd, tplan_err *err)
+{
+    char h[160];
+    int i = find(name, names, n, aliases, na);
+
+    if (i >= 0)
+        return i;
+    hint(name, names, n, h, sizeof h);
+    if (h[0])
+        tplan_err_set(err, TPLAN_ENOTFOUND, field,
+                      "unknown %s (%s=%.64s): %s (`tplan %s` lists all)", what,
+                      field, name, h, list_cmd);
+    else
+        tplan_err_set(err, TPLAN_ENOTFOUND, field,
+                      "unknown %s (%s=%.64s); see `tplan %s`", what, field,
+                      name, list_cmd);
+    return -1;
 }

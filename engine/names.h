@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "err.h"
+
 /* The comparison key of a name: the part after the last '/' (a Hugging
  * Face organisation), without trailing variant words (-instruct, -chat,
  * -it, -hf, -uncased, -cased, -vN[.M]), lowercase, without spaces,
@@ -21,18 +23,18 @@ typedef struct tplan_alias {
 } tplan_alias;
 
 /* The index in names[] of the entry name denotes: an exact name, else one
- * with the same key, else an alias with the same key; -1: none. */
-int tplan_name_find(const char *name, const char *const *names, int n,
-                    const tplan_alias *aliases, int na);
+ * with the same key, else an alias with the same key. None: -1 and *err
+ * says so, naming field, with "did you mean" and the closest names when
+ * some are close ("unknown GPU (gpu=h900): did you mean h200? (`tplan
+ * gpus` lists all)"); what is "GPU", list_cmd "gpus". */
+int tplan_name_lookup(const char *name, const char *const *names, int n,
+                      const tplan_alias *aliases, int na, const char *field,
+                      const char *what, const char *list_cmd,
+                      tplan_err *err);
 
 /* Up to max candidates closest to name (edit distance between keys, or
  * the key contained in theirs), best first, into out; returns how many. */
 int tplan_name_suggest(const char *name, const char *const *cands, int n,
                        const char **out, int max);
-
-/* "did you mean a, b or c?" for the candidates (empty when none) into
- * buf of cap bytes. */
-void tplan_name_hint(const char *name, const char *const *cands, int n,
-                     char *buf, size_t cap);
 
 #endif

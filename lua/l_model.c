@@ -229,7 +229,8 @@ enum {
 };
 
 /* Every field a model was made with reads back (the preset's name for
- * "preset"), and "arch". */
+ * "preset"), and "arch"; "config" is read once, at construction, and
+ * reads back nil (the model holds the shape, not the file's path). */
 static int model_index(lua_State *L)
 {
     const tplan_model *m = luaL_checkudata(L, 1, TPLAN_MODEL_MT);

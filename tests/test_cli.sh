@@ -204,6 +204,11 @@ printf '{"model_type": "llama",\n "hidden_size": 64,,}' >"$tmp/bad.json"
 expect_error 2 "tplan: model_config: $tmp/bad.json:2:20: string or '}' expected near ','" calc --model-config "$tmp/bad.json"
 echo '{"model_type": "llama", "model_type": "gpt2"}' >"$tmp/dup.json"
 expect_error 2 "tplan: model_config: $tmp/dup.json:1:36: duplicate object key near '\"model_type\"'" calc --model-config "$tmp/dup.json"
+printf 'name,config,layers\nq3half,%s,18\n' "$dir/data/hf/qwen3-8b.json" >"$tmp/hfmodels.csv"
+# Qwen3-8B cut to 18 layers: 18 x 192,946,432 + 4096 + 2 x 151936 x 4096
+jq_is "a model CSV's config column, its other columns overriding it" '.model.name == "q3half" and .model.params == 4717699584' calc --model-file "$tmp/hfmodels.csv" --model q3half
+expect_error 2 "tplan: model_config: $tmp: not a regular file of at most 4194304 bytes" calc --model-config "$tmp"
+expect_error 2 "tplan: model_config: /dev/zero: not a regular file of at most 4194304 bytes" calc --model-config /dev/zero
 expect_error 2 "tplan: give one of --model-config, --model and --params (model-config=$dir/data/hf/gpt2.json)" calc --model gpt2 --model-config "$dir/data/hf/gpt2.json"
 jq_is "Gemma 2 9B by hand: --head-dim and --block-norms" '.model.params == 9241705984' calc --layers 42 --hidden 3584 --heads 16 --kv-heads 8 --head-dim 256 --block-norms 4 --ffn 14336 --vocab 256000 --mlp swiglu --norm rmsnorm --pos rotary --tied --no-bias --seq 4096
 jq_is "Qwen2.5 7B by hand: --qkv-bias" '.model.params == 7615616512' calc --layers 28 --hidden 3584 --heads 28 --kv-heads 4 --ffn 18944 --vocab 152064 --mlp swiglu --norm rmsnorm --pos rotary --untied --no-bias --qkv-bias --seq 4096
