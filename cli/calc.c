@@ -75,6 +75,11 @@ static void print_json_perf(json_w *w, const tplan_plan *p)
     json_num(w, "bubble_fraction", f->bubble_fraction);
     json_num(w, "compute_fraction", f->compute_fraction);
     json_num(w, "stage_imbalance", f->stage_imbalance);
+    json_num(w, "ep_comm_s", f->ep_comm_s);
+    json_num(w, "ep_exposed_s", f->ep_exposed_s);
+    json_num(w, "moe_wait_s", f->moe_wait_s);
+    json_num(w, "cp_comm_s", f->cp_comm_s);
+    json_num(w, "cp_exposed_s", f->cp_exposed_s);
     json_obj_end(w);
 run:
     json_obj_begin(w, "run");
@@ -266,6 +271,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_str(&w, "name", c->model.name);
     json_int(&w, "params", p->params);
     json_int(&w, "trainable_params", p->trainable_params);
+    json_int(&w, "active_params", p->active_params);
     json_obj_end(&w);
     json_obj_begin(&w, "parallel");
     json_str(&w, "gpu", c->gpu.name);
@@ -273,6 +279,8 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_int(&w, "tp", c->tp);
     json_int(&w, "pp", c->pp);
     json_int(&w, "dp", p->dp);
+    json_int(&w, "cp", c->cp);
+    json_int(&w, "ep", c->ep);
     json_int(&w, "vpp", c->vpp);
     json_bool(&w, "sp", c->sp);
     json_int(&w, "zero", c->zero);
@@ -410,8 +418,22 @@ static void print_time(const tplan_plan *p)
              f->dp_comm_s,
              f->dp_comm_s > 0 ? f->dp_exposed_s / f->dp_comm_s * 100.0 : 0.0,
              f->dp_inter_node ? "across nodes" : "inside a node");
-    if (p->dp > 1)
+    if (p->dp * c->cp > 1)
         trow("dp exposed", f->dp_exposed_s, note);
+    if (c->ep > 1) {
+        snprintf(note, sizeof note, "all-to-all, of %.4f s, %s",
+                 f->ep_comm_s, f->ep_inter_node ? "across nodes"
+                                                : "inside a node");
+        trow("ep exposed", f->ep_exposed_s, note);
+        if (f->moe_wait_s > 0)
+            trow("  of compute", f->moe_wait_s,
+                 "waiting for the busiest expert rank");
+    }
+    if (c->cp > 1) {
+        snprintf(note, sizeof note, "K/V ring, of %.4f s, %s", f->cp_comm_s,
+                 f->cp_inter_node ? "across nodes" : "inside a node");
+        trow("cp exposed", f->cp_exposed_s, note);
+    }
     if (c->offload_optimizer == TPLAN_OFFLOAD_NONE)
         trow("optimizer", f->optimizer_s, "");
     if (f->dequant_s > 0)
@@ -555,9 +577,19 @@ static void print_table(const tplan_plan *p)
     const tplan_memory *m = &p->mem;
     char note[160];
 
-    printf("%s on %lld x %s: tp %lld, pp %lld, dp %lld, zero %d%s\n",
+    printf("%s on %lld x %s: tp %lld, pp %lld, dp %lld, zero %d%s",
            c->model.name, (long long)c->gpus, c->gpu.name, (long long)c->tp,
            (long long)c->pp, (long long)p->dp, c->zero, c->sp ? ", sp" : "");
+    if (c->cp > 1)
+        printf(", cp %lld", (long long)c->cp);
+    if (c->ep > 1)
+        printf(", ep %lld", (long long)c->ep);
+    printf("\n");
+    if (p->active_params != p->params)
+        printf("  mixture of experts: %lld experts, %lld per token; %.3f B "
+               "active parameters per token\n",
+               (long long)c->model.experts, (long long)c->model.top_k,
+               (double)p->active_params / 1e9);
     printf("  %.3f B params (%lld), seq %lld, %s, %s, recompute %s, %s "
            "attention, profile %s\n",
            (double)p->params / 1e9, (long long)p->params, (long long)c->seq,

@@ -10,6 +10,7 @@
 #include "args.h"
 #include "fields.h"
 #include "hf_config.h"
+#include "model_fields.h"
 #include "tplan_lua.h"
 
 /* calc's own options: a model's shape (tplan.model's fields in Lua),
@@ -90,10 +91,13 @@ static const opt_def defs[O_COUNT] = {
 /* The options as given: calc's own by opt_id, plan fields by field id
  * (text as typed; a bool flag without a value reads "true", or "false"
  * for --no-loss-scaling). */
+#define MAX_MODEL_FIELDS 32
+
 typedef struct gathered {
     const char *val[O_COUNT];
     bool set[O_COUNT];
     const char **fval; /* [tplan_field_count()] */
+    const char *mval[MAX_MODEL_FIELDS]; /* model_fields.h, by index */
 } gathered;
 
 /* The field an option names: its calc flag, or its input name with '-'
@@ -171,6 +175,13 @@ void calc_usage(void)
         "      [--tied|--untied] [--bias|--no-bias] [--qkv-bias] "
         "[--max-seq S]\n"
         "      [--head-dim D] [--block-norms 2|4] [--qk-norm]\n"
+        "      [--experts E --top-k K] [--expert-ffn F] [--shared-experts N]\n"
+        "      [--shared-ffn F] [--shared-gate] [--moe-first-dense N] "
+        "[--moe-every N]\n"
+        "      [--kv-lora-rank R --qk-nope-dim D --qk-rope-dim D "
+        "--v-head-dim D]\n"
+        "      [--q-lora-rank R] [--window W] [--global-every N] "
+        "[--softcap]\n"
         "                             a decoder transformer (these also "
         "override a preset)\n"
         "  --gpu NAME                 from `tplan gpus` (default h100-sxm)\n"
@@ -218,9 +229,28 @@ static int gather(int argc, char **argv, gathered *g)
             if (strlen(defs[k].name) == len &&
                 strncmp(name, defs[k].name, len) == 0)
                 id = k;
-        if (id < 0 && (fld = field_option(name, len)) < 0)
-            return usage_error("unknown option --%.*s; see tplan calc --help",
-                               (int)len, name);
+        if (id < 0 && (fld = field_option(name, len)) < 0) {
+            char key[64];
+            int mf;
+
+            snprintf(key, sizeof key, "%.*s", (int)len, name);
+            if ((mf = tplan_model_field_find(key)) < 0 || mf >= MAX_MODEL_FIELDS ||
+                strcmp(tplan_model_field_at(mf)->option, key) != 0)
+                return usage_error("unknown option --%.*s; see tplan calc "
+                                   "--help",
+                                   (int)len, name);
+            if (tplan_model_field_at(mf)->is_bool) {
+                if (eq)
+                    return usage_error("option --%s takes no value (%s)", key,
+                                       a);
+                g->mval[mf] = "1";
+            } else if (eq || i + 1 < argc) {
+                g->mval[mf] = eq ? eq + 1 : argv[++i];
+            } else {
+                return usage_error("option %s needs a value", a);
+            }
+            continue;
+        }
         value = id >= 0 ? defs[id].value
                         : !(tplan_field_at(fld)->flags & TPLAN_FIELD_FLAG);
         if (!value && eq && id >= 0)
@@ -338,6 +368,12 @@ static int build_model(const gathered *g, tplan_model *m)
                 return usage_error("--%s describes a transformer, but --params "
                                    "makes a generic model (params=%s)",
                                    defs[shape[i]].name, g->val[O_PARAMS]);
+        for (int i = 0; i < tplan_model_field_count(); i++)
+            if (g->mval[i])
+                return usage_error("--%s describes a transformer, but --params "
+                                   "makes a generic model (params=%s)",
+                                   tplan_model_field_at(i)->option,
+                                   g->val[O_PARAMS]);
         m->arch = TPLAN_ARCH_GENERIC;
         snprintf(m->name, sizeof m->name, "generic");
         if ((rc = parse_big_count("params", g->val[O_PARAMS], 1,
@@ -410,6 +446,17 @@ static int build_model(const gathered *g, tplan_model *m)
         m->qk_norm = true;
     if ((rc = count_opt(g, O_HEAD_DIM, 1, &m->head_dim)))
         return rc;
+    for (int i = 0; i < tplan_model_field_count(); i++) {
+        const tplan_model_field *f = tplan_model_field_at(i);
+        int64_t mv = 1;
+
+        if (!g->mval[i])
+            continue;
+        if (!f->is_bool && (rc = parse_count(f->option, g->mval[i], 0, &mv)))
+            return rc;
+        if (tplan_model_field_set(m, i, mv, &err))
+            return engine_error(&err);
+    }
     if (g->set[O_BLOCK_NORMS]) {
         const char *bn = g->val[O_BLOCK_NORMS];
 

@@ -12,6 +12,7 @@
 #include "fields.h"
 #include "hardware.h"
 #include "json.h"
+#include "model_fields.h"
 #include "model.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -226,9 +227,9 @@ int cmd_models(int argc, char **argv)
         json_init(&w, stdout);
         json_arr_begin(&w, NULL);
     } else {
-        printf("%-12s %16s %6s %6s %5s %3s %6s %7s %-7s %-9s %s\n", "model",
-               "params", "layers", "hidden", "heads", "kv", "ffn", "vocab",
-               "mlp", "norm", "source");
+        printf("%-16s %16s %16s %6s %6s %5s %3s %6s %7s %-7s %-9s %s\n",
+               "model", "params", "active", "layers", "hidden", "heads", "kv",
+               "ffn", "vocab", "mlp", "norm", "source");
     }
     for (int i = 0; i < n; i++) {
         const tplan_model *m = tplan_model_preset_at(idx[i]);
@@ -240,6 +241,7 @@ int cmd_models(int argc, char **argv)
             json_str(&w, "name", m->name);
             json_str(&w, "arch", tplan_arch_name(m->arch));
             json_int(&w, "params", pc.total);
+            json_int(&w, "active_params", pc.active);
             if (m->arch != TPLAN_ARCH_GENERIC) {
                 json_int(&w, "layers", m->layers);
                 json_int(&w, "hidden", m->hidden);
@@ -257,6 +259,14 @@ int cmd_models(int argc, char **argv)
                 json_int(&w, "head_dim", tplan_model_head_dim(m));
                 json_int(&w, "block_norms", tplan_model_block_norms(m));
                 json_bool(&w, "qk_norm", m->qk_norm);
+                for (int k = 0; k < tplan_model_field_count(); k++) {
+                    const tplan_model_field *f = tplan_model_field_at(k);
+
+                    if (f->is_bool)
+                        json_bool(&w, f->name, tplan_model_field_get(m, k));
+                    else
+                        json_int(&w, f->name, tplan_model_field_get(m, k));
+                }
             } else {
                 json_num(&w, "act_bytes_per_sample", m->generic_act_bytes_fp32);
             }
@@ -264,13 +274,16 @@ int cmd_models(int argc, char **argv)
             json_str(&w, "source", m->source ? m->source : "");
             json_obj_end(&w);
         } else if (m->arch == TPLAN_ARCH_GENERIC) {
-            printf("%-12s %16lld %6s %6s %5s %3s %6s %7s %-7s %-9s %s\n",
-                   m->name, (long long)pc.total, "-", "-", "-", "-", "-", "-",
-                   "generic", "-", m->source ? m->source : "");
+            printf("%-16s %16lld %16lld %6s %6s %5s %3s %6s %7s %-7s %-9s "
+                   "%s\n",
+                   m->name, (long long)pc.total, (long long)pc.active, "-",
+                   "-", "-", "-", "-", "-", "generic", "-",
+                   m->source ? m->source : "");
         } else {
-            printf("%-12s %16lld %6lld %6lld %5lld %3lld %6lld %7lld %-7s "
-                   "%-9s %s\n",
-                   m->name, (long long)pc.total, (long long)m->layers,
+            printf("%-16s %16lld %16lld %6lld %6lld %5lld %3lld %6lld %7lld "
+                   "%-7s %-9s %s\n",
+                   m->name, (long long)pc.total, (long long)pc.active,
+                   (long long)m->layers,
                    (long long)m->hidden, (long long)m->heads,
                    (long long)m->kv_heads, (long long)m->ffn,
                    (long long)m->vocab, tplan_mlp_name(m->mlp),

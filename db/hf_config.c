@@ -79,6 +79,35 @@ static const hf_type types[] = {
      "intermediate_size", "max_position_embeddings", 256, 131072,
      TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
      true, false, false, true, 4, false, false},
+    /* MixtralConfig: MistralConfig's shape, 4096 * 32 positions, untied,
+     * every layer a mixture of experts of intermediate_size (read_moe) */
+    {"mixtral", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 131072,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, false, false, 2, false, false},
+    /* Qwen2MoeConfig: Qwen2's attention (q, k, v biases), 32768
+     * positions; experts, a gated shared expert (read_moe) */
+    {"qwen2_moe", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 32768,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, true, false, 2, false, false},
+    /* Qwen3MoeConfig: Qwen3's attention (q and k norms) but no head_dim
+     * field: absent means h/a (Qwen3Attention's getattr); 32768 positions */
+    {"qwen3_moe", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 32768,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, false, true, 2, false, false},
+    /* DeepseekV2Config / DeepseekV3Config: latent attention, dense first
+     * layers, shared and routed experts (read_moe, read_mla); untied;
+     * 2048 and 4096 positions by default */
+    {"deepseek_v2", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 2048,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, false, false, 2, false, false},
+    {"deepseek_v3", "hidden_size", "num_hidden_layers", "num_attention_heads",
+     "intermediate_size", "max_position_embeddings", 0, 4096,
+     TPLAN_ARCH_DECODER, TPLAN_MLP_SWIGLU, TPLAN_NORM_RMSNORM, TPLAN_POS_ROTARY,
+     false, false, false, false, 2, false, false},
     /* Phi3Config: fused qkv_proj and gate_up_proj (the same parameters as
      * separate ones), 4096 positions, untied */
     {"phi3", "hidden_size", "num_hidden_layers", "num_attention_heads",
@@ -107,16 +136,16 @@ static const hf_type types[] = {
 
 enum { TYPE_COUNT = sizeof types / sizeof types[0] };
 
-/* model types known to be mixtures of experts or latent attention */
+/* model types known to be mixtures of experts we do not read yet */
 static const char *const moe_types[] = {
-    "mixtral",   "qwen2_moe",   "qwen3_moe", "deepseek_v2", "deepseek_v3",
     "llama4",    "gpt_oss",     "olmoe",     "dbrx",        "jamba",
     "phimoe",    "granitemoe",  "jetmoe",    "deepseek_v32"};
 
 const char *tplan_hf_config_types(void)
 {
-    return "llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3 (text), "
-           "gemma3_text, phi3, gpt2, gpt_neox, bert";
+    return "llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, "
+           "gemma, gemma2, gemma3 (text), gemma3_text, phi3, deepseek_v2, "
+           "deepseek_v3, gpt2, gpt_neox, bert";
 }
 
 typedef struct reader {
@@ -192,6 +221,189 @@ static int get_bool(const reader *r, const char *key, bool def, bool *out)
     if (!json_is_boolean(v))
         return fail(r, key, "must be true or false");
     *out = json_is_true(v);
+    return TPLAN_OK;
+}
+
+/* A count that may be 0: present and in [0, max], or absent/null = def. */
+static int get_count(const reader *r, const char *key, int64_t def,
+                     int64_t max, int64_t *out)
+{
+    json_t *v = json_object_get(r->obj, key);
+
+    if (!v || json_is_null(v)) {
+        *out = def;
+        return TPLAN_OK;
+    }
+    if (!json_is_integer(v))
+        return tplan_err_set(r->err, TPLAN_EINVAL, "model_config",
+                             "model_config: %.200s: %s must be an integer "
+                             "(got %s)",
+                             r->path, key, type_name(v));
+    if (json_integer_value(v) < 0 || json_integer_value(v) > max)
+        return tplan_err_set(r->err, TPLAN_EINVAL, "model_config",
+                             "model_config: %.200s: %s must be in [0, %lld] "
+                             "(%s=%lld)",
+                             r->path, key, (long long)max, key,
+                             (long long)json_integer_value(v));
+    *out = json_integer_value(v);
+    return TPLAN_OK;
+}
+
+/* A field that must be absent, null, empty or equal to `want` (what we
+ * model); anything else is named. */
+static int need_plain(const reader *r, const char *key, int64_t want,
+                      const char *why)
+{
+    json_t *v = json_object_get(r->obj, key);
+
+    if (!v || json_is_null(v) || (json_is_array(v) && !json_array_size(v)) ||
+        (json_is_integer(v) && json_integer_value(v) == want) ||
+        (json_is_false(v) && want == 0))
+        return TPLAN_OK;
+    return fail(r, key, why);
+}
+
+/* Mixture-of-experts fields (transformers' configuration_<type>.py and
+ * modeling_<type>.py; docs/MODEL.md section 1.8). */
+static int read_moe(const reader *r, const char *mt, tplan_model *m)
+{
+    bool deepseek = strncmp(mt, "deepseek_", 9) == 0;
+    bool qwen = strcmp(mt, "qwen2_moe") == 0 || strcmp(mt, "qwen3_moe") == 0;
+    bool v3;
+    int64_t shared = 0, step = 1, n_shared = 0;
+    int rc;
+
+    if (strcmp(mt, "mixtral") == 0) {
+        /* MixtralConfig: num_local_experts 8, num_experts_per_tok 2; the
+         * experts are intermediate_size wide */
+        return (rc = get_int(r, "num_local_experts", 8, 100000,
+                             &m->experts)) ||
+                       (rc = get_int(r, "num_experts_per_tok", 2, 100000,
+                                     &m->top_k))
+                   ? rc
+                   : TPLAN_OK;
+    }
+    if (qwen) {
+        /* Qwen2MoeConfig: 60 experts, top 4, experts 1408 wide, a shared
+         * expert of 5632 behind a sigmoid gate; Qwen3MoeConfig: 128, top
+         * 8, 768, no shared expert. A layer is MoE when (i + 1) %
+         * decoder_sparse_step == 0 and i is not in mlp_only_layers. */
+        bool q2 = strcmp(mt, "qwen2_moe") == 0;
+
+        if ((rc = get_int(r, "num_experts", q2 ? 60 : 128, 100000,
+                          &m->experts)) ||
+            (rc = get_int(r, "num_experts_per_tok", q2 ? 4 : 8, 100000,
+                          &m->top_k)) ||
+            (rc = get_int(r, "moe_intermediate_size", q2 ? 1408 : 768,
+                          10000000, &m->expert_ffn)) ||
+            (rc = get_int(r, "decoder_sparse_step", 1, 100000, &step)) ||
+            (rc = need_plain(r, "mlp_only_layers", 0,
+                             "lists dense layers: not modelled (give "
+                             "--moe-every or --moe-first-dense instead)")))
+            return rc;
+        m->moe_every = step > 1 ? step : 0;
+        if (q2) {
+            if ((rc = get_count(r, "shared_expert_intermediate_size", 5632,
+                                10000000, &shared)))
+                return rc;
+            m->shared_experts = shared > 0 ? 1 : 0;
+            m->shared_ffn = shared;
+            m->shared_gate = shared > 0;
+        }
+        return TPLAN_OK;
+    }
+    if (!deepseek)
+        return TPLAN_OK;
+    v3 = strcmp(mt, "deepseek_v3") == 0;
+    /* DeepseekV2Config: 64 routed of 1407 (moe_intermediate_size), 2
+     * shared, first_k_dense_replace 0; DeepseekV3Config: 256 of 2048, 1
+     * shared, 3 dense layers. transformers makes layer i MoE when i >=
+     * first_k_dense_replace (DeepSeek's code also asks i % moe_layer_freq
+     * == 0: every released config has 1). The shared experts are one MLP
+     * n_shared_experts * moe_intermediate_size wide. */
+
+    if ((rc = get_int(r, "n_routed_experts", v3 ? 256 : 64, 100000,
+                      &m->experts)) ||
+        (rc = get_int(r, "num_experts_per_tok", v3 ? 8 : -1, 100000,
+                      &m->top_k)) ||
+        (rc = get_int(r, "moe_intermediate_size", v3 ? 2048 : 1407, 10000000,
+                      &m->expert_ffn)) ||
+        (rc = get_count(r, "n_shared_experts", v3 ? 1 : 2, 1000, &n_shared)) ||
+        (rc = get_count(r, "first_k_dense_replace", v3 ? 3 : 0, 100000,
+                        &m->moe_first_dense)) ||
+        (rc = need_plain(r, "moe_layer_freq", 1,
+                         "other than 1 is not modelled")))
+        return rc;
+    m->shared_experts = n_shared > 0 ? 1 : 0;
+    m->shared_ffn = n_shared * m->expert_ffn;
+    return TPLAN_OK;
+}
+
+/* DeepSeek's latent attention (DeepseekV2Attention): q_lora_rank null
+ * means a full q projection (V2-Lite); the key-value heads are the query
+ * heads (num_key_value_heads plays no part in the shapes). */
+static int read_mla(const reader *r, const char *mt, tplan_model *m)
+{
+    int rc;
+
+    if (strncmp(mt, "deepseek_", 9) != 0)
+        return TPLAN_OK;
+    if ((rc = get_count(r, "q_lora_rank", 1536, 1000000, &m->q_lora_rank)) ||
+        (rc = get_int(r, "kv_lora_rank", 512, 1000000, &m->kv_lora_rank)) ||
+        (rc = get_int(r, "qk_rope_head_dim", 64, 100000, &m->qk_rope_dim)) ||
+        (rc = get_int(r, "qk_nope_head_dim", 128, 100000, &m->qk_nope_dim)) ||
+        (rc = get_int(r, "v_head_dim", 128, 100000, &m->v_head_dim)) ||
+        (rc = need_plain(r, "attention_bias", 0,
+                         "true is not modelled with latent attention")))
+        return rc;
+    /* an explicit null q_lora_rank is V2-Lite's full projection */
+    if (json_is_null(json_object_get(r->obj, "q_lora_rank")))
+        m->q_lora_rank = 0;
+    m->kv_heads = m->heads;
+    m->head_dim = 0;
+    return TPLAN_OK;
+}
+
+/* Sliding windows and soft-capping: Mistral's sliding_window (default
+ * 4096, null for none), Mixtral's (default null), Gemma 2's (4096 on every
+ * other layer, attn_logit_softcapping 50) and Gemma 3's (sliding_window
+ * with one global layer in sliding_window_pattern, default 6). Qwen's
+ * use_sliding_window is off in every released config. */
+static int read_window(const reader *r, const char *mt, tplan_model *m)
+{
+    json_t *cap = json_object_get(r->obj, "attn_logit_softcapping");
+    int64_t def = 0, pattern = 0;
+    bool use = false;
+    int rc;
+
+    if (strcmp(mt, "mistral") == 0 || strcmp(mt, "gemma2") == 0 ||
+        strcmp(mt, "gemma3_text") == 0)
+        def = 4096;
+    if (strncmp(mt, "qwen", 4) == 0) {
+        if ((rc = get_bool(r, "use_sliding_window", false, &use)))
+            return rc;
+        if (use)
+            return fail(r, "use_sliding_window",
+                        "true is not modelled (Qwen's window layers)");
+        return TPLAN_OK;
+    }
+    if (def == 0 && strcmp(mt, "mixtral") != 0)
+        return TPLAN_OK;
+    if ((rc = get_count(r, "sliding_window", def, 100000000, &m->window)))
+        return rc;
+    if (json_is_null(json_object_get(r->obj, "sliding_window")))
+        m->window = 0;
+    if (strcmp(mt, "gemma2") == 0)
+        m->global_every = 2;
+    if (strcmp(mt, "gemma3_text") == 0) {
+        if ((rc = get_int(r, "sliding_window_pattern", 6, 100000, &pattern)))
+            return rc;
+        m->global_every = pattern;
+    }
+    if (strcmp(mt, "gemma2") == 0)
+        m->softcap = !cap || !json_is_null(cap);
+    else
+        m->softcap = cap && !json_is_null(cap);
     return TPLAN_OK;
 }
 
@@ -365,7 +577,8 @@ int tplan_hf_config_load(const char *path, tplan_model *out, tplan_err *err)
     }
     tplan_model_init(out);
     name_from_path(path, out->name, sizeof out->name);
-    if ((rc = read_shape(&r, t, out)))
+    if ((rc = read_shape(&r, t, out)) || (rc = read_moe(&r, mt, out)) ||
+        (rc = read_mla(&r, mt, out)) || (rc = read_window(&r, mt, out)))
         goto done;
     out->source = "Hugging Face config.json (--model-config)";
     rc = tplan_model_validate(out, err);

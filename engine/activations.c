@@ -19,7 +19,12 @@ enum dim {
     ASSB, /* a*s*s*b: attention scores */
     ASB,  /* a*s*b: per-head statistics (flash log-sum-exp) */
     SB,   /* s*b: per-token statistics (norm mean/rstd, loss targets) */
-    SBV   /* s*b*V: logits */
+    SBV,  /* s*b*V: logits */
+    SBO,  /* s*b*a*dv: the attention output (SBQ unless MLA) */
+    SBQL, /* s*b*q_lora_rank: MLA's compressed query */
+    SBKL, /* s*b*(kv_lora_rank + rope): MLA's compressed key-value */
+    SBE,  /* s*b*experts: router scores */
+    SBK   /* s*b*top_k: routing choices */
 };
 
 enum {
@@ -42,7 +47,11 @@ enum {
     F_UNFUSED = 1 << 16,  /* a loss that materialises its log-softmax */
     F_FUSED = 1 << 17,    /* a fused cross-entropy kernel */
     F_POST = 1 << 18,     /* post-norms after attention and MLP (Gemma 2) */
-    F_QKNORM = 1 << 19    /* per-head norms of q and k (Qwen3, Gemma 3) */
+    F_QKNORM = 1 << 19,   /* per-head norms of q and k (Qwen3, Gemma 3) */
+    F_MLP = 1 << 20,      /* inside the MLP: an MoE layer has them per
+                             routed token and per shared expert instead */
+    F_MLA = 1 << 21,      /* latent attention only (DeepSeek-V2/V3) */
+    F_SOFTCAP = 1 << 22   /* tanh soft-capping only (Gemma 2) */
 };
 
 /* Dtype rules: what decides a tensor's width. */
@@ -87,6 +96,8 @@ typedef struct act_row {
 static const act_row megatron_layer[] = {
     {"attn norm input", SBH, 1, R_ACT, F_SP},
     {"qkv input (norm output)", SBH, 1, R_LIN, F_SP},
+    {"q latent (norm input and output)", SBQL, 2, R_ACT, F_SP | F_MLA},
+    {"kv latent (norm input and output)", SBKL, 2, R_ACT, F_SP | F_MLA},
     {"q", SBQ, 1, R_ACT, F_TP},
     {"k", SBKV, 1, R_ACT, F_TP},
     {"v", SBKV, 1, R_ACT, F_TP},
@@ -94,17 +105,17 @@ static const act_row megatron_layer[] = {
     {"attention dropout mask", ASSB, 1, R_MASK, F_TP | F_CORE | F_DROP},
     {"attention dropout output", ASSB, 1, R_ACT, F_TP | F_CORE | F_DROP},
     {"flash log-sum-exp", ASB, 1, R_F32, F_TP | F_FLASH},
-    {"attn output (proj input)", SBQ, 1, R_LIN, F_TP},
+    {"attn output (proj input)", SBO, 1, R_LIN, F_TP},
     {"attn residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
     {"post-attn and post-mlp norm inputs", SBH, 2, R_ACT, F_SP | F_POST},
     {"q-norm input", SBQ, 1, R_ACT, F_TP | F_QKNORM},
     {"k-norm input", SBKV, 1, R_ACT, F_TP | F_QKNORM},
     {"mlp norm input", SBH, 1, R_ACT, F_SP},
     {"fc1 input (norm output)", SBH, 1, R_LIN, F_SP},
-    {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU},
-    {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU},
-    {"fc1 output (gate+up)", SBF, 2, R_ACT, F_TP | F_SWIGLU},
-    {"swiglu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_SWIGLU},
+    {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU | F_MLP},
+    {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU | F_MLP},
+    {"fc1 output (gate+up)", SBF, 2, R_ACT, F_TP | F_SWIGLU | F_MLP},
+    {"swiglu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_SWIGLU | F_MLP},
     {"mlp residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
     {"layer input (checkpoint)", SBH, 1, R_ACT, F_SP | F_CKPT},
 };
@@ -141,9 +152,14 @@ static const act_row torch_layer[] = {
     {"autocast copies of norm output for q, k, v", SBH, 3, R_AMPCOPY,
      F_SP | F_RMS},
     {"autocast copies of norm output for gate, up", SBH, 2, R_AMPCOPY,
-     F_SP | F_RMS | F_SWIGLU},
+     F_SP | F_RMS | F_SWIGLU | F_MLP},
     {"autocast copy of norm output for fc1", SBH, 1, R_AMPCOPY,
-     F_SP | F_RMS | F_GELU},
+     F_SP | F_RMS | F_GELU | F_MLP},
+    /* MLA (transformers DeepseekV3Attention): the compressed q and kv
+     * go through an RMSNorm each and feed q_b_proj and kv_b_proj; k and v
+     * are then per head (the SBKV rows). Derived, not measured. */
+    {"q latent (norm input and output)", SBQL, 2, R_ACT, F_SP | F_MLA},
+    {"kv latent (norm input and output)", SBKL, 2, R_ACT, F_SP | F_MLA},
     {"q", SBQ, 1, R_ACT, F_TP},
     {"k, v", SBKV, 2, R_ACT, F_TP | F_KVNATIVE},
     {"k, v expanded to all heads (repeat_kv)", SBQ, 2, R_ACT,
@@ -155,11 +171,15 @@ static const act_row torch_layer[] = {
      F_TP | F_CORE | F_DROP | F_LEARNED},
     {"probs 16-bit copy (attn@v input)", ASSB, 1, R_PROBS,
      F_TP | F_CORE | F_LEARNED},
+    /* Gemma 2's eager attention: scores / cap, tanh, * cap; tanh saves
+     * its output (HF Gemma2 eager_attention_forward) */
+    {"soft-capped scores (tanh output)", ASSB, 1, R_ACT,
+     F_TP | F_CORE | F_ROPE | F_SOFTCAP},
     {"softmax output (fp32)", ASSB, 1, R_F32, F_TP | F_CORE | F_ROPE},
     {"probs 16-bit copy (attn@v input)", ASSB, 1, R_PROBS16,
      F_TP | F_CORE | F_ROPE},
     {"flash log-sum-exp", ASB, 1, R_F32, F_TP | F_FLASH},
-    {"attn output (proj input)", SBQ, 1, R_LIN, F_TP},
+    {"attn output (proj input)", SBO, 1, R_LIN, F_TP},
     {"attn residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
     /* Gemma 2's post-norms: their inputs (the attention and MLP outputs)
      * and statistics, saved as the pre-norms' are */
@@ -176,10 +196,10 @@ static const act_row torch_layer[] = {
     {"q-norm x*rstd", SBQ, 1, R_RES, F_TP | F_QKNORM},
     {"k-norm x*rstd", SBKV, 1, R_RES, F_TP | F_QKNORM},
     {"q-norm rstd", ASB, 1, R_F32, F_TP | F_QKNORM},
-    {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU},
-    {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU},
-    {"gate out, silu out, up out", SBF, 3, R_ACT, F_TP | F_SWIGLU},
-    {"silu*up (down input)", SBF, 1, R_LIN, F_TP | F_SWIGLU},
+    {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU | F_MLP},
+    {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU | F_MLP},
+    {"gate out, silu out, up out", SBF, 3, R_ACT, F_TP | F_SWIGLU | F_MLP},
+    {"silu*up (down input)", SBF, 1, R_LIN, F_TP | F_SWIGLU | F_MLP},
     {"mlp residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
     {"layer input (checkpoint)", SBH, 1, R_RES, F_SP | F_CKPT},
 };
@@ -206,10 +226,27 @@ static const act_row torch_last[] = {
     {"final rmsnorm x*rstd", SBH, 1, R_RES, F_SP | F_RMS},
     {"head input (final norm output)", SBH, 1, R_LIN, F_SP},
     {"logits (held until backward)", SBV, 1, R_LOGITS, F_TP},
+    /* Gemma 2's final soft-capping: tanh saves its output */
+    {"soft-capped logits (tanh output)", SBV, 1, R_LOGITS, F_TP | F_SOFTCAP},
     {"fp32 logits for the loss", SBV, 1, R_LOGIT32, F_TP | F_UNFUSED},
     {"loss log-softmax output", SBV, 1, R_LOGSOFT, F_TP | F_UNFUSED},
     {"fused loss log-sum-exp", SB, 1, R_F32, F_FUSED},
     {"loss targets (int64)", SB, 1, R_I64, 0},
+};
+
+/* What an MoE layer keeps besides its experts' MLP rows (docs/MODEL.md
+ * section 13.3), one inventory for every profile (transformers
+ * MixtralSparseMoeBlock, Megatron-LM's router and token dispatcher): the
+ * router's fp32 softmax over the experts, the chosen indices, the tokens
+ * permuted to their experts (the experts' input) and the experts' outputs
+ * multiplied by the routing weights (saved by that product). The last two
+ * are per routed token: top_k times the busiest rank's load. Derived from
+ * the modules' forward, not measured. */
+static const act_row moe_rows[] = {
+    {"router probabilities (fp32)", SBE, 1, R_F32, F_SP},
+    {"routing choices (int64)", SBK, 1, R_I64, F_SP},
+    {"permuted tokens (expert input)", SBH, 1, R_LIN, F_SP | F_MLP},
+    {"expert outputs (combine input)", SBH, 1, R_ACT, F_SP | F_MLP},
 };
 
 /* Bytes per element for each rule in each precision class (fp32,
@@ -309,6 +346,7 @@ void tplan_act_ctx_from_config(const tplan_config *c, tplan_act_ctx *ctx)
     ctx->tp = c->tp;
     ctx->sp = c->sp;
     ctx->fused_loss = c->fused_loss;
+    ctx->moe_load = tplan_config_moe_load(c);
 }
 
 /* Does a row exist under ctx? ckpt selects the full-recompute checkpoint
@@ -353,6 +391,10 @@ static bool row_present(const act_row *r, const tplan_model *m,
         return false;
     if ((f & F_QKNORM) && !m->qk_norm)
         return false;
+    if ((f & F_MLA) && !tplan_model_mla(m))
+        return false;
+    if ((f & F_SOFTCAP) && !m->softcap)
+        return false;
     if ((f & F_DEC) && m->arch != TPLAN_ARCH_DECODER)
         return false;
     if ((f & F_ENC) && m->arch != TPLAN_ARCH_ENCODER)
@@ -366,6 +408,7 @@ static double row_bytes(const act_row *r, const tplan_model *m,
 {
     double s = (double)seq, h = (double)m->hidden, a = (double)m->heads;
     double d = (double)tplan_model_head_dim(m), k = (double)m->kv_heads;
+    double dqk = (double)tplan_model_qk_head_dim(m);
     double t = (double)ctx->tp;
     double elems = 0.0;
     double split = 1.0;
@@ -375,11 +418,31 @@ static double row_bytes(const act_row *r, const tplan_model *m,
         elems = s * h;
         break;
     case SBQ:
-        elems = s * a * d;
+        elems = s * a * dqk;
+        break;
+    case SBO:
+        elems = s * a * (double)tplan_model_v_head_dim(m);
         break;
     case SBKV:
-        /* With t > k the kv heads are replicated: each rank keeps one. */
-        elems = s * d * (k < t && (r->flags & F_TP) ? t : k);
+        /* With t > k the kv heads are replicated: each rank keeps one.
+         * MLA: a keys of dn + dr and a values of dv; the rows count K and
+         * V together (2 rows or a row of 2), so each is half the sum. */
+        if (tplan_model_mla(m))
+            elems = s * (double)tplan_model_kv_elems(m) / 2.0;
+        else
+            elems = s * d * (k < t && (r->flags & F_TP) ? t : k);
+        break;
+    case SBQL:
+        elems = s * (double)m->q_lora_rank;
+        break;
+    case SBKL:
+        elems = s * (double)(m->kv_lora_rank + m->qk_rope_dim);
+        break;
+    case SBE:
+        elems = s * (double)m->experts;
+        break;
+    case SBK:
+        elems = s * (double)m->top_k;
         break;
     case SBF:
         elems = s * (double)m->ffn;
@@ -415,27 +478,85 @@ static double table_sum(const act_row *rows, int n, const tplan_model *m,
     return sum;
 }
 
+/* One walk of a layer table fills both sums: what is kept to backward
+ * and the whole layer (rebuilt once under full recompute). With
+ * only_mlp set it sums the F_MLP rows alone, times mult. */
+static void layer_sums(const act_row *rows, int n, const tplan_model *m,
+                       const tplan_act_ctx *ctx, int64_t seq, bool only_mlp,
+                       double mult, double *kept, double *whole)
+{
+    bool full = ctx->recompute == TPLAN_RECOMPUTE_FULL;
+
+    *kept = *whole = 0.0;
+    for (int i = 0; i < n; i++) {
+        const act_row *r = &rows[i];
+        bool in_full, in_kept;
+
+        if (only_mlp && !(r->flags & F_MLP))
+            continue;
+        in_full = row_present(r, m, ctx, false, true);
+        in_kept = row_present(r, m, ctx, full, false);
+        if (in_full || in_kept) {
+            double b = row_bytes(r, m, ctx, seq) * mult;
+
+            *whole += in_full ? b : 0.0;
+            *kept += in_kept ? b : 0.0;
+        }
+    }
+}
+
+/* An MoE layer: the dense layer less its MLP, the experts' MLP rows per
+ * routed token (top_k times the busiest rank's load; expert tensor
+ * parallelism = tp splits them as the dense MLP's), the shared experts'
+ * rows per token (one MLP as wide as all of them: DeepSeek and Qwen2-MoE
+ * fuse them) and the router's and dispatcher's tensors. */
+static void moe_layer(const profile_tables *p, const tplan_model *m,
+                      const tplan_act_ctx *ctx, int64_t seq,
+                      tplan_act_bytes *out)
+{
+    tplan_model e = *m;
+    double kept, whole, routed = (double)m->top_k * ctx->moe_load;
+
+    layer_sums(p->layer, p->n_layer, m, ctx, seq, true, 1.0, &kept, &whole);
+    out->moe_layer = out->layer - kept;
+    out->moe_layer_full = out->layer_full - whole;
+    e.ffn = tplan_model_expert_ffn(m);
+    layer_sums(p->layer, p->n_layer, &e, ctx, seq, true, routed, &kept,
+               &whole);
+    out->moe_layer += kept;
+    out->moe_layer_full += whole;
+    if (m->shared_experts > 0) {
+        e.ffn = m->shared_experts * tplan_model_shared_ffn(m);
+        layer_sums(p->layer, p->n_layer, &e, ctx, seq, true, 1.0, &kept,
+                   &whole);
+        out->moe_layer += kept;
+        out->moe_layer_full += whole;
+    }
+    for (int i = 0; i < N(moe_rows); i++) {
+        const act_row *r = &moe_rows[i];
+        double b;
+
+        if (!row_present(r, m, ctx, false, true))
+            continue;
+        b = row_bytes(r, m, ctx, seq) * (r->flags & F_MLP ? routed : 1.0);
+        out->moe_layer_full += b;
+        /* under full recomputation only the layer input is kept */
+        if (ctx->recompute != TPLAN_RECOMPUTE_FULL)
+            out->moe_layer += b;
+    }
+}
+
 void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
                           int64_t seq, tplan_act_bytes *out)
 {
     const profile_tables *p = &profiles[ctx->profile];
-    bool full = ctx->recompute == TPLAN_RECOMPUTE_FULL;
 
-    /* One walk of the layer table fills both sums: what is kept to
-     * backward, and the whole layer (rebuilt once under full recompute). */
-    out->layer = out->layer_full = 0.0;
-    for (int i = 0; i < p->n_layer; i++) {
-        const act_row *r = &p->layer[i];
-        bool in_full = row_present(r, m, ctx, false, true);
-        bool in_kept = row_present(r, m, ctx, full, false);
-
-        if (in_full || in_kept) {
-            double b = row_bytes(r, m, ctx, seq);
-
-            out->layer_full += in_full ? b : 0.0;
-            out->layer += in_kept ? b : 0.0;
-        }
-    }
+    layer_sums(p->layer, p->n_layer, m, ctx, seq, false, 1.0, &out->layer,
+               &out->layer_full);
+    out->moe_layer = out->layer;
+    out->moe_layer_full = out->layer_full;
+    if (tplan_model_moe(m))
+        moe_layer(p, m, ctx, seq, out);
     out->first = table_sum(p->first, p->n_first, m, ctx, seq, false, false);
     out->last = table_sum(p->last, p->n_last, m, ctx, seq, false, false);
 }
@@ -466,6 +587,17 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
     k.ctx.tp = ctx->tp;
     k.ctx.sp = ctx->sp;
     k.ctx.fused_loss = ctx->fused_loss;
+    k.ctx.moe_load = tplan_model_moe(m) ? ctx->moe_load : 0.0;
+    k.experts = m->experts;
+    k.top_k = m->top_k;
+    k.expert_ffn = tplan_model_moe(m) ? tplan_model_expert_ffn(m) : 0;
+    k.shared_width = m->shared_experts * tplan_model_shared_ffn(m);
+    k.q_lora_rank = m->q_lora_rank;
+    k.kv_lora_rank = m->kv_lora_rank;
+    k.qk_rope_dim = m->qk_rope_dim;
+    k.qk_nope_dim = m->qk_nope_dim;
+    k.v_head_dim = m->v_head_dim;
+    k.softcap = m->softcap;
     k.seq = seq;
     k.hidden = m->hidden;
     k.heads = m->heads;
@@ -537,7 +669,8 @@ double tplan_act_lora_layer(const tplan_config *c)
     const tplan_model *m = &c->model;
     tplan_linear lin[TPLAN_LORA_NLINEAR];
     int n;
-    double s = (double)c->seq, t = (double)c->tp, r = (double)c->lora_rank;
+    double s = (double)(c->seq / c->cp), t = (double)c->tp;
+    double r = (double)c->lora_rank;
     /* adapters compute in the recipe's 16-bit dtype (fp32 recipes: fp32) */
     double w = tplan_precision_get(c->precision)->act == TPLAN_ACT_FP32 ? 4.0
                                                                       : 2.0;

@@ -23,6 +23,8 @@ typedef struct tplan_act_ctx {
     bool sp;
     bool fused_loss; /* a fused cross-entropy: no fp32 logits, no
                         log-softmax, a log-sum-exp per token */
+    double moe_load; /* tokens on the busiest expert rank over the
+                        average (tplan_config_moe_load) */
 } tplan_act_ctx;
 
 /* Bytes for ONE sample (all terms scale with the micro-batch b). */
@@ -32,6 +34,9 @@ typedef struct tplan_act_bytes {
                           working set rebuilt during backward */
     double first;      /* embedding-side tensors (first pipeline stage) */
     double last;       /* final norm, LM head, logits and loss (last stage) */
+    /* one mixture-of-experts layer, as layer and layer_full (equal to them
+     * for dense models) */
+    double moe_layer, moe_layer_full;
 } tplan_act_bytes;
 
 /* One line of the inventory, for display. */
@@ -60,7 +65,9 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
 typedef struct tplan_act_key {
     tplan_act_ctx ctx;
     int64_t seq, hidden, heads, kv_heads, ffn, vocab, head_dim, block_norms;
-    int mlp, norm, pos, arch, qk_norm, pad;
+    int64_t experts, top_k, expert_ffn, shared_width;
+    int64_t q_lora_rank, kv_lora_rank, qk_rope_dim, qk_nope_dim, v_head_dim;
+    int mlp, norm, pos, arch, qk_norm, softcap;
 } tplan_act_key;
 
 typedef struct tplan_act_cache {

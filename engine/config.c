@@ -37,6 +37,14 @@
  * Give --nvme-gbs for a RAID of drives. */
 #define DEFAULT_NVME_BYTES_PER_S 3.4e9
 
+/* Tokens on the busiest expert-parallel rank over the average when no
+ * token is dropped. An assumption, not a measurement: Switch Transformer
+ * (Fedus et al. 2022, Table 1) benchmarks capacity factors 1.0 to 2.0
+ * with 1.25 among them, the headroom practice provisions for routing
+ * imbalance; we take 1.25 for memory and for the slowest rank's expert
+ * compute. --moe-imbalance 1 is perfect balance. */
+#define DEFAULT_MOE_IMBALANCE 1.25
+
 #define DEFAULT_LR_FLOOR  0.1
 #define DEFAULT_WSD_DECAY 0.1
 
@@ -69,6 +77,9 @@ void tplan_config_init(tplan_config *c)
     c->wsd_decay = DEFAULT_WSD_DECAY;
     c->loss_scaling = true;
     c->lora_targets = TPLAN_LORA_ALL; /* QLoRA: every linear of a block */
+    c->ep = 1;
+    c->cp = 1;
+    c->moe_imbalance = DEFAULT_MOE_IMBALANCE;
 }
 
 /* A real in [lo, hi]; NaN fails. */
@@ -275,6 +286,52 @@ int tplan_config_validate(const tplan_config *c, tplan_err *err)
     return tplan_config_validate_layout(c, err);
 }
 
+/* Expert and context parallelism (Megatron-LM's rules: arguments.py and
+ * parallel_state.py). Experts split over ep ranks carved from the data x
+ * context-parallel group (expert tensor parallelism = tp); the sequence
+ * splits into 2 cp chunks for a balanced causal mask. */
+static int validate_moe_cp(const tplan_config *c, tplan_err *err)
+{
+    const tplan_model *m = &c->model;
+    int64_t dpcp = c->gpus / (c->tp * c->pp);
+    int rc;
+
+    if ((rc = need_range("capacity_factor", c->capacity_factor, 0.0, 1000.0,
+                         err)) ||
+        (rc = need_range("moe_imbalance", c->moe_imbalance, 1.0, 1000.0,
+                         err)) ||
+        (rc = need_range("moe_overlap", c->moe_overlap, 0.0, 1.0, err)))
+        return rc;
+    if (c->ep > 1 && !tplan_model_moe(m))
+        return tplan_err_set(err, TPLAN_EINVAL, "ep",
+                             "ep needs a mixture-of-experts model (ep=%lld, "
+                             "experts=0)",
+                             (long long)c->ep);
+    if (tplan_model_moe(m) && m->experts % c->ep)
+        return tplan_err_set(err, TPLAN_EINVAL, "ep",
+                             "ep must divide experts (experts=%lld, ep=%lld)",
+                             (long long)m->experts, (long long)c->ep);
+    if (dpcp % c->ep)
+        return tplan_err_set(err, TPLAN_EINVAL, "ep",
+                             "ep must divide dp*cp (dp*cp=%lld, ep=%lld)",
+                             (long long)dpcp, (long long)c->ep);
+    if (c->cp > 1 && c->attention != TPLAN_ATTN_FLASH)
+        return tplan_err_set(err, TPLAN_EINVAL, "cp",
+                             "context parallelism needs flash attention "
+                             "(cp=%lld, attention=eager)",
+                             (long long)c->cp);
+    if (c->cp > 1 && c->seq % (2 * c->cp))
+        return tplan_err_set(err, TPLAN_EINVAL, "cp",
+                             "2*cp must divide seq (seq=%lld, cp=%lld)",
+                             (long long)c->seq, (long long)c->cp);
+    if (c->lora_rank > 0 && (tplan_model_moe(m) || tplan_model_mla(m)))
+        return tplan_err_set(err, TPLAN_EINVAL, "lora_rank",
+                             "LoRA on mixture-of-experts or latent-attention "
+                             "models is not modelled (lora_rank=%lld)",
+                             (long long)c->lora_rank);
+    return TPLAN_OK;
+}
+
 int tplan_config_validate_layout(const tplan_config *c, tplan_err *err)
 {
     const tplan_model *m = &c->model;
@@ -326,20 +383,32 @@ int tplan_config_validate_layout(const tplan_config *c, tplan_err *err)
         return tplan_err_set(err, TPLAN_EINVAL, "context",
                              "context bytes must be >= 0 (context=%g)",
                              c->context_bytes);
-    if (c->gpus % (c->tp * c->pp))
+    if ((rc = need_count("ep", c->ep, 100000, err)) ||
+        (rc = need_count("cp", c->cp, 100000, err)))
+        return rc;
+    if (c->cp == 1 && c->gpus % (c->tp * c->pp))
         return tplan_err_set(err, TPLAN_EINVAL, "gpus",
                              "tp*pp must divide gpus (gpus=%lld, tp=%lld, "
                              "pp=%lld)",
                              (long long)c->gpus, (long long)c->tp,
                              (long long)c->pp);
+    if (c->cp > 1 && (c->gpus % c->cp || c->gpus / c->cp % (c->tp * c->pp)))
+        return tplan_err_set(err, TPLAN_EINVAL, "gpus",
+                             "tp*cp*pp must divide gpus (gpus=%lld, tp=%lld, "
+                             "cp=%lld, pp=%lld)",
+                             (long long)c->gpus, (long long)c->tp,
+                             (long long)c->cp, (long long)c->pp);
     if (m->arch == TPLAN_ARCH_GENERIC) {
-        if (c->tp != 1 || c->pp != 1)
+        if (c->tp != 1 || c->pp != 1 || c->cp != 1 || c->ep != 1)
             return tplan_err_set(err, TPLAN_EINVAL, "tp",
                                  "generic models support data parallelism "
-                                 "only (tp=%lld, pp=%lld)",
-                                 (long long)c->tp, (long long)c->pp);
+                                 "only (tp=%lld, pp=%lld, cp=%lld, ep=%lld)",
+                                 (long long)c->tp, (long long)c->pp,
+                                 (long long)c->cp, (long long)c->ep);
         return validate_rest(c, err);
     }
+    if ((rc = validate_moe_cp(c, err)))
+        return rc;
     if (m->heads % c->tp)
         return tplan_err_set(err, TPLAN_EINVAL, "tp",
                              "tp must divide heads (heads=%lld, tp=%lld)",
@@ -355,9 +424,13 @@ int tplan_config_validate_layout(const tplan_config *c, tplan_err *err)
         return tplan_err_set(err, TPLAN_EINVAL, "sp",
                              "sp needs tensor parallelism (sp=true, tp=%lld)",
                              (long long)c->tp);
-    if (m->layers % c->pp)
+    /* Megatron-LM splits unevenly too (--decoder-first-pipeline-num-layers,
+     * --decoder-last-pipeline-num-layers): DeepSeek-V3 ran 61 layers on 16
+     * stages. The fullest stage is evaluated. */
+    if (c->pp > m->layers)
         return tplan_err_set(err, TPLAN_EINVAL, "pp",
-                             "pp must divide layers (layers=%lld, pp=%lld)",
+                             "pp must be at most layers (layers=%lld, "
+                             "pp=%lld)",
                              (long long)m->layers, (long long)c->pp);
     if (c->vpp > 1 && c->pp < 2)
         return tplan_err_set(err, TPLAN_EINVAL, "vpp",
@@ -372,7 +445,7 @@ int tplan_config_validate_layout(const tplan_config *c, tplan_err *err)
                              "(accum=%lld, pp=%lld, vpp=%lld)",
                              (long long)c->accum, (long long)c->pp,
                              (long long)c->vpp);
-    if (m->layers % (c->pp * c->vpp))
+    if (c->vpp > 1 && m->layers % (c->pp * c->vpp))
         return tplan_err_set(err, TPLAN_EINVAL, "vpp",
                              "pp*vpp must divide layers (layers=%lld, "
                              "pp=%lld, vpp=%lld)",
@@ -388,7 +461,20 @@ int tplan_config_validate_layout(const tplan_config *c, tplan_err *err)
 
 int64_t tplan_config_dp(const tplan_config *c)
 {
-    return c->gpus / (c->tp * c->pp);
+    return c->gpus / (c->tp * c->cp * c->pp);
+}
+
+int64_t tplan_config_stage_layers(const tplan_config *c)
+{
+    return (c->model.layers + c->pp - 1) / c->pp;
+}
+
+double tplan_config_moe_load(const tplan_config *c)
+{
+    /* one rank holding every expert sees exactly top_k tokens per token */
+    if (c->ep <= 1)
+        return 1.0;
+    return c->capacity_factor > 0.0 ? c->capacity_factor : c->moe_imbalance;
 }
 
 int64_t tplan_config_gpus_per_node(const tplan_config *c)

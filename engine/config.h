@@ -118,6 +118,17 @@ typedef struct tplan_config {
     double host_memory_bytes; /* per node; 0: the GPU's default */
     double pcie_bytes_per_s;  /* host <-> GPU, per GPU, one way; 0: default */
     double nvme_bytes_per_s;  /* per node; 0: default */
+    /* mixtures of experts and long context (docs/MODEL.md section 13) */
+    int64_t ep; /* expert parallelism: experts split over ep ranks of the
+                   data x context-parallel group (1: none) */
+    int64_t cp; /* context parallelism: the sequence split over cp ranks
+                   (1: none); gpus = tp * cp * pp * dp */
+    double capacity_factor; /* tokens an expert takes, over the average;
+                               beyond them tokens drop (0: dropless) */
+    double moe_imbalance;   /* tokens on the busiest expert rank over the
+                               average, dropless (1: perfect balance) */
+    double moe_overlap;     /* share of expert all-to-all hidden under
+                               compute (0..1) */
 } tplan_config;
 
 /* Defaults: one GPU, no parallelism, mixed-bf16 AdamW, no recomputation,
@@ -134,8 +145,17 @@ int tplan_config_validate(const tplan_config *c, tplan_err *err);
  * validated them once: sweeps). */
 int tplan_config_validate_layout(const tplan_config *c, tplan_err *err);
 
-/* Data-parallel degree gpus / (tp * pp) of a valid config. */
+/* Data-parallel degree gpus / (tp * cp * pp) of a valid config. */
 int64_t tplan_config_dp(const tplan_config *c);
+
+/* Layers on the fullest pipeline stage: ceil(layers / pp) (an uneven
+ * split gives some stages one layer fewer). */
+int64_t tplan_config_stage_layers(const tplan_config *c);
+
+/* Tokens on the busiest expert rank over the average: the capacity
+ * factor when tokens drop, else moe_imbalance; 1 without expert
+ * parallelism (one rank runs every expert). */
+double tplan_config_moe_load(const tplan_config *c);
 
 /* "2000" or "2000steps", "375Mtokens", "5epochs", "1%" (0: none). */
 int tplan_warmup_parse(const char *text, double *value, tplan_warmup_unit *unit,

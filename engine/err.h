@@ -24,7 +24,7 @@ enum {
 typedef struct tplan_err {
     int code;
     char field[32]; /* the offending field, "" when none applies */
-    char msg[256];  /* one line, lowercase, names the field and value */
+    char msg[512];  /* one line, lowercase, names the field and value */
 } tplan_err;
 
 /* Fill *err (which may be NULL) and return code. fmt is printf-style. */

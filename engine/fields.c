@@ -116,6 +116,15 @@ enum {
     F_NVME_BYTES,
     F_OFFLOAD_TIME_S,
     F_DEQUANT_TIME_S,
+    /* mixtures of experts and long context (issue 16): appended */
+    F_EP,
+    F_CP,
+    F_CAPACITY_FACTOR,
+    F_MOE_IMBALANCE,
+    F_MOE_OVERLAP,
+    F_ACTIVE_PARAMS,
+    F_EP_TIME_S,
+    F_CP_TIME_S,
     F_COUNT
 };
 
@@ -189,7 +198,7 @@ static const tplan_field fields[F_COUNT] = {
       "tensor-parallel degree"),
     I(F_PP, "pp", INT, INT, AX, "", "--pp", "pp", 1, 1e7, NULL, "1",
       "pipeline-parallel degree"),
-    O(F_DP, "dp", INT, "", "data-parallel degree gpus / (tp * pp)"),
+    O(F_DP, "dp", INT, "", "data-parallel degree gpus / (tp * cp * pp)"),
     I(F_VPP, "vpp", INT, INT, AX, "", "--vpp", "vpp", 1, 1e5, NULL, "1",
       "virtual pipeline stages per device (interleaving)"),
     I(F_SP, "sp", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "", "--sp", "sp", 0, 1,
@@ -405,6 +414,25 @@ static const tplan_field fields[F_COUNT] = {
       "host/NVMe traffic and CPU optimizer step not hidden, per step"),
     O(F_DEQUANT_TIME_S, "dequant_time_s", REAL, "s",
       "dequantizing a quantized base, per step"),
+    I(F_EP, "ep", INT, INT, AX, "", "--ep", "ep", 1, 1e5, NULL, "1",
+      "expert-parallel degree (divides experts and dp x cp)"),
+    I(F_CP, "cp", INT, INT, AX, "", "--cp", "cp", 1, 1e5, NULL, "1",
+      "context-parallel degree: the sequence split over cp GPUs"),
+    I(F_CAPACITY_FACTOR, "capacity_factor", REAL, REAL, AX, "",
+      "--capacity-factor", "capacity_factor", 0, 1000, NULL,
+      "0 (dropless)", "tokens an expert takes over the average; more drop"),
+    I(F_MOE_IMBALANCE, "moe_imbalance", REAL, REAL, AX, "",
+      "--moe-imbalance", "moe_imbalance", 1, 1000, NULL, "1.25",
+      "tokens on the busiest expert rank over the average (dropless)"),
+    I(F_MOE_OVERLAP, "moe_overlap", REAL, REAL, AX, "", "--moe-overlap",
+      "moe_overlap", 0, 1, NULL, "0",
+      "share of expert all-to-all hidden under compute"),
+    O(F_ACTIVE_PARAMS, "active_params", INT, "",
+      "parameters one token uses (MoE: top_k experts; else params)"),
+    O(F_EP_TIME_S, "ep_time_s", REAL, "s",
+      "expert all-to-all not hidden under compute, per step"),
+    O(F_CP_TIME_S, "cp_time_s", REAL, "s",
+      "context-parallel K/V exchange not hidden, per step"),
 };
 
 #undef O
@@ -812,6 +840,21 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_NVME_GBS:
         c->nvme_bytes_per_s = v * 1e9;
         break;
+    case F_EP:
+        c->ep = iv;
+        break;
+    case F_CP:
+        c->cp = iv;
+        break;
+    case F_CAPACITY_FACTOR:
+        c->capacity_factor = v;
+        break;
+    case F_MOE_IMBALANCE:
+        c->moe_imbalance = v;
+        break;
+    case F_MOE_OVERLAP:
+        c->moe_overlap = v;
+        break;
     default: /* names and text are set elsewhere */
         break;
     }
@@ -1085,6 +1128,16 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(tplan_config_pcie(c) / 1e9);
     case F_NVME_GBS:
         return vr(tplan_config_nvme(c) / 1e9);
+    case F_EP:
+        return vi(c->ep);
+    case F_CP:
+        return vi(c->cp);
+    case F_CAPACITY_FACTOR:
+        return vr(c->capacity_factor);
+    case F_MOE_IMBALANCE:
+        return vr(c->moe_imbalance);
+    case F_MOE_OVERLAP:
+        return vr(c->moe_overlap);
     default:
         return vi(0);
     }
@@ -1189,6 +1242,12 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
         return timed(p, f->offload_s);
     case F_DEQUANT_TIME_S:
         return timed(p, f->dequant_s);
+    case F_ACTIVE_PARAMS:
+        return vi(p->active_params);
+    case F_EP_TIME_S:
+        return timed(p, f->ep_exposed_s);
+    case F_CP_TIME_S:
+        return timed(p, f->cp_exposed_s);
     default:
         return get_config(id, p);
     }

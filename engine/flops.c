@@ -6,8 +6,9 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
                       tplan_recompute r, tplan_attention attn,
                       bool causal_model, tplan_flops *out)
 {
-    double s = (double)seq, h, qd, kd, f, L, mm_tok, attn_tok, head_tok;
-    double tokens = s * samples, attn_model, attn_hw_fwd;
+    double s = (double)seq, h, L, mm_tok, attn_tok, head_tok, mlp_w, moe;
+    double tokens = s * samples, attn_model, attn_hw_fwd, core, causal;
+    double expert_tok;
     bool decoder = m->arch == TPLAN_ARCH_DECODER;
 
     if (m->arch == TPLAN_ARCH_GENERIC) {
@@ -17,32 +18,56 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
         out->matmul_hw = out->hardware;
         out->attn_hw = 0.0;
         out->head_hw = 0.0;
+        out->expert_hw = 0.0;
         out->per_token = 3.0 * m->generic_flops_per_sample;
         return;
     }
     h = (double)m->hidden;
-    qd = (double)tplan_model_q_dim(m);
-    kd = (double)tplan_model_kv_dim(m);
-    f = (double)m->ffn;
     L = (double)m->layers;
-    /* Forward, per token: QKV with k kv heads h(qd + 2kd), output qd h,
-     * MLP 2hf (GELU) or 3hf (SwiGLU); 2 FLOPs per weight. qd = a d is h
-     * unless the head width says otherwise (Gemma). */
-    mm_tok = 2.0 * L *
-             (h * (qd + 2.0 * kd) + qd * h +
-              (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h * f);
+    mlp_w = m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0;
+    /* Forward, per token, 2 FLOPs per matmul weight: attention (QKV with
+     * k kv heads h(qd + 2kd) and output qd h, or MLA's projections) and
+     * the MLP, 2hf (GELU) or 3hf (SwiGLU). An MoE layer runs its router
+     * (h x experts), its shared experts and top_k routed experts: the
+     * active parameters (docs/MODEL.md section 13.2). */
+    moe = (double)tplan_model_moe_layers(m, 0, m->layers);
+    mm_tok = 2.0 * (L * (double)tplan_model_attn_matmul(m) +
+                    (L - moe) * mlp_w * h * (double)m->ffn);
+    expert_tok = 2.0 * moe * (double)m->top_k * mlp_w * h *
+                 (double)tplan_model_expert_ffn(m);
+    mm_tok += expert_tok +
+              2.0 * moe *
+                  (h * (double)m->experts +
+                   mlp_w * h *
+                       (double)(m->shared_experts * tplan_model_shared_ffn(m)));
     head_tok = 2.0 * h * (double)m->vocab;
-    /* Attention core: QK^T and AV, each 2 s a d per token per layer
-     * whatever the kv heads (each query head still meets s keys). */
-    attn_tok = 4.0 * s * qd * L;
-    attn_model = decoder && causal_model ? attn_tok / 2.0 : attn_tok;
-    attn_hw_fwd =
-        decoder && attn == TPLAN_ATTN_FLASH ? attn_tok / 2.0 : attn_tok;
+    /* Attention core: QK^T and AV, 2 s a (d_qk + d_v) per token per layer
+     * whatever the kv heads (each query head still meets s keys). A
+     * causal decoder's useful share is half the square; a sliding window
+     * w < s leaves w - w(w-1)/(2s) keys per query on average, on the
+     * windowed layers (every layer but each global_every-th). Flash
+     * skips masked blocks; eager computes the whole square. */
+    core = 2.0 * s * (double)m->heads *
+           (double)(tplan_model_qk_head_dim(m) + tplan_model_v_head_dim(m));
+    attn_tok = core * L;
+    causal = 0.5 * attn_tok;
+    if (decoder && m->window > 0 && m->window < seq) {
+        double w = (double)m->window;
+        double windowed = m->global_every > 0
+                              ? L - (double)(m->layers / m->global_every)
+                              : L;
+        double keys = w - w * (w - 1.0) / (2.0 * s);
+
+        causal = core * ((L - windowed) * 0.5 + windowed * keys / s);
+    }
+    attn_model = decoder && causal_model ? causal : attn_tok;
+    attn_hw_fwd = decoder && attn == TPLAN_ATTN_FLASH ? causal : attn_tok;
 
     out->per_token = 3.0 * (mm_tok + attn_model + head_tok);
     out->model = out->per_token * tokens;
     out->matmul_hw = 3.0 * (mm_tok + head_tok) * tokens;
     out->head_hw = 3.0 * head_tok * tokens;
+    out->expert_hw = 3.0 * expert_tok * tokens;
     /* Flash attention's backward recomputes QK^T from the saved log-sum-
      * exp: 2.5x the forward instead of 2x (Dao 2023, FlashAttention-2,
      * section 3.2), so selective recomputation has nothing left to add. */
@@ -56,6 +81,7 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
      * the s^2 term twice over, one extra forward is 4Bs^2h per layer). */
     if (r == TPLAN_RECOMPUTE_FULL) {
         out->matmul_hw += mm_tok * tokens;
+        out->expert_hw += expert_tok * tokens;
         out->attn_hw += attn_hw_fwd * tokens;
     } else if (r == TPLAN_RECOMPUTE_SELECTIVE && attn == TPLAN_ATTN_EAGER) {
         out->attn_hw += attn_hw_fwd * tokens;

@@ -16,6 +16,8 @@ typedef struct tplan_flops {
     double matmul_hw; /* of hardware: dense matmuls (incl. the LM head) */
     double attn_hw;   /* of hardware: the attention core (QK^T, AV) */
     double head_hw;   /* of matmul_hw: the LM head (last stage only) */
+    double expert_hw; /* of matmul_hw: routed experts (the share a busy
+                         expert rank stretches) */
     double per_token; /* model FLOPs per token */
 } tplan_flops;
 

@@ -199,6 +199,52 @@ static const tplan_gpu gpus[] = {
      "estimate, H100 neocloud range $1.99-2.50/h, May 2026",
      "H100 whitepaper (GPU); dstack GH200 table (memory, C2C)", 480e9,
      450 * G * 0.8},
+    /* H800 SXM: the H100 SXM's GH100 with NVLink cut to 400 GB/s
+     * bidirectional (tumgag/philisun pages); memory, bandwidth and tensor
+     * peaks as the H100 SXM (third-party tables that treat them as equal;
+     * NVIDIA's H800 datasheet not read here); TDP as the H100 SXM
+     * (assumption). Network: DeepSeek-V3's cluster, IB 50 GB/s per GPU
+     * (report section 3.2.2, which also measures NVLink at 160 GB/s, what
+     * 200 one way at NCCL's 0.77 gives). Price: the $2/GPU-hour the
+     * DeepSeek-V3 report assumes (section 1). */
+    GPU("h800", 81089 * MIB, 3350, 66.9, 494.7, 989.4, 989.4, 1978.9, 200, 50,
+        8, 700, 2.00, EFF_H100,
+        "DeepSeek-V3 report's assumed H800 rental $2/GPU-h, Dec 2024",
+        "H100 SXM figures (third-party: H800 = H100 but NVLink 400 GB/s)"),
+    /* H20 (Hopper, 96 GB HBM3): 4.0 TB/s, 148 TF bf16/fp16 dense, 74 tf32,
+     * 44 fp32, 296 INT8 TOPS (fp8 taken at the INT8 rate, as on every
+     * Hopper: inferred), NVLink 900 GB/s bidirectional, 400 W
+     * (tweaktown news 95224; willitrunai.com; zangshuxian.com). Memory:
+     * the 96 GB GH200's nvidia-smi total (assumption). No public
+     * on-demand price found: an estimate. */
+    GPU("h20", 97871 * MIB, 4000, 44, 74, 148, 148, 296, 450, 50, 8, 400, 1.50,
+        EFF_H100, "estimate, no public on-demand price found, 2026",
+        "H20 spec pages (third-party; fp8 inferred from INT8)"),
+    /* MI325X (CDNA 3, 256 GB HBM3E): 6 TB/s, dense fp32 163.4, tf32 653.7,
+     * bf16/fp16 1307.4, fp8 2614.9 TF (sparse twice), ~1000 W
+     * (awesomeagents.ai table; wiaix.com); seven Infinity Fabric links to
+     * the other 7 GPUs as the MI300X (per-link rate not read: the
+     * MI300X's). Memory: 256 GiB, as the MI300X's 192 GB reads 192 GiB in
+     * torch (assumption). Price: $2.00-2.25/h (awesomeagents.ai, no
+     * provider or date). */
+    GPU("mi325x", 262144 * MIB, 6000, 163.4, 653.7, 1307.4, 1307.4, 2614.9,
+        448, 50, 8, 1000, 2.00, EFF_AMD,
+        "awesomeagents.ai $2.00-2.25/h (no provider or date), 2026",
+        "MI325X spec tables (third-party; dense figures)"),
+    /* GB200, per GPU of an NVL72 rack (rack figures / 72, aiwiki.ai citing
+     * NVIDIA: 13.4 TB HBM3e, 720 PF fp8 sparse, 1.8 TB/s NVLink per GPU):
+     * 186 GB, fp8 5 PF and bf16 2.5 PF dense (verda.com lists 4.5 and
+     * 2.25: the lower figures would be 10% slower), 8 TB/s (gpu.blog),
+     * 1200 W (verda.com). The NVLink domain is the rack: 72 GPUs per
+     * "node". Host: a Grace CPU with 480 GB LPDDR5X per 2 GPUs behind
+     * NVLink-C2C 900 GB/s both ways (deploybase.ai; 480 GB from NVIDIA's
+     * table, not re-read): 240 GB and 225 GB/s one way per GPU, of which
+     * copies reach 80% (assumption). Price: an estimate; no per-GPU list
+     * price read here. */
+    {"gb200", 186000000000LL, 8000 * G,
+     {80 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T}, 900 * G, 50 * G, 72,
+     1200, 10.50, EFF_B200, EFF_TP, "estimate, no per-GPU list price, 2026",
+     "GB200 NVL72 rack figures / 72 (third-party)", 240e9, 225 * G * 0.8},
     /* MI250X: the runtime sees each of the two GCDs as a device with
      * 68,702,699,520 B (HIP totalGlobalMem); figures here are per GCD, half
      * the module's 383 TF bf16, 3.2 TB/s and 560 W; links: Infinity
@@ -241,6 +287,10 @@ static const tplan_alias aliases[] = {
     {"H100 80GB HBM3", "h100-sxm"}, /* nvidia-smi */
     {"H100-80GB", "h100-sxm"},
     {"H100 PCIe 80GB", "h100-pcie"},
+    {"H800 SXM5", "h800"},
+    {"H800-80GB", "h800"},
+    {"H20 96GB", "h20"},
+    {"GB200 NVL72", "gb200"},
     {"H200 SXM", "h200"},
     {"H200 141GB", "h200"},
     {"A100-80GB", "a100-80g"},

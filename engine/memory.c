@@ -24,6 +24,8 @@ typedef struct stage_mem {
     double paged;      /* of optim: states that may page to the host */
     double host, nvme; /* per GPU: offloaded there */
     double off_states, off_w; /* of host or nvme: states, weights */
+    double experts;           /* of params: routed experts */
+    int64_t moe_layers;       /* of layers: mixtures of experts */
 } stage_mem;
 
 static double fixed_bytes(const stage_mem *s)
@@ -32,39 +34,98 @@ static double fixed_bytes(const stage_mem *s)
            s->gather + s->dequant;
 }
 
-/* Parameters a device on stage st holds (before ZeRO), its matmul weights
- * (for working copies) and the largest gathered unit (for ZeRO-3). */
+/* The layers [lo, hi) of stage st: the first stage from layer 0 with
+ * ceil(L/p) layers, the last up to layer L with floor(L/p) (an uneven
+ * split leaves the head's stage the fewer). */
+static void stage_range(const tplan_config *c, tplan_stage st, int64_t *lo,
+                        int64_t *hi)
+{
+    int64_t L = c->model.layers;
+
+    *lo = st == TPLAN_STAGE_LAST ? L - L / c->pp : 0;
+    *hi = st == TPLAN_STAGE_ONLY    ? L
+          : st == TPLAN_STAGE_FIRST ? tplan_config_stage_layers(c)
+                                    : L;
+}
+
+/* One layer's attention on a device: its parameters and matmul weights.
+ * Megatron splits matmuls (and their biases) over t and replicates the
+ * norms. With t > k the K and V projections are replicated: each rank
+ * keeps one kv head's, not k/t of one. MLA's down projections (and their
+ * norms) are replicated, its up and output projections split by head. */
+static void attn_on_device(const tplan_config *c, double *params,
+                           double *matmul)
+{
+    const tplan_model *m = &c->model;
+    double t = (double)c->tp, h = (double)m->hidden, a = (double)m->heads;
+    double k = (double)m->kv_heads, qd, kvd, kv_rep, attn_w;
+
+    if (tplan_model_mla(m)) {
+        double ql = (double)m->q_lora_rank, kl = (double)m->kv_lora_rank;
+        double dqk = (double)tplan_model_qk_head_dim(m);
+        double dv = (double)m->v_head_dim;
+        double down = (ql > 0 ? h * ql : 0.0) +
+                      h * (kl + (double)m->qk_rope_dim);
+        double up = (ql > 0 ? ql : h) * a * dqk +
+                    kl * a * ((double)m->qk_nope_dim + dv) + a * dv * h;
+
+        *matmul = down + up / t;
+        *params = *matmul + ql + kl;
+        return;
+    }
+    qd = (double)tplan_model_q_dim(m);
+    kvd = (double)tplan_model_kv_dim(m);
+    attn_w = h * (qd + 2.0 * kvd) + qd * h;
+    kv_rep = t > k ? 2.0 * h * (kvd / k) - 2.0 * h * kvd / t : 0.0;
+    *params = (double)tplan_model_attn_params(m) / t + kv_rep;
+    *matmul = attn_w / t + kv_rep;
+}
+
+/* Parameters a device on stage st holds (before ZeRO), of which routed
+ * experts (sharded over ep x tp: Megatron's expert tensor parallelism
+ * defaults to tp), its matmul weights (for working copies) and the
+ * largest gathered unit (for ZeRO-3). The vocabulary is split over t
+ * (vocab-parallel embedding). */
 static void stage_params(const tplan_config *c, tplan_stage st, double *params,
-                         double *matmul, double *largest)
+                         double *experts, double *matmul, double *largest)
 {
     const tplan_model *m = &c->model;
     tplan_param_count pc;
-    double t = (double)c->tp, h = (double)m->hidden;
-    double k = (double)m->kv_heads, qd, kvd;
-    double attn_w, mlp_w, layer_dev, vh, layers, kv_rep;
+    double t = (double)c->tp, h = (double)m->hidden, e = (double)c->ep;
+    double attn_p, attn_mm, dense_dev, moe_dev, exp_dev, vh, nd, nm;
+    double mlp_w = (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h;
+    int64_t lo, hi, moe;
     bool first = st != TPLAN_STAGE_LAST, last = st != TPLAN_STAGE_FIRST;
 
+    *experts = 0.0;
     if (m->arch == TPLAN_ARCH_GENERIC) {
         *params = *matmul = (double)m->generic_params;
         *largest = (double)m->generic_largest_layer_params;
         return;
     }
     tplan_model_params(m, &pc);
-    qd = (double)tplan_model_q_dim(m);
-    kvd = (double)tplan_model_kv_dim(m);
-    layers = (double)(m->layers / c->pp);
-    attn_w = h * (qd + 2.0 * kvd) + qd * h;
-    mlp_w = (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h * (double)m->ffn;
-    /* Megatron splits matmuls (and their biases) over t and replicates the
-     * norms; the vocabulary is split over t (vocab-parallel embedding).
-     * With t > k the K and V projections are replicated: each rank keeps
-     * one kv head's, not k/t of one. */
-    kv_rep = t > k ? 2.0 * h * (kvd / k) - 2.0 * h * kvd / t : 0.0;
-    layer_dev = (double)(pc.layer_attn + pc.layer_mlp) / t + kv_rep +
-                (double)pc.layer_norm;
+    stage_range(c, st, &lo, &hi);
+    moe = tplan_model_moe_layers(m, lo, hi);
+    nm = (double)moe;
+    nd = (double)(hi - lo - moe);
+    attn_on_device(c, &attn_p, &attn_mm);
+    dense_dev = attn_p + (double)pc.layer_mlp / t + (double)pc.layer_norm;
+    /* router replicated on every rank; shared experts split like an MLP */
+    exp_dev = (double)m->experts * (double)pc.layer_expert / (e * t);
+    moe_dev = attn_p + (double)pc.layer_norm + (double)pc.layer_router +
+              (double)pc.layer_shared / t + exp_dev;
     vh = (double)m->vocab * h / t;
-    *params = layers * layer_dev;
-    *matmul = layers * ((attn_w + mlp_w) / t + kv_rep);
+    *params = nd * dense_dev + nm * moe_dev;
+    *experts = nm * exp_dev;
+    *matmul = nd * (attn_mm + mlp_w * (double)m->ffn / t);
+    if (moe)
+        *matmul += nm * (attn_mm + h * (double)m->experts +
+                         mlp_w *
+                             ((double)(m->shared_experts *
+                                       tplan_model_shared_ffn(m)) +
+                              (double)m->experts *
+                                  (double)tplan_model_expert_ffn(m) / e) /
+                             t);
     if (first)
         *params += vh + (double)m->extra_params + (double)pc.pos;
     if (last) {
@@ -75,7 +136,49 @@ static void stage_params(const tplan_config *c, tplan_stage st, double *params,
             *params += vh;
         *matmul += vh;
     }
-    *largest = fmax(layer_dev, vh);
+    *largest = fmax(fmax(nd > 0 ? dense_dev : 0.0, nm > 0 ? moe_dev : 0.0),
+                    vh);
+}
+
+/* Row plus column statistics of one layer's attention matrices on a
+ * device (*mats) and their elements (*elems): q, k, v column-parallel, o
+ * row-parallel; MLA's down projections whole, its up projections
+ * column-parallel. */
+static void attn_stats(const tplan_config *c, double *mats, double *elems)
+{
+    const tplan_model *m = &c->model;
+    double t = (double)c->tp, h = (double)m->hidden, a = (double)m->heads;
+    double k = (double)m->kv_heads, kvd = (double)tplan_model_kv_dim(m);
+    double qd = (double)tplan_model_q_dim(m), kv_out;
+
+    if (tplan_model_mla(m)) {
+        double ql = (double)m->q_lora_rank, kl = (double)m->kv_lora_rank;
+        double kr = kl + (double)m->qk_rope_dim;
+        double q_out = a * (double)tplan_model_qk_head_dim(m) / t;
+        double kv_up = a * ((double)m->qk_nope_dim + (double)m->v_head_dim) / t;
+        double o_in = a * (double)m->v_head_dim / t;
+
+        *mats = (ql > 0 ? (h + ql) + (ql + q_out) : h + q_out) + (h + kr) +
+                (kl + kv_up) + (o_in + h);
+        *elems = (ql > 0 ? h * ql + ql * q_out : h * q_out) + h * kr +
+                 kl * kv_up + o_in * h;
+        return;
+    }
+    kv_out = t > k ? kvd / k : kvd / t; /* replicated past k */
+    *mats = (qd / t + h) + 2.0 * (kv_out + h) + (h + qd / t);
+    *elems = h * qd / t + 2.0 * kv_out * h + qd * h / t;
+}
+
+/* The same for an MLP of width f split over `split` ranks: up (and gate)
+ * column-parallel, down row-parallel. */
+static void mlp_stats(const tplan_model *m, double f, double *mats,
+                      double *elems)
+{
+    double h = (double)m->hidden;
+    double n_in = m->mlp == TPLAN_MLP_SWIGLU ? 2.0 : 1.0;
+
+    *mats = n_in * (f + h) + (h + f);
+    *elems = (n_in + 1.0) * h * f;
 }
 
 /* Adafactor's factored statistics on one device of stage st (Shazeer &
@@ -84,29 +187,40 @@ static void stage_params(const tplan_config *c, tplan_stage st, double *params,
  * first MLP matrices over t, the input dimension of the attention output
  * and the last MLP matrix, and the vocabulary of the embedding and head),
  * and a full statistic per element of every vector (norms, biases).
- * Learned position tables are matrices too. docs/MODEL.md section 2.2. */
+ * Learned position tables are matrices too; so are the router and every
+ * expert on the device. docs/MODEL.md section 2.2. */
 static double factored_stats(const tplan_config *c, tplan_stage st,
                              double params)
 {
     const tplan_model *m = &c->model;
-    double t = (double)c->tp, h = (double)m->hidden, f = (double)m->ffn;
-    double k = (double)m->kv_heads, kvd = (double)tplan_model_kv_dim(m);
-    double qd = (double)tplan_model_q_dim(m);
-    double kv_out = t > k ? kvd / k : kvd / t; /* replicated past k */
-    double layers = (double)(m->layers / c->pp), vh = (double)m->vocab / t;
-    double mats, mat_params, per_layer, vectors;
+    double t = (double)c->tp, h = (double)m->hidden;
+    double vh = (double)m->vocab / t, am, ae, fm, fe, nd, nm;
+    double mats, mat_params;
+    int64_t lo, hi, moe;
     bool first = st != TPLAN_STAGE_LAST, last = st != TPLAN_STAGE_FIRST;
     bool head = last && (!m->tied || c->pp > 1);
 
-    /* one layer: q, k, v (column-parallel), o (row-parallel); the MLP's
-     * up (and gate) column-parallel, its down row-parallel */
-    per_layer = (qd / t + h) + 2.0 * (kv_out + h) + (h + qd / t) +
-                (m->mlp == TPLAN_MLP_SWIGLU ? 2.0 : 1.0) * (f / t + h) +
-                (h + f / t);
-    mat_params = h * qd / t + 2.0 * kv_out * h + qd * h / t +
-                 (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h * f / t;
-    mats = layers * per_layer;
-    mat_params *= layers;
+    stage_range(c, st, &lo, &hi);
+    moe = tplan_model_moe_layers(m, lo, hi);
+    nm = (double)moe;
+    nd = (double)(hi - lo - moe);
+    attn_stats(c, &am, &ae);
+    mlp_stats(m, (double)m->ffn / t, &fm, &fe);
+    mats = nd * (am + fm);
+    mat_params = nd * (ae + fe);
+    if (moe) {
+        double per = (double)m->experts / (double)c->ep;
+        double sm, se, xm, xe;
+
+        mlp_stats(m,
+                  (double)(m->shared_experts * tplan_model_shared_ffn(m)) / t,
+                  &sm, &se);
+        mlp_stats(m, (double)tplan_model_expert_ffn(m) / t, &xm, &xe);
+        if (!m->shared_experts)
+            sm = se = 0.0;
+        mats += nm * (am + (h + (double)m->experts) + sm + per * xm);
+        mat_params += nm * (ae + h * (double)m->experts + se + per * xe);
+    }
     if (first) {
         mats += vh + h;
         mat_params += vh * h;
@@ -121,8 +235,7 @@ static double factored_stats(const tplan_config *c, tplan_stage st,
     }
     /* every other parameter of the stage is a vector or an extra (BERT's
      * token types and heads, counted in full: conservative) */
-    vectors = fmax(params - mat_params, 0.0);
-    return mats + vectors;
+    return mats + fmax(params - mat_params, 0.0);
 }
 
 /* Optimizer bytes of `trainable` parameters, factored (Adafactor) from
@@ -234,7 +347,10 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
     if (c->model.arch == TPLAN_ARCH_GENERIC)
         return;
     tplan_act_ctx_from_config(c, &ctx);
-    tplan_act_per_sample_cached(&c->model, &ctx, c->seq, cache, act);
+    /* context parallelism splits every activation along the sequence
+     * (flash attention only: no s x s tensor; Korthikanti-style rows are
+     * linear in s) */
+    tplan_act_per_sample_cached(&c->model, &ctx, c->seq / c->cp, cache, act);
     /* adapters' tensors: kept per layer, or rebuilt with the layer under
      * full recomputation */
     if (c->lora_rank > 0) {
@@ -250,36 +366,56 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
                        tplan_stage st, stage_mem *s)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
-    int64_t dp = tplan_config_dp(c);
+    int64_t dp = tplan_config_dp(c) * c->cp, edp = dp / c->ep;
     double p = (double)c->pp, v = (double)c->vpp;
     double matmul, largest, wdiv, gdiv, odiv;
 
     memset(s, 0, sizeof *s);
-    stage_params(c, st, &s->params, &matmul, &largest);
+    stage_params(c, st, &s->params, &s->experts, &matmul, &largest);
     /* ZeRO shards over the data-parallel group (Rajbhandari et al. 2020):
-     * stage 1 optimizer states, 2 also gradients, 3 also weights. */
+     * stage 1 optimizer states, 2 also gradients, 3 also weights. Context
+     * parallel ranks hold the same weights: Megatron shards over dp x cp.
+     * Routed experts shard over the expert-data-parallel group, dp x cp /
+     * ep (Megatron-LM's expert_data_parallel group). */
     wdiv = c->zero >= 3 ? (double)dp : 1.0;
     gdiv = c->zero >= 2 ? (double)dp : 1.0;
     odiv = c->zero >= 1 ? (double)dp : 1.0;
-    s->layers = c->model.arch == TPLAN_ARCH_GENERIC ? 1
-                                                    : c->model.layers / c->pp;
+    if (c->model.arch == TPLAN_ARCH_GENERIC) {
+        s->layers = 1;
+    } else {
+        int64_t lo, hi;
+
+        stage_range(c, st, &lo, &hi);
+        s->layers = hi - lo;
+        s->moe_layers = tplan_model_moe_layers(&c->model, lo, hi);
+    }
     if (c->lora_rank > 0) {
         lora_states(c, s, wdiv, gdiv, odiv);
     } else {
+        /* Routed experts shard over edp instead of dp; their weights are
+         * all matmul weights. Working copies of sharded weights exist only
+         * for the gathered layer (FSDP/ZeRO-3 gather 16-bit parameters and
+         * free them after use). Factored states are counted from the
+         * shapes; a generic model's shapes are unknown and keep the
+         * per-parameter bound. */
+        double ex = s->experts, rest = s->params - ex;
+        double ew = c->zero >= 3 ? (double)edp : 1.0;
+        double eg = c->zero >= 2 ? (double)edp : 1.0;
+        double eo = c->zero >= 1 ? (double)edp : 1.0;
+        double gb = c->fp32_grads ? 4.0 : pi->grad_bytes;
+
         s->trainable = s->params;
-        s->weights = s->params * pi->weight_bytes / wdiv;
-        /* Working copies of sharded weights exist only for the gathered
-         * layer (FSDP/ZeRO-3 gather 16-bit parameters and free them after
-         * use). */
-        s->work = matmul * pi->work_copy_bytes / wdiv;
-        s->grads = s->params * (c->fp32_grads ? 4.0 : pi->grad_bytes) / gdiv;
-        /* factored states are counted from the shapes; a generic model's
-         * shapes are unknown and keep the per-parameter bound */
-        s->optim = optim_bytes(c, s->params,
+        s->weights = rest * pi->weight_bytes / wdiv +
+                     ex * pi->weight_bytes / ew;
+        s->work = (matmul - ex) * pi->work_copy_bytes / wdiv +
+                  ex * pi->work_copy_bytes / ew;
+        s->grads = rest * gb / gdiv + ex * gb / eg;
+        s->optim = optim_bytes(c, rest,
                                c->model.arch == TPLAN_ARCH_GENERIC
                                    ? 0.0
                                    : factored_stats(c, st, s->params)) /
-                   odiv;
+                       odiv +
+                   optim_bytes(c, ex, 0.0) / eo;
     }
     offload(c, s, odiv);
     if (tplan_optimizer_get(c->optimizer)->paged)
@@ -303,7 +439,8 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
         return;
     }
 
-    s->act_layer = act->layer;
+    s->act_layer = s->moe_layers > 0 ? fmax(act->layer, act->moe_layer)
+                                     : act->layer;
     /* 1F1B: the first stage holds min(p, m) micro-batches of its layers,
      * i.e. up to L layers' worth; interleaving multiplies that by
      * 1 + (p-1)/(p v) (Korthikanti et al. 2022 section 4.2.3). The last
@@ -315,7 +452,9 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
         if (c->vpp > 1)
             s->inflight *= 1.0 + (p - 1.0) / (p * v);
     }
-    s->per_sample = act->layer * (double)s->layers * s->inflight;
+    s->per_sample = (act->layer * (double)(s->layers - s->moe_layers) +
+                     act->moe_layer * (double)s->moe_layers) *
+                    s->inflight;
     if (st != TPLAN_STAGE_LAST)
         s->per_sample += act->first * s->inflight;
     if (st != TPLAN_STAGE_FIRST)
@@ -323,7 +462,18 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     /* Full recomputation rebuilds one layer's activations during backward
      * on top of the stored checkpoints. */
     if (c->recompute == TPLAN_RECOMPUTE_FULL)
-        s->per_sample += act->layer_full;
+        s->per_sample += s->moe_layers > 0
+                             ? fmax(act->layer_full, act->moe_layer_full)
+                             : act->layer_full;
+    /* Ring attention (Megatron-LM/TransformerEngine context parallelism)
+     * double-buffers the K and V chunk it receives while it computes on
+     * the one it holds: two chunks of s/cp tokens, per layer in turn. */
+    if (c->cp > 1) {
+        double w = pi->act == TPLAN_ACT_FP32 ? 4.0 : 2.0;
+
+        s->per_sample += 2.0 * (double)tplan_model_kv_elems(&c->model) *
+                         (double)(c->seq / c->cp) / (double)c->tp * w;
+    }
 }
 
 static int64_t stage_max_batch(const stage_mem *s, double usable)
@@ -368,6 +518,7 @@ static void fill(const tplan_config *c, const stage_mem *s, tplan_stage st,
     out->overhead_bytes =
         out->context_bytes + out->gather_bytes + out->dequant_bytes;
     out->trainable_on_device = llround(s->trainable);
+    out->experts_on_device = llround(s->experts);
     out->quant_elems = s->quant;
     out->offload_state_bytes = llround(s->off_states);
     out->offload_weight_bytes = llround(s->off_w);

@@ -50,6 +50,7 @@ typedef struct tplan_memory {
     bool out_of_range;       /* over 1e18 bytes: nothing else is filled in */
     /* fine-tuning and offload (docs/MODEL.md section 12) */
     int64_t trainable_on_device; /* parameters with gradients, before ZeRO */
+    int64_t experts_on_device;   /* of params_on_device: routed experts */
     int64_t host_bytes;          /* per node: offloaded and paged-out */
     int64_t nvme_bytes;          /* per node: offloaded to NVMe */
     int64_t host_capacity_bytes; /* per node, as the job uses it */

@@ -55,6 +55,38 @@ typedef struct tplan_model {
     /* norms per block; 0 = 2 (pre-norm); Gemma 2 has 4 (a post-norm after
      * attention and after the MLP as well) */
     int64_t block_norms;
+    /* Mixture of experts (docs/MODEL.md section 1.8); experts = 0: dense.
+     * An MoE layer replaces the MLP by a router (h x experts, no bias),
+     * `experts` routed MLPs of width expert_ffn of which top_k run per
+     * token, and shared_experts always-on MLPs of width shared_ffn each.
+     * Layers 0..moe_first_dense-1 are dense (width ffn); after them every
+     * moe_every-th layer is MoE (transformers' decoder_sparse_step). */
+    int64_t experts;
+    int64_t top_k;
+    int64_t expert_ffn;      /* 0 = ffn */
+    int64_t shared_experts;
+    int64_t shared_ffn;      /* width of each shared expert; 0 = expert_ffn */
+    int64_t moe_first_dense;
+    int64_t moe_every;       /* 0 = 1: every layer after the dense ones */
+    bool shared_gate;        /* sigmoid gate h -> 1 on the shared expert
+                                (Qwen2-MoE) */
+    /* Multi-head latent attention (DeepSeek-V2/V3) when kv_lora_rank > 0:
+     * q through a rank-q_lora_rank bottleneck (0: a full h x a(dn+dr)
+     * projection), k and v from a kv_lora_rank latent plus one shared
+     * rotary key of qk_rope_dim; q and k heads are qk_nope_dim +
+     * qk_rope_dim wide, v heads v_head_dim. */
+    int64_t q_lora_rank;
+    int64_t kv_lora_rank;
+    int64_t qk_rope_dim;
+    int64_t qk_nope_dim;
+    int64_t v_head_dim;
+    /* Sliding-window attention: each query sees the last `window` keys
+     * (0: all); with global_every = n every n-th layer attends globally
+     * (Gemma 2: 2, Gemma 3: 6; 0: none). */
+    int64_t window;
+    int64_t global_every;
+    /* tanh soft-capping of attention and final logits (Gemma 2) */
+    bool softcap;
 } tplan_model;
 
 /* Exact parameter counts, by where they live. */
@@ -69,6 +101,16 @@ typedef struct tplan_param_count {
     int64_t head;       /* untied LM head V*h; 0 when tied */
     int64_t head_extra; /* head-side extras (BERT pooler, MLM, NSP) */
     int64_t total;
+    /* mixtures of experts (all 0 for dense models): one MoE layer is
+     * layer_attn + layer_norm + layer_router + layer_shared +
+     * experts * layer_expert */
+    int64_t dense_layers, moe_layers;
+    int64_t layer_router; /* router weights */
+    int64_t layer_shared; /* shared experts and their gate */
+    int64_t layer_expert; /* one routed expert */
+    int64_t moe_layer;    /* one MoE layer */
+    int64_t expert_total; /* every routed expert of the model */
+    int64_t active;       /* parameters one token uses: top_k experts */
 } tplan_param_count;
 
 /* Fill *m with neutral defaults (GELU, LayerNorm, learned positions, biases,
@@ -85,6 +127,27 @@ int64_t tplan_model_q_dim(const tplan_model *m);
 int64_t tplan_model_kv_dim(const tplan_model *m);
 /* norms in one block (2 unless block_norms says otherwise) */
 int64_t tplan_model_block_norms(const tplan_model *m);
+/* Attention widths under MLA too: q and k per head (d, or dn + dr), v
+ * and the attention output per head (d, or v_head_dim); the K and V
+ * elements one token keeps per layer after projection (2 k d, or
+ * a (dn + dr + dv) as MLA expands them per head). */
+int64_t tplan_model_qk_head_dim(const tplan_model *m);
+int64_t tplan_model_v_head_dim(const tplan_model *m);
+int64_t tplan_model_kv_elems(const tplan_model *m);
+bool tplan_model_mla(const tplan_model *m);
+bool tplan_model_moe(const tplan_model *m);
+/* MoE layers among layers [lo, hi) (0 for dense models). */
+int64_t tplan_model_moe_layers(const tplan_model *m, int64_t lo, int64_t hi);
+/* Widths: one routed expert's, one shared expert's. */
+int64_t tplan_model_expert_ffn(const tplan_model *m);
+int64_t tplan_model_shared_ffn(const tplan_model *m);
+/* Parameters of an MLP of inner width f under the model's MLP kind
+ * (with biases when the model has them). */
+int64_t tplan_model_mlp_params(const tplan_model *m, int64_t f);
+/* Attention weights of one layer, biases included. */
+int64_t tplan_model_attn_params(const tplan_model *m);
+/* Of them, matmul weights (2 FLOPs per weight per token forward). */
+int64_t tplan_model_attn_matmul(const tplan_model *m);
 
 /* Count parameters exactly (docs/MODEL.md section 1). m must be valid. */
 void tplan_model_params(const tplan_model *m, tplan_param_count *out);

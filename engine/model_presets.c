@@ -69,6 +69,18 @@
         .tied = true, .dropout = 0.0, .source = src                            \
     }
 
+/* Mixtures of experts (docs/MODEL.md section 1.8): the Llama shape with
+ * an MoE MLP in every layer; untied, no biases. */
+#define MOE(nm, l, hd, a, k, d, f, v, s, e, topk, ef, qkn, src)                \
+    {                                                                          \
+        .name = nm, .arch = TPLAN_ARCH_DECODER, .layers = l, .hidden = hd,     \
+        .heads = a, .kv_heads = k, .head_dim = d, .ffn = f, .vocab = v,        \
+        .max_seq = s, .mlp = TPLAN_MLP_SWIGLU, .norm = TPLAN_NORM_RMSNORM,     \
+        .pos = TPLAN_POS_ROTARY, .bias = false, .tied = false,                 \
+        .dropout = 0.0, .experts = e, .top_k = topk, .expert_ffn = ef,         \
+        .qk_norm = qkn, .source = src                                          \
+    }
+
 static const tplan_model presets[] = {
     GPT2("gpt2", 12, 768, 12,
          "Radford et al. 2019; HF openai-community/gpt2 config.json"),
@@ -110,6 +122,13 @@ static const tplan_model presets[] = {
           "config.json (context 131072; default sequence 8192)"),
     LLAMA("llama3.1-70b", 80, 8192, 64, 8, 28672, 128256, 8192,
           "Llama 3 Herd of Models 2024 Table 3; HF meta-llama/Llama-3.1-70B "
+          "config.json (context 131072; default sequence 8192)"),
+    /* 405,853,388,800 parameters (HF safetensors). Its last pre-training
+     * phase grows the context to 128K tokens (Llama 3 paper section
+     * 3.4.2): --seq 131072 plans it, with context parallelism (the paper's
+     * Table 4 runs it at cp 16). */
+    LLAMA("llama3.1-405b", 126, 16384, 128, 8, 53248, 128256, 8192,
+          "Llama 3 Herd of Models 2024 Table 3; HF meta-llama/Llama-3.1-405B "
           "config.json (context 131072; default sequence 8192)"),
     /* LLaMA 1, the models the QLoRA paper fine-tunes (Dettmers et al.
      * 2023): dims, heads and layers from Touvron et al. 2023 (LLaMA)
@@ -163,6 +182,66 @@ static const tplan_model presets[] = {
     GEMMA2("gemma2-27b", 46, 4608, 32, 16, 128, 36864,
            "Gemma 2 report 2024 Table 1; HF google/gemma-2-27b config.json "
            "(sliding window and soft-capping not modelled)"),
+    /* Mixtral (Jiang et al. 2024, "Mixtral of Experts"; HF
+     * mistralai/Mixtral-8x7B-v0.1 config.json: 8 experts, top 2, the
+     * expert width is intermediate_size, no sliding window). Totals
+     * 46,702,792,704 (HF safetensors) and 140,620,634,112
+     * (mistral-community/Mixtral-8x22B-v0.1), pinned in tests. Default
+     * sequence: the 32k context Mixtral was trained at (paper section 2);
+     * 8x22B's config gives 65536 positions. */
+    MOE("mixtral-8x7b", 32, 4096, 32, 8, 0, 14336, 32000, 32768, 8, 2, 0,
+        false,
+        "Jiang et al. 2024 (Mixtral); HF mistralai/Mixtral-8x7B-v0.1 "
+        "config.json"),
+    MOE("mixtral-8x22b", 56, 6144, 48, 8, 0, 16384, 32000, 65536, 8, 2, 0,
+        false,
+        "HF mistralai/Mixtral-8x22B-v0.1 config.json (total 140.6B, "
+        "mistral-community mirror)"),
+    /* Qwen3 MoE (HF Qwen/Qwen3-30B-A3B and Qwen3-235B-A22B config.json:
+     * head_dim 128 apart from h/a, q/k norms, 128 experts of
+     * moe_intermediate_size, top 8, no shared expert, every layer MoE).
+     * Totals 30,532,122,624 and 235,093,634,560 (HF safetensors). Default
+     * sequence: the 4096 of pre-training stage S1 (Qwen3 technical
+     * report). */
+    MOE("qwen3-30b-a3b", 48, 2048, 32, 4, 128, 6144, 151936, 4096, 128, 8,
+        768, true,
+        "Qwen3 technical report 2025; HF Qwen/Qwen3-30B-A3B config.json"),
+    MOE("qwen3-235b-a22b", 94, 4096, 64, 4, 128, 12288, 151936, 4096, 128,
+        8, 1536, true,
+        "Qwen3 technical report 2025; HF Qwen/Qwen3-235B-A22B config.json"),
+    /* DeepSeek-V3 (DeepSeek-AI 2024, arXiv 2412.19437, section 4.2; HF
+     * deepseek-ai/DeepSeek-V3 config.json): 61 layers, h 7168, MLA with
+     * 128 heads (q rank 1536, kv rank 512, nope 128, rope 64, v 128); the
+     * first 3 layers dense (18432), then 1 shared and 256 routed experts
+     * of 2048, 8 per token. 671,026,404,352 parameters without the MTP
+     * module (transformers does not build it; 671B in the report); 37B
+     * activated. Sequence 4096 in pre-training. */
+    {.name = "deepseek-v3",
+     .arch = TPLAN_ARCH_DECODER,
+     .layers = 61,
+     .hidden = 7168,
+     .heads = 128,
+     .kv_heads = 128,
+     .ffn = 18432,
+     .vocab = 129280,
+     .max_seq = 4096,
+     .mlp = TPLAN_MLP_SWIGLU,
+     .norm = TPLAN_NORM_RMSNORM,
+     .pos = TPLAN_POS_ROTARY,
+     .bias = false,
+     .tied = false,
+     .experts = 256,
+     .top_k = 8,
+     .expert_ffn = 2048,
+     .shared_experts = 1,
+     .moe_first_dense = 3,
+     .q_lora_rank = 1536,
+     .kv_lora_rank = 512,
+     .qk_rope_dim = 64,
+     .qk_nope_dim = 128,
+     .v_head_dim = 128,
+     .source = "DeepSeek-V3 technical report 2024 section 4.2; HF "
+               "deepseek-ai/DeepSeek-V3 config.json (MTP module left out)"},
     {.name = "gpt3-175b",
      .arch = TPLAN_ARCH_DECODER,
      .layers = 96,
@@ -219,8 +298,10 @@ static const tplan_alias aliases[] = {
     {"Meta-Llama-3-70B", "llama3-70b"},
     {"Meta-Llama-3.1-8B", "llama3.1-8b"},
     {"Meta-Llama-3.1-70B", "llama3.1-70b"},
-    {"Meta-Llama-3.1-405B", "llama3-405b"},
-    {"Llama-3.1-405B", "llama3-405b"},
+    {"Meta-Llama-3.1-405B", "llama3.1-405b"},
+    {"Mixtral-8x7B-v0.1", "mixtral-8x7b"},
+    {"Mixtral-8x22B-v0.1", "mixtral-8x22b"},
+    {"DeepSeek-V3-Base", "deepseek-v3"},
     {"llama-30b", "llama-33b"}, /* huggyllama's name for LLaMA 33B */
     {"Phi-3-mini-4k", "phi3-mini"},
     {"Phi-3-mini", "phi3-mini"},

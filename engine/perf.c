@@ -48,6 +48,19 @@ double tplan_allgather_s(double bytes, double n, double bw, double lat_s)
     return (n - 1.0) / n * bytes / bw + lat_s * ceil(log2(n));
 }
 
+double tplan_alltoall_s(double bytes, double n, double per_node, double link,
+                        double nic, double lat_s)
+{
+    double intra, inter;
+
+    if (n <= 1)
+        return 0.0;
+    per_node = fmin(fmax(per_node, 1.0), n);
+    intra = bytes * (per_node - 1.0) / n / link;
+    inter = bytes * (n - per_node) / n / nic;
+    return fmax(intra, inter) + lat_s * (n > per_node ? 2.0 : 1.0);
+}
+
 static tplan_dtype compute_dtype(const tplan_config *c, bool *fallback)
 {
     tplan_dtype d = tplan_precision_get(c->precision)->compute;
@@ -94,7 +107,7 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     double pcie = tplan_config_pcie(c), nvme = tplan_config_nvme(c);
     double on_node = (double)tplan_config_gpus_on_node(c);
-    double dp = (double)tplan_config_dp(c);
+    double dp = (double)(tplan_config_dp(c) * c->cp); /* the ZeRO group */
     double part = (double)mem->trainable_on_device / (c->zero >= 1 ? dp : 1.0);
     double w = (double)mem->offload_weight_bytes;
     /* what can hide, up to the overlap share: weight fetches run under
@@ -122,6 +135,108 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
     out->offload_s = exposed + fmax(0.0, hidden_t - window);
 }
 
+/* Data-parallel traffic of w weight bytes and g gradient bytes over n
+ * ranks per step (Rajbhandari et al. 2020): stage 0/1 reduce gradients
+ * once per step (ZeRO-1 then all-gathers the updated weights), stage 2
+ * reduce-scatters every micro-batch, stage 3 also all-gathers the
+ * weights for forward and for backward of every micro-batch: 1.5x the
+ * volume of plain data parallelism. What runs after the step (ZeRO-1/2's
+ * weight gather) goes to *after, not into the result. */
+static double dp_traffic(const tplan_config *c, double w, double g, double n,
+                         double bw, double lat, double m, double *after)
+{
+    switch (c->zero) {
+    case 0:
+        return tplan_allreduce_s(g, n, bw, lat);
+    case 1:
+        *after += tplan_allgather_s(w, n, bw, lat);
+        return tplan_allgather_s(g, n, bw, lat);
+    case 2:
+        *after += tplan_allgather_s(w, n, bw, lat);
+        return m * tplan_allgather_s(g, n, bw, lat);
+    default:
+        return m * (2.0 * tplan_allgather_s(w, n, bw, lat) +
+                    tplan_allgather_s(g, n, bw, lat));
+    }
+}
+
+/* Expert and context parallelism (docs/MODEL.md section 13.4), seconds
+ * per step on one GPU. Megatron-LM's rank order is tp-cp-ep-dp-pp: a CP
+ * group's ranks are tp apart, an EP group's tp*cp apart.
+ *
+ * Experts: Megatron's all-to-all token dispatcher sends each MoE layer's
+ * routed tokens to their experts and back, twice forward (dispatch,
+ * combine) and twice backward, again forward under full recomputation.
+ * A rank holds b s / (cp t) tokens (sequence parallelism splits them
+ * over the tensor-parallel ranks; Megatron asks for it with MoE and tp),
+ * sends top_k copies of each, times the busiest rank's load. fp8 recipes
+ * dispatch in fp8 and combine in bf16 (DeepSeek-V3 report section 3.3).
+ * The traffic can hide under compute up to moe_overlap (DeepSeek's
+ * DualPipe overlaps it; Megatron by default does not).
+ *
+ * Context: ring attention (TransformerEngine's P2P CP, Megatron's
+ * default) passes K and V chunks of s/cp tokens around the ring, cp - 1
+ * times forward, and K, V and their gradients backward, each step
+ * overlapped with the attention on the chunk at hand: what exceeds the
+ * attention time is exposed. */
+static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
+                       double m, double attn_s, double link, double nic,
+                       double gpn, tplan_perf *out)
+{
+    const tplan_model *mo = &c->model;
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    double t = (double)c->tp, cp = (double)c->cp, s = (double)c->seq;
+    double act = pi->act == TPLAN_ACT_FP32 ? 4.0 : 2.0;
+    double fwd = c->recompute == TPLAN_RECOMPUTE_FULL ? 2.0 : 1.0;
+    double layers = (double)mem->layers_on_stage;
+    double b = (double)mem->micro_batch;
+    if (c->ep > 1) {
+        double ep = (double)c->ep, stride = t * cp;
+        double per_node = fmin(ep, fmax(1.0, floor(gpn / stride)));
+        double moe_layers = (double)tplan_model_moe_layers(
+            mo, 0, tplan_config_stage_layers(c));
+        double tokens = b * s / (cp * t) * (double)mo->top_k *
+                        tplan_config_moe_load(c) * (double)mo->hidden;
+        double disp = tokens * (pi->compute == TPLAN_DTYPE_FP8 ? 1.0 : act);
+        double comb = tokens * act;
+        double lat;
+        double lk = link * NVLINK_BUS_EFF, nc = nic * IB_BUS_EFF;
+
+        out->ep_inter_node = ep > per_node;
+        lat = out->ep_inter_node ? LAT_INTER_S : LAT_INTRA_S;
+        /* the fullest stage's MoE layers: tplan_model_moe_layers counts
+         * from layer 0, the last stage (no dense layers) may hold more */
+        moe_layers = fmax(moe_layers,
+                          (double)tplan_model_moe_layers(
+                              mo, mo->layers - tplan_config_stage_layers(c),
+                              mo->layers));
+        out->ep_comm_s =
+            m * moe_layers *
+            ((fwd + 1.0) *
+             (tplan_alltoall_s(disp, ep, per_node, lk, nc, lat) +
+              tplan_alltoall_s(comb, ep, per_node, lk, nc, lat)));
+        out->ep_exposed_s =
+            out->ep_comm_s - fmin(c->moe_overlap * out->ep_comm_s,
+                                  out->compute_s);
+    }
+    if (c->cp > 1) {
+        double chunk = (double)tplan_model_kv_elems(mo) * b * s / cp / t * act;
+        bool inter = t * cp > gpn;
+        double bw = inter ? nic * IB_BUS_EFF : link * NVLINK_BUS_EFF;
+        double lat = inter ? LAT_INTER_S : LAT_INTRA_S;
+        /* per layer and micro-batch: K,V forward (again when recomputed),
+         * K,V and dK,dV backward */
+        double steps = (cp - 1.0) * (fwd + 2.0);
+        double per_layer = steps * (chunk / bw + lat);
+        double attn_layer = attn_s / (m * fmax(layers, 1.0));
+
+        out->cp_inter_node = inter;
+        out->cp_comm_s = m * layers * per_layer;
+        out->cp_exposed_s =
+            m * layers * fmax(0.0, per_layer - attn_layer);
+    }
+}
+
 /* Achieved matmul and attention efficiency. */
 static void efficiency(const tplan_config *c, const tplan_memory *mem,
                        tplan_dtype d, double *mm, double *attn)
@@ -143,7 +258,7 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
      * keeps 43-52% of peak at t = 8, Narayanan 2021 Table 1): a separate
      * loss per doubling of t. */
     x = (double)c->model.hidden;
-    tok = (double)mem->micro_batch * (double)c->seq;
+    tok = (double)mem->micro_batch * (double)(c->seq / c->cp);
     *mm = g->eff_max * x / (x + g->eff_h0) * tok / (tok + g->eff_tok0) *
           fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
     *attn = g->attn_eff;
@@ -161,13 +276,15 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     double gpus = (double)c->gpus, t = (double)c->tp, p = (double)c->pp;
     double v = (double)c->vpp, m = (double)c->accum;
-    double dp = (double)tplan_config_dp(c);
+    double dp = (double)tplan_config_dp(c), cp = (double)c->cp;
     double gpn = (double)tplan_config_gpus_per_node(c);
     double link =
         c->link_bytes_per_s > 0 ? c->link_bytes_per_s : c->gpu.link_bytes_per_s;
     double nic =
         c->nic_bytes_per_s > 0 ? c->nic_bytes_per_s : c->gpu.nic_bytes_per_s;
     double b = (double)mem->micro_batch, s = (double)c->seq;
+    /* a context-parallel rank holds s / cp tokens of each sequence */
+    double s_rank = s / cp;
     double samples = b * dp * m, peak_mm, peak_attn, mm_s, attn_s;
     double act_bytes = pi->act == TPLAN_ACT_FP32 ? 4.0 : 2.0;
     double gather_bytes = pi->compute == TPLAN_DTYPE_FP32 ? 4.0 : 2.0;
@@ -204,19 +321,33 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
      * the LM head (p x its share of the work, over a balanced split). */
     out->stage_imbalance = 1.0;
     if (c->pp > 1 && fl.hardware > 0) {
-        double layers = fl.hardware - fl.head_hw;
+        double layers = fl.hardware - fl.head_hw, L = (double)c->model.layers;
+        /* an uneven split: the first stage has ceil(L/p) layers, the last
+         * floor(L/p) and the head; the slower sets the pace */
+        double first = (double)tplan_config_stage_layers(c) / L * layers;
+        double last = (double)(c->model.layers / c->pp) / L * layers +
+                      fl.head_hw;
 
-        out->stage_imbalance = p * (layers / p + fl.head_hw) / fl.hardware;
+        out->stage_imbalance = p * fmax(first, last) / fl.hardware;
         out->compute_s *= out->stage_imbalance;
+    }
+    /* Expert parallelism: the step waits for the busiest expert rank,
+     * which runs moe_load times the average routed tokens. */
+    if (c->ep > 1 && fl.expert_hw > 0) {
+        out->moe_wait_s = (tplan_config_moe_load(c) - 1.0) * fl.expert_hw /
+                          gpus / (peak_mm * out->matmul_eff) *
+                          out->stage_imbalance;
+        out->compute_s += out->moe_wait_s;
     }
 
     /* Pipeline bubble: (p-1)/(v m) of the ideal time (Narayanan 2021). */
     out->bubble_fraction = (p - 1.0) / (v * m);
     out->bubble_s = out->compute_s * out->bubble_fraction;
 
-    /* Megatron's rank order puts TP innermost, then DP, then PP. */
+    /* Megatron's rank order puts TP innermost, then CP, EP and DP, then
+     * PP (tp-cp-ep-dp-pp). */
     bw_tp = group_bw(t, 1.0, gpn, link, nic, &out->tp_inter_node);
-    bw_dp = group_bw(dp, t, gpn, link, nic, &out->dp_inter_node);
+    bw_dp = group_bw(dp * cp, t, gpn, link, nic, &out->dp_inter_node);
     /* a pipeline hop is one GPU-to-GPU transfer: one NIC across nodes */
     out->pp_inter_node = gpus > gpn && p > 1;
     bw_pp = out->pp_inter_node ? nic * IB_BUS_EFF : link * NVLINK_BUS_EFF;
@@ -228,66 +359,62 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
      * same volume. */
     if (c->tp > 1 && c->model.arch != TPLAN_ARCH_GENERIC) {
         double n_ar = c->recompute == TPLAN_RECOMPUTE_FULL ? 6.0 : 4.0;
-        double layers = (double)(c->model.layers / c->pp);
+        double layers = (double)tplan_config_stage_layers(c);
 
         lat = out->tp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
         out->tp_comm_s =
             m * layers * n_ar *
-            tplan_allreduce_s(s * b * (double)c->model.hidden * act_bytes, t,
-                              bw_tp, lat);
+            tplan_allreduce_s(s_rank * b * (double)c->model.hidden *
+                                  act_bytes,
+                              t, bw_tp, lat);
     }
     /* Pipeline: each micro-batch sends its activations forward and their
      * gradients back, split over the TP ranks (scatter/gather); the
      * interleaved schedule communicates v times as often. */
     if (c->pp > 1) {
-        double msg = s * b * (double)c->model.hidden * act_bytes / t;
+        double msg = s_rank * b * (double)c->model.hidden * act_bytes / t;
 
         lat = out->pp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
         out->pp_comm_s = 2.0 * m * v * (msg / bw_pp + lat);
     }
-    /* Data parallelism and ZeRO (Rajbhandari et al. 2020): stage 0/1
-     * reduce gradients once per step (ZeRO-1 then all-gathers the updated
-     * weights), stage 2 reduce-scatters every micro-batch, stage 3 also
-     * all-gathers the weights for forward and for backward of every
-     * micro-batch: 1.5x the volume of plain data parallelism. */
-    if (dp > 1) {
-        double pdev = (double)mem->params_on_device;
+    ep_cp_time(c, mem, m, fl.attn_hw / gpus / (peak_attn * out->attn_eff),
+               link, nic, gpn, out);
+    /* Data parallelism and ZeRO over the data x context-parallel group
+     * (context-parallel ranks hold the same weights). */
+    if (dp * cp > 1) {
         double fwd_bwd_mb = out->compute_s / m;
+        double ex = (double)mem->experts_on_device, after = 0.0;
+        double edp = dp * cp / (double)c->ep;
 
-        w_bytes = pdev * gather_bytes;
-        /* only trainable parameters have gradients to reduce */
-        g_bytes = (double)mem->trainable_on_device * pi->grad_bytes;
+        /* only trainable parameters have gradients to reduce; routed
+         * experts reduce over the expert-data-parallel group */
+        w_bytes = ((double)mem->params_on_device - ex) * gather_bytes;
+        g_bytes = ((double)mem->trainable_on_device - ex) * pi->grad_bytes;
         bw = bw_dp;
         lat = out->dp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
+        out->dp_comm_s = dp_traffic(c, w_bytes, g_bytes, dp * cp, bw, lat, m,
+                                    &after);
+        if (ex > 0 && edp > 1)
+            out->dp_comm_s += dp_traffic(c, ex * gather_bytes,
+                                         ex * pi->grad_bytes, edp, bw, lat, m,
+                                         &after);
         switch (c->zero) {
         case 0:
-            out->dp_comm_s = tplan_allreduce_s(g_bytes, dp, bw, lat);
+        case 1:
             window = fwd_bwd_mb * 2.0 / 3.0; /* the last backward */
             break;
-        case 1:
-            out->dp_comm_s = tplan_allgather_s(g_bytes, dp, bw, lat);
-            window = fwd_bwd_mb * 2.0 / 3.0;
-            break;
         case 2:
-            out->dp_comm_s = m * tplan_allgather_s(g_bytes, dp, bw, lat);
             window = out->compute_s * 2.0 / 3.0; /* every backward */
             break;
         default:
-            out->dp_comm_s =
-                m * (2.0 * tplan_allgather_s(w_bytes, dp, bw, lat) +
-                     tplan_allgather_s(g_bytes, dp, bw, lat));
             window = out->compute_s; /* prefetch in forward and backward */
             break;
         }
         hidden = fmin(c->overlap * out->dp_comm_s, window);
         out->dp_exposed_s = out->dp_comm_s - hidden;
         /* ZeRO-1/2 gather the updated weights after the step: exposed. */
-        if (c->zero == 1 || c->zero == 2) {
-            double ag = tplan_allgather_s(w_bytes, dp, bw, lat);
-
-            out->dp_comm_s += ag;
-            out->dp_exposed_s += ag;
-        }
+        out->dp_comm_s += after;
+        out->dp_exposed_s += after;
     }
     /* The optimizer step streams the trainable weights, gradients and
      * states through HBM: read all, write weights and states. Frozen and
@@ -318,7 +445,8 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
 
     out->step_time_s = out->compute_s + out->bubble_s + out->tp_comm_s +
                        out->pp_comm_s + out->dp_exposed_s + out->optimizer_s +
-                       out->dequant_s + out->offload_s;
+                       out->dequant_s + out->offload_s + out->ep_exposed_s +
+                       out->cp_exposed_s;
     out->samples_per_s = samples / out->step_time_s;
     out->tokens_per_s = out->samples_per_s * s;
     out->mfu = fl.model / (out->step_time_s * gpus * peak_mm);

@@ -26,6 +26,11 @@ typedef struct tplan_perf {
     double dequant_s;    /* dequantizing a quantized base, every use */
     double offload_s;    /* host/NVMe traffic and CPU step not hidden */
     double cpu_optimizer_s; /* of offload_s: the CPU optimizer step */
+    double ep_comm_s;    /* expert all-to-all (dispatch and combine) */
+    double ep_exposed_s; /* of which not hidden under compute */
+    double cp_comm_s;    /* context-parallel K/V exchange */
+    double cp_exposed_s; /* of which not hidden under attention */
+    double moe_wait_s;   /* of compute_s: the busiest expert rank's extra */
     double step_time_s;
     double tokens_per_s; /* whole job */
     double samples_per_s;
@@ -35,7 +40,8 @@ typedef struct tplan_perf {
     double bubble_fraction;      /* (p-1)/(v m) */
     double compute_fraction;     /* compute_s / step_time_s */
     double stage_imbalance;      /* slowest pipeline stage over the average */
-    bool dp_inter_node, tp_inter_node, pp_inter_node;
+    bool dp_inter_node, tp_inter_node, pp_inter_node, ep_inter_node,
+        cp_inter_node;
     bool dtype_fallback; /* the GPU lacks the recipe's dtype */
     tplan_dtype dtype;   /* the dtype the matmuls are timed at */
 } tplan_perf;
@@ -50,5 +56,11 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
  * bw bytes/s per rank plus a latency per call. */
 double tplan_allreduce_s(double bytes, double n, double bw, double lat_s);
 double tplan_allgather_s(double bytes, double n, double bw, double lat_s);
+/* An all-to-all in which each of n ranks sends bytes in all (bytes/n to
+ * every rank, itself included), `per_node` of the ranks sharing a node:
+ * the node-local share over the link, the rest over the rank's NIC, the
+ * two concurrently. */
+double tplan_alltoall_s(double bytes, double n, double per_node, double link,
+                        double nic, double lat_s);
 
 #endif

@@ -41,6 +41,7 @@ typedef struct tplan_plan {
     tplan_config config; /* copied; micro_batch as asked (0 = max) */
     int64_t params;      /* whole model */
     int64_t trainable_params; /* whole model: all, or the adapters' */
+    int64_t active_params;    /* whole model: what one token uses (MoE) */
     int64_t dp;
     tplan_memory mem;
     /* batch */

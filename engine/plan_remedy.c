@@ -178,6 +178,25 @@ static void singles(const tplan_config *c, const tplan_plan *p, remedies *a)
               "QLoRA: LoRA on a 4-bit NormalFloat base with double "
               "quantization (Dettmers et al. 2023)");
     }
+    /* Expert parallelism splits the experts over GPUs the job has; context
+     * parallelism splits a long sequence's activations (Megatron-LM,
+     * torchtitan): the smallest degree that fits, within the job. */
+    for (int64_t e = c->ep * 2;
+         transformer(c) && tplan_model_moe(&c->model) && e <= dp * c->cp &&
+         e <= c->model.experts;
+         e *= 2)
+        if (single(a, c, "ep", NULL, (double)e,
+                   "expert parallelism: each GPU holds experts/ep of the "
+                   "experts"))
+            break;
+    for (int64_t k = c->cp * 2; transformer(c) && k <= dp * c->cp &&
+                                c->attention == TPLAN_ATTN_FLASH &&
+                                c->seq % (2 * k) == 0;
+         k *= 2)
+        if (single(a, c, "cp", NULL, (double)k,
+                   "context parallelism: each GPU keeps seq/cp of every "
+                   "sequence's activations (ring attention)"))
+            break;
     /* ZeRO over the data-parallel GPUs the job has costs no hardware and
      * less time than the host's PCIe link: before offload */
     for (int z = c->zero + 1; z <= 3 && dp > 1; z++)

@@ -8,6 +8,7 @@
 
 #include "hf_config.h"
 #include "l_util.h"
+#include "model_fields.h"
 
 /* ---- models -------------------------------------------------------- */
 
@@ -68,7 +69,18 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
     tplan_err err;
     bool generic, set_ffn;
 
-    lu_check_fields(L, idx, "tplan.model", lt_model_fields);
+    {
+        /* the fixed fields and the model-field table's (model_fields.h) */
+        const char *allowed[64];
+        int n = 0;
+
+        for (; lt_model_fields[n] && n < 32; n++)
+            allowed[n] = lt_model_fields[n];
+        for (int i = 0; i < tplan_model_field_count() && n < 63; i++)
+            allowed[n++] = tplan_model_field_at(i)->name;
+        allowed[n] = NULL;
+        lu_check_fields(L, idx, "tplan.model", allowed);
+    }
     lua_getfield(L, idx, "params"); /* ... params */
     generic = !lua_isnil(L, -1);
     lua_pop(L, 1); /* ... */
@@ -139,6 +151,16 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
         lu_bool(L, idx, "tplan.model", "qk_norm", &m->qk_norm);
         lu_int(L, idx, "tplan.model", "head_dim", 0, 100000, &m->head_dim);
         lu_int(L, idx, "tplan.model", "block_norms", 2, 4, &m->block_norms);
+        for (int i = 0; i < tplan_model_field_count(); i++) {
+            const tplan_model_field *f = tplan_model_field_at(i);
+            bool b;
+
+            if (f->is_bool ? lu_bool(L, idx, "tplan.model", f->name, &b)
+                           : lu_int(L, idx, "tplan.model", f->name, 0, f->max,
+                                    &v))
+                if (tplan_model_field_set(m, i, f->is_bool ? b : v, &err))
+                    lu_engine_error(L, "tplan.model", &err);
+        }
         set_ffn = lu_int(L, idx, "tplan.model", "ffn", 1, 10000000, &m->ffn);
         if (!set_ffn && !preset && m->hidden > 0) {
             /* the same defaults as `tplan calc`: 4h, SwiGLU 8h/3 to 256 */
@@ -225,7 +247,8 @@ enum {
     MF_QKV_BIAS,
     MF_BLOCK_NORMS,
     MF_QK_NORM,
-    MF_CONFIG
+    MF_CONFIG,
+    MF_TABLE = 1000 /* + the index in model_fields.h */
 };
 
 /* Every field a model was made with reads back (the preset's name for
@@ -236,11 +259,30 @@ static int model_index(lua_State *L)
     const tplan_model *m = luaL_checkudata(L, 1, TPLAN_MODEL_MT);
     tplan_param_count pc;
 
+    int pos;
+
     if (lua_type(L, 2) == LUA_TSTRING && strcmp(lua_tostring(L, 2), "arch") == 0) {
         lua_pushstring(L, tplan_arch_name(m->arch));
         return 1;
     }
-    switch (field_pos(L, "tplan.model")) {
+    /* parameters one token uses (all but the unchosen experts); read-only */
+    if (lua_type(L, 2) == LUA_TSTRING &&
+        strcmp(lua_tostring(L, 2), "active_params") == 0) {
+        tplan_model_params(m, &pc);
+        lua_pushinteger(L, pc.active);
+        return 1;
+    }
+    pos = field_pos(L, "tplan.model");
+    if (pos >= MF_TABLE) {
+        int64_t v = tplan_model_field_get(m, pos - MF_TABLE);
+
+        if (tplan_model_field_at(pos - MF_TABLE)->is_bool)
+            lua_pushboolean(L, v != 0);
+        else
+            lua_pushinteger(L, v);
+        return 1;
+    }
+    switch (pos) {
     case MF_PRESET:
     case MF_NAME:
         lua_pushstring(L, m->name);
@@ -532,6 +574,11 @@ static void new_type(lua_State *L, const char *mt, lua_CFunction f,
     for (int i = 0; fields[i]; i++) {
         lua_pushinteger(L, i);
         lua_setfield(L, -2, fields[i]);
+    }
+    for (int i = 0; fields == lt_model_fields && i < tplan_model_field_count();
+         i++) {
+        lua_pushinteger(L, MF_TABLE + i);
+        lua_setfield(L, -2, tplan_model_field_at(i)->name);
     }
     lua_pushcclosure(L, f, 1);      /* mod mt index */
     lua_setfield(L, -2, "__index"); /* mod mt */

@@ -62,19 +62,19 @@ expect_error 2 "tplan: vocab must be an integer >= 1 (vocab=0)" calc --layers 2 
 expect_error 2 "tplan: heads must divide hidden (hidden=100, heads=3)" calc --layers 2 --hidden 100 --heads 3
 expect_error 2 "tplan: kv_heads must divide heads (heads=8, kv_heads=3)" calc --layers 2 --hidden 128 --heads 8 --kv-heads 3
 expect_error 2 "tplan: tp must divide heads (heads=32, tp=3)" "${C[@]}" --gpus 3 --tp 3
-expect_error 2 "tplan: pp must divide layers (layers=12, pp=5)" calc --model gpt2 --gpus 5 --pp 5
+expect_error 2 "tplan: pp must be at most layers (layers=12, pp=13)" calc --model gpt2 --gpus 13 --pp 13
 expect_error 2 "tplan: tp*pp must divide gpus (gpus=6, tp=4, pp=1)" "${C[@]}" --gpus 6 --tp 4
 expect_error 2 "tplan: zero: 4: out of range (valid: an integer from 0 to 3)" "${C[@]}" --zero 4
 expect_error 2 "tplan: zero: -1: out of range (valid: an integer from 0 to 3)" "${C[@]}" --zero -1
 expect_error 2 "tplan: unknown model preset (model=llama9): did you mean llama-7b? (\`tplan models\` lists all)" calc --model llama9
 expect_error 2 "tplan: unknown model preset (model=qqqq); see \`tplan models\`" calc --model qqqq
-expect_error 2 "tplan: unknown GPU (gpu=h900): did you mean h200? (\`tplan gpus\` lists all)" "${C[@]}" --gpu h900
+expect_error 2 "tplan: unknown GPU (gpu=h900): did you mean h200 or h800? (\`tplan gpus\` lists all)" "${C[@]}" --gpu h900
 out=$("$tplan" gpus h100 --names | tr '\n' ' ')
 if [ "$out" = "h100-sxm h100-pcie h100-nvl " ]; then ok; else bad "gpus h100 --names: $out"; fi
 out=$("$tplan" models "Qwen/Qwen2.5-7B-Instruct" --names --json | jq -c .)
 if [ "$out" = '["qwen2.5-7b"]' ]; then ok; else bad "models FILTER --names --json: $out"; fi
 out=$("$tplan" models llama3 | tail -n +2 | cut -d' ' -f1 | tr '\n' ' ')
-if [ "$out" = "llama3-8b llama3-70b llama3-405b llama3.1-8b llama3.1-70b " ]; then ok; else bad "models llama3: $out"; fi
+if [ "$out" = "llama3-8b llama3-70b llama3-405b llama3.1-8b llama3.1-70b llama3.1-405b " ]; then ok; else bad "models llama3: $out"; fi
 expect_error 2 "tplan: no GPU matches zzz; \`tplan gpus\` lists them all" gpus zzz
 expect_error 2 "tplan: unknown option a100; see tplan gpus --help" gpus h100 a100
 expect_error 2 "tplan: precision: fp4: unknown name (valid: fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp8)" "${C[@]}" --precision fp4
@@ -192,8 +192,22 @@ jq_is "config: shape flags override it, the name is the file's" '.model.name == 
 mkdir -p "$tmp/Gemma-3-1B"
 printf '{"model_type": "gemma3", "text_config": %s, "vision_config": {"hidden_size": 1152}}' "$(cat "$dir/data/hf/gemma-3-1b-pt.json")" >"$tmp/Gemma-3-1B/config.json"
 jq_is "config: gemma3 reads its text_config; named after its directory" '.model.name == "Gemma-3-1B" and .model.params == 999885952' calc --model-config "$tmp/Gemma-3-1B/config.json"
-echo '{"model_type": "mixtral", "hidden_size": 4096}' >"$tmp/moe.json"
-expect_error 2 "tplan: model_config: $tmp/moe.json: model_type mixtral is a mixture of experts, not modelled yet (supported: llama, mistral, qwen2, qwen3, gemma, gemma2, gemma3 (text), gemma3_text, phi3, gpt2, gpt_neox, bert)" calc --model-config "$tmp/moe.json"
+echo '{"model_type": "olmoe", "hidden_size": 4096}' >"$tmp/moe.json"
+expect_error 2 "tplan: model_config: $tmp/moe.json: model_type olmoe is a mixture of experts, not modelled yet (supported: llama, mistral, mixtral, qwen2, qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3 (text), gemma3_text, phi3, deepseek_v2, deepseek_v3, gpt2, gpt_neox, bert)" calc --model-config "$tmp/moe.json"
+# MoE configs: active parameters against the published (rounded) counts,
+# within the 2% tests/data/hf/active.tsv justifies
+while IFS=$'\t' read -r cfg active _; do
+    case $cfg in \#*) continue ;; esac
+    jq_is "config $cfg: about $active active parameters" "(.model.active_params / $active - 1 | fabs) < 0.02 and .model.active_params < .model.params" calc --model-config "$dir/data/hf/$cfg" --gpu h100-sxm
+done <"$dir/data/hf/active.tsv"
+# every model type the reader names has a config among the tests'
+for t in $("$tplan" calc --model-config "$tmp/moe.json" 2>&1 | sed 's/.*(supported: //; s/)$//; s/ (text)//; s/,//g'); do
+    if grep -lq "\"model_type\": \"$t\"" "$dir"/data/hf/*.json || [ "$t" = gemma3 ]; then ok; else bad "no test config of model_type $t"; fi
+done
+echo '{"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "moe_layer_freq": 2}' >"$tmp/freq.json"
+expect_error 2 "tplan: model_config: $tmp/freq.json: moe_layer_freq other than 1 is not modelled" calc --model-config "$tmp/freq.json"
+echo '{"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "mlp_only_layers": [0]}' >"$tmp/mlponly.json"
+expect_error 2 "tplan: model_config: $tmp/mlponly.json: mlp_only_layers lists dense layers: not modelled (give --moe-every or --moe-first-dense instead)" calc --model-config "$tmp/mlponly.json"
 echo '{"model_type": "llama", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100}' >"$tmp/miss.json"
 expect_error 2 "tplan: model_config: $tmp/miss.json: intermediate_size is missing (a shape field has no default here)" calc --model-config "$tmp/miss.json"
 echo '{"model_type": "llama", "hidden_size": "64"}' >"$tmp/str.json"

@@ -590,7 +590,7 @@ static void test_config_errors(void **state)
         const char *msg;
     } bad[] = {
         {3, 3, 1, 1, 0, "tp must divide heads (heads=32, tp=3)"},
-        {5, 1, 5, 1, 0, "pp must divide layers (layers=32, pp=5)"},
+        {33, 1, 33, 1, 0, "pp must be at most layers (layers=32, pp=33)"},
         {6, 4, 1, 1, 0, "tp*pp must divide gpus (gpus=6, tp=4, pp=1)"},
         {0, 1, 1, 1, 0, "gpus must be a positive integer (gpus=0)"},
         {8, 1, 1, 1, 4, "zero must be 0, 1, 2 or 3 (zero=4)"},

@@ -286,7 +286,7 @@ static void test_names_people_type(void **state)
                                  "a100-40g, a100-80g or a10g? (`tplan gpus` "
                                  "lists all)");
     assert_int_equal(tplan_gpu_lookup("h900", &g, &err), TPLAN_ENOTFOUND);
-    assert_string_equal(err.msg, "unknown GPU (gpu=h900): did you mean h200? "
+    assert_string_equal(err.msg, "unknown GPU (gpu=h900): did you mean h200 or h800? "
                                  "(`tplan gpus` lists all)");
     assert_int_equal(tplan_model_preset("llama3", &m, &err), TPLAN_ENOTFOUND);
     assert_string_equal(err.msg,

@@ -41,6 +41,9 @@ local GOOD = {
   offload_optimizer = {"cpu", nil, {zero = 2}},
   offload_params = {"cpu", nil, {zero = 3}},
   host_memory = {512}, pcie_gbs = {20}, nvme_gbs = {7},
+  ep = {2, nil, {model = "mixtral-8x7b", seq = 4096}},
+  cp = {2}, capacity_factor = {1.5}, moe_imbalance = {1.5},
+  moe_overlap = {0.5},
 }
 
 local fields, by_input = tplan.fields(), {}
