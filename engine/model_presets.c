@@ -59,14 +59,17 @@
 /* Gemma 2 (HF Gemma2 modelling): head width d set apart from h/a, four
  * RMSNorms per block (pre- and post-norm around attention and the MLP),
  * a gated MLP with tanh-GELU (GeGLU: the gate/up/down shapes and saved
- * tensors of SwiGLU), tied embeddings, no biases. */
+ * tensors of SwiGLU), tied embeddings, no biases; a 4096-token sliding
+ * window on every other layer and tanh soft-capping of the attention
+ * scores (50) and final logits (30) (Gemma2Config defaults). */
 #define GEMMA2(nm, l, hd, a, k, d, f, src)                                     \
     {                                                                          \
         .name = nm, .arch = TPLAN_ARCH_DECODER, .layers = l, .hidden = hd,     \
         .heads = a, .kv_heads = k, .head_dim = d, .block_norms = 4,            \
         .ffn = f, .vocab = 256000, .max_seq = 8192, .mlp = TPLAN_MLP_SWIGLU,   \
         .norm = TPLAN_NORM_RMSNORM, .pos = TPLAN_POS_ROTARY, .bias = false,    \
-        .tied = true, .dropout = 0.0, .source = src                            \
+        .tied = true, .dropout = 0.0, .window = 4096, .global_every = 2,       \
+        .softcap = true, .source = src                                         \
     }
 
 /* Mixtures of experts (docs/MODEL.md section 1.8): the Llama shape with
@@ -174,14 +177,11 @@ static const tplan_model presets[] = {
           "config.json (q, k, v biases)"),
     /* Gemma 2 (Gemma Team 2024, "Gemma 2" Table 1; HF google/gemma-2-9b
      * and gemma-2-27b config.json): 9B d=256 (a*d = 4096 > h = 3584),
-     * 27B d=128. Local/global sliding window (4096) and logit
-     * soft-capping are not modelled. */
+     * 27B d=128. */
     GEMMA2("gemma2-9b", 42, 3584, 16, 8, 256, 14336,
-           "Gemma 2 report 2024 Table 1; HF google/gemma-2-9b config.json "
-           "(sliding window and soft-capping not modelled)"),
+           "Gemma 2 report 2024 Table 1; HF google/gemma-2-9b config.json"),
     GEMMA2("gemma2-27b", 46, 4608, 32, 16, 128, 36864,
-           "Gemma 2 report 2024 Table 1; HF google/gemma-2-27b config.json "
-           "(sliding window and soft-capping not modelled)"),
+           "Gemma 2 report 2024 Table 1; HF google/gemma-2-27b config.json"),
     /* Mixtral (Jiang et al. 2024, "Mixtral of Experts"; HF
      * mistralai/Mixtral-8x7B-v0.1 config.json: 8 experts, top 2, the
      * expert width is intermediate_size, no sliding window). Totals

@@ -364,8 +364,9 @@ static void test_llama_eager_autocast(void **state)
 
 /* Gemma 2 9B under the same rules: q, k and v expanded, and the attention
  * output are a*d = 4096 wide, not h = 3584, and the two post-norms keep
- * their fp32 inputs, rstd and x*rstd as the pre-norms do:
- * (34 - 8)sbh + 8 s b a d + 16sbh + 8sbf + 6as^2b + 16sb per layer. */
+ * their fp32 inputs, rstd and x*rstd as the pre-norms do; the
+ * soft-capped scores keep their 16-bit tanh output (2as^2b):
+ * (34 - 8)sbh + 8 s b a d + 16sbh + 8sbf + 8as^2b + 16sb per layer. */
 static void test_gemma2_head_dim_and_post_norms(void **state)
 {
     double s = 2048, h = 3584, qd = 16 * 256, f = 14336, a = 16;
@@ -373,7 +374,7 @@ static void test_gemma2_head_dim_and_post_norms(void **state)
                                    TPLAN_ACT_AMP, TPLAN_ATTN_EAGER, 2048);
 
     (void)state;
-    assert_near(o.layer, s * (42 * h + 8 * qd + 8 * f + 6 * a * s + 16), 0.5);
+    assert_near(o.layer, s * (42 * h + 8 * qd + 8 * f + 8 * a * s + 16), 0.5);
 }
 
 /* BERT is post-LN with no final norm: its head is the MLM transform (dense,

@@ -1,0 +1,290 @@
+/* Mixtures of experts, latent attention, windows, expert and context
+ * parallelism (docs/MODEL.md sections 1.8 and 13): each figure below is
+ * worked by hand from the shapes, not read back from the engine. */
+#include "tplan_test.h"
+
+#include "activations.h"
+#include "flops.h"
+#include "memory.h"
+#include "model_fields.h"
+
+/* DeepSeek-V3's parts (facts from the HF config, section 1.8): MLA per
+ * layer q_a 7168x1536 + norm 1536 + q_b 1536x128x192 + kv_a 7168x576 +
+ * norm 512 + kv_b 512x128x256 + o 128x128x7168 = 187,107,328; one
+ * routed expert 3 x 7168 x 2048 = 44,040,192; router 7168 x 256. */
+static void test_deepseek_parts(void **state)
+{
+    tplan_model m;
+    tplan_param_count pc;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("deepseek-v3", &m, NULL), TPLAN_OK);
+    tplan_model_params(&m, &pc);
+    assert_int_equal(pc.layer_attn, 187107328);
+    assert_int_equal(pc.layer_expert, 44040192);
+    assert_int_equal(pc.layer_router, 7168 * 256);
+    assert_int_equal(pc.layer_shared, 44040192);
+    assert_int_equal(pc.moe_layers, 58);
+    assert_int_equal(pc.dense_layers, 3);
+    assert_int_equal(pc.layer_mlp, 3LL * 7168 * 18432);
+    /* 671B (report section 4.2) */
+    assert_int_equal(pc.total, 671026404352LL);
+    /* active: all but 248 of 256 routed experts in 58 layers */
+    assert_int_equal(pc.active, pc.total - 58LL * 248 * 44040192);
+}
+
+/* Mixtral 8x7B: per layer attention 4096 x 6144 + 4096 x 4096, 8
+ * experts of 3 x 4096 x 14336, router 4096 x 8, two norms; untied. */
+static void test_mixtral_by_hand(void **state)
+{
+    tplan_model m;
+    tplan_param_count pc;
+    int64_t layer = 4096LL * 6144 + 4096LL * 4096 + 8 * 3LL * 4096 * 14336 +
+                    4096 * 8 + 2 * 4096;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("mixtral-8x7b", &m, NULL), TPLAN_OK);
+    tplan_model_params(&m, &pc);
+    assert_int_equal(pc.total, 32 * layer + 2LL * 32000 * 4096 + 4096);
+    assert_int_equal(pc.total, 46702792704LL); /* HF safetensors */
+    assert_int_equal(pc.active, pc.total - 32 * 6 * 3LL * 4096 * 14336);
+}
+
+/* Which layers are MoE: after moe_first_dense, every moe_every-th
+ * (transformers: (i + 1) % decoder_sparse_step == 0). */
+static void test_moe_layer_pattern(void **state)
+{
+    tplan_model m;
+    tplan_err err;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("mixtral-8x7b", &m, NULL), TPLAN_OK);
+    m.moe_every = 2; /* layers 1, 3, 5, ... */
+    assert_int_equal(tplan_model_moe_layers(&m, 0, 32), 16);
+    assert_int_equal(tplan_model_moe_layers(&m, 0, 4), 2);
+    m.moe_first_dense = 3; /* then 3, 5, 7, ... */
+    assert_int_equal(tplan_model_moe_layers(&m, 0, 32), 15);
+    assert_int_equal(tplan_model_moe_layers(&m, 0, 3), 0);
+    m.moe_first_dense = 32;
+    assert_int_equal(tplan_model_validate(&m, &err), TPLAN_EINVAL);
+    assert_string_equal(err.msg, "no layer is a mixture of experts "
+                                 "(layers=32, moe_first_dense=32, "
+                                 "moe_every=2)");
+    m.moe_first_dense = 0;
+    m.top_k = 9;
+    assert_int_equal(tplan_model_validate(&m, &err), TPLAN_EINVAL);
+    assert_string_equal(err.msg, "top_k must be in [1, experts] (top_k=9, "
+                                 "experts=8)");
+    /* the field table refuses what the model cannot hold */
+    assert_int_equal(tplan_model_field_set(
+                         &m, tplan_model_field_find("experts"), -1, &err),
+                     TPLAN_EINVAL);
+    assert_string_equal(err.msg, "experts must be in [0, 100000] (experts=-1)");
+}
+
+static void moe_cfg(tplan_config *c, int64_t gpus, int64_t ep)
+{
+    config_for(c, "mixtral-8x7b", "h100-sxm");
+    c->gpus = gpus;
+    c->ep = ep;
+    c->seq = 4096;
+    c->micro_batch = 1;
+}
+
+/* Memory per GPU falls with EP as the expert share predicts: routed
+ * experts are 32 x 8 x 3 x 4096 x 14336 parameters; ep 8 keeps 1/8 of
+ * them, the rest of the model stays whole. */
+static void test_memory_falls_with_ep(void **state)
+{
+    tplan_config c;
+    tplan_plan a, b;
+    double experts = 32.0 * 8 * 3 * 4096 * 14336;
+
+    (void)state;
+    moe_cfg(&c, 8, 1);
+    eval_ok(&c, &a);
+    moe_cfg(&c, 8, 8);
+    eval_ok(&c, &b);
+    assert_int_equal(a.mem.experts_on_device, (int64_t)experts);
+    assert_int_equal(b.mem.experts_on_device, (int64_t)(experts / 8));
+    assert_int_equal(a.mem.params_on_device - b.mem.params_on_device,
+                     (int64_t)(experts * 7 / 8));
+    /* mixed-bf16: 2 bytes of weights, 2 of gradients, 12 of fp32 master
+     * copy and Adam moments per parameter, none sharded (zero 0) */
+    assert_near(a.mem.weights_bytes - b.mem.weights_bytes, experts * 7 / 8 * 2,
+                2.0);
+    assert_near(a.mem.optimizer_bytes - b.mem.optimizer_bytes,
+                experts * 7 / 8 * 12, 2.0);
+    /* ZeRO-1 shards the dense states over dp = 8, the experts' over the
+     * expert-data-parallel group dp / ep = 1: the experts' states stay */
+    moe_cfg(&c, 8, 8);
+    c.zero = 1;
+    eval_ok(&c, &b);
+    {
+        double dense = (double)(b.mem.params_on_device - (int64_t)(experts / 8));
+
+        assert_near(b.mem.optimizer_bytes, dense * 12 / 8 + experts / 8 * 12,
+                    4.0);
+    }
+}
+
+/* EP validity (Megatron-LM: experts % ep == 0; world % (etp ep pp) ==
+ * 0, etp = tp, i.e. ep divides dp x cp). */
+static void test_ep_rules(void **state)
+{
+    tplan_config c;
+    tplan_err err;
+
+    (void)state;
+    moe_cfg(&c, 8, 3);
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.msg, "ep must divide experts (experts=8, ep=3)");
+    moe_cfg(&c, 8, 8);
+    c.tp = 2;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.msg, "ep must divide dp*cp (dp*cp=4, ep=8)");
+    c.cp = 2;
+    c.gpus = 32;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.gpus = 8;
+    c.ep = 2;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.msg, "ep needs a mixture-of-experts model (ep=2, "
+                                 "experts=0)");
+}
+
+/* Activations fall with CP: a rank keeps the activations of seq/cp
+ * tokens of each sequence, plus the ring's two K/V chunks in flight
+ * (2 chunks x 2 x k x d x s/cp x 2 bytes). */
+static void test_activations_fall_with_cp(void **state)
+{
+    tplan_config c;
+    tplan_plan one, four;
+    double kv = 2.0 * 8 * 128; /* Llama 3 8B: K and V of 8 heads of 128 */
+
+    (void)state;
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.gpus = 8;
+    c.micro_batch = 1;
+    c.seq = 2048;
+    eval_ok(&c, &one);
+    c.seq = 8192;
+    c.cp = 4;
+    eval_ok(&c, &four);
+    assert_near(four.mem.act_per_sample_bytes,
+                one.mem.act_per_sample_bytes + 2.0 * kv * 2048 * 2, 1.0);
+    assert_int_equal(four.dp, 2);
+    /* the rules: 2 cp divides seq; flash attention */
+    c.seq = 8190;
+    {
+        tplan_err err;
+
+        assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+        assert_string_equal(err.msg,
+                            "2*cp must divide seq (seq=8190, cp=4)");
+        c.seq = 8192;
+        c.attention = TPLAN_ATTN_EAGER;
+        assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+        assert_string_equal(err.msg, "context parallelism needs flash "
+                                     "attention (cp=4, attention=eager)");
+    }
+}
+
+/* FLOPs from active parameters: Mixtral's forward per token is 2 FLOPs
+ * per weight of attention, router and top_k experts in every layer, the
+ * head, and the causal attention core 2 s a d (half of QK^T and AV). */
+static void test_active_flops(void **state)
+{
+    tplan_model m;
+    tplan_flops fl;
+    double s = 4096, attn = 4096.0 * 6144 + 4096.0 * 4096;
+    double mm = 32 * (attn + 4096.0 * 8 + 2 * 3 * 4096.0 * 14336);
+    double core = 32 * 2.0 * s * 32 * (128 + 128) / 2.0;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("mixtral-8x7b", &m, NULL), TPLAN_OK);
+    tplan_flops_eval(&m, 4096, 1.0, TPLAN_RECOMPUTE_NONE, TPLAN_ATTN_FLASH,
+                     true, &fl);
+    assert_near(fl.per_token, 3.0 * (2.0 * mm + core + 2.0 * 4096 * 32000),
+                1.0);
+    assert_near(fl.expert_hw, 3.0 * 2.0 * 32 * 2 * 3 * 4096.0 * 14336 * s,
+                1e3);
+}
+
+/* A sliding window w < s: query i sees min(i, w) keys, on average
+ * w - w (w - 1) / (2 s); Gemma 2 windows every other layer. */
+static void test_window_flops(void **state)
+{
+    tplan_model m, full;
+    tplan_flops a, b;
+    double s = 8192, w = 4096, L = 42, a_d = 16 * 256;
+    double core_full = 2.0 * s * a_d * 2 * L / 2.0; /* per token, causal */
+    double keys = w - w * (w - 1) / (2 * s);
+    double core_win = 2.0 * s * a_d * 2 *
+                      (L / 2 * 0.5 + L / 2 * keys / s); /* 21 of 42 windowed */
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("gemma2-9b", &m, NULL), TPLAN_OK);
+    full = m;
+    full.window = 0;
+    m.window = 4096;
+    m.global_every = 2;
+    tplan_flops_eval(&m, 8192, 1.0, TPLAN_RECOMPUTE_NONE, TPLAN_ATTN_FLASH,
+                     true, &a);
+    tplan_flops_eval(&full, 8192, 1.0, TPLAN_RECOMPUTE_NONE, TPLAN_ATTN_FLASH,
+                     true, &b);
+    assert_near(b.per_token - a.per_token, 3.0 * (core_full - core_win), 1.0);
+    /* no effect at s <= w */
+    tplan_flops_eval(&m, 4096, 1.0, TPLAN_RECOMPUTE_NONE, TPLAN_ATTN_FLASH,
+                     true, &a);
+    tplan_flops_eval(&full, 4096, 1.0, TPLAN_RECOMPUTE_NONE, TPLAN_ATTN_FLASH,
+                     true, &b);
+    assert_near(a.per_token, b.per_token, 0.0);
+}
+
+/* An MoE layer's saved tensors: the dense layer's minus its MLP rows,
+ * the experts' MLP rows per routed token (top_k x load), the router's
+ * fp32 scores over the experts and int64 choices, and the permuted input
+ * and expert output per routed token. Megatron profile, mixed-bf16,
+ * SwiGLU, flash, no dropout: the MLP rows are the gate+up output (2f,
+ * 2 bytes) and the SwiGLU output (f, 2 bytes). */
+static void test_moe_activations(void **state)
+{
+    tplan_model m;
+    tplan_act_ctx ctx = {0};
+    tplan_act_bytes act;
+    double s = 4096, h = 4096, f = 14336, routed = 2 * 1.25;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("mixtral-8x7b", &m, NULL), TPLAN_OK);
+    ctx.profile = TPLAN_PROFILE_MEGATRON;
+    ctx.cls = TPLAN_ACT_AMP;
+    ctx.recompute = TPLAN_RECOMPUTE_NONE;
+    ctx.attention = TPLAN_ATTN_FLASH;
+    ctx.tp = 1;
+    ctx.moe_load = 1.25;
+    tplan_act_per_sample(&m, &ctx, 4096, &act);
+    assert_near(act.moe_layer - act.layer,
+                (routed - 1.0) * s * f * 3 * 2 /* expert MLP rows */
+                    + s * 8 * 4                /* router scores, fp32 */
+                    + routed * s * h * 2 * 2,  /* permuted in, expert out */
+                1.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_deepseek_parts),
+        cmocka_unit_test(test_mixtral_by_hand),
+        cmocka_unit_test(test_moe_layer_pattern),
+        cmocka_unit_test(test_memory_falls_with_ep),
+        cmocka_unit_test(test_ep_rules),
+        cmocka_unit_test(test_activations_fall_with_cp),
+        cmocka_unit_test(test_active_flops),
+        cmocka_unit_test(test_window_flops),
+        cmocka_unit_test(test_moe_activations),
+    };
+
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
