@@ -179,10 +179,10 @@ static const char *type_name(const json_t *v)
     }
 }
 
-/* An integer field: present and positive, or absent/null with def >= 0
- * (def < 0: required). */
-static int get_int(const reader *r, const char *key, int64_t def,
-                   int64_t max, int64_t *out)
+/* An integer field in [min, max], or absent/null: def (def < 0: the
+ * field is required). */
+static int get_range(const reader *r, const char *key, int64_t def,
+                     int64_t min, int64_t max, int64_t *out)
 {
     json_t *v = json_object_get(r->obj, key);
 
@@ -200,14 +200,21 @@ static int get_int(const reader *r, const char *key, int64_t def,
                              "model_config: %.200s: %s must be an integer "
                              "(got %s)",
                              r->path, key, type_name(v));
-    if (json_integer_value(v) <= 0 || json_integer_value(v) > max)
+    if (json_integer_value(v) < min || json_integer_value(v) > max)
         return tplan_err_set(r->err, TPLAN_EINVAL, "model_config",
-                             "model_config: %.200s: %s must be in [1, %lld] "
-                             "(%s=%lld)",
-                             r->path, key, (long long)max, key,
-                             (long long)json_integer_value(v));
+                             "model_config: %.200s: %s must be in [%lld, "
+                             "%lld] (%s=%lld)",
+                             r->path, key, (long long)min, (long long)max,
+                             key, (long long)json_integer_value(v));
     *out = json_integer_value(v);
     return TPLAN_OK;
+}
+
+/* A positive integer (a size). */
+static int get_int(const reader *r, const char *key, int64_t def,
+                   int64_t max, int64_t *out)
+{
+    return get_range(r, key, def, 1, max, out);
 }
 
 static int get_bool(const reader *r, const char *key, bool def, bool *out)
@@ -224,29 +231,11 @@ static int get_bool(const reader *r, const char *key, bool def, bool *out)
     return TPLAN_OK;
 }
 
-/* A count that may be 0: present and in [0, max], or absent/null = def. */
+/* A count that may be 0 (absent or null: def). */
 static int get_count(const reader *r, const char *key, int64_t def,
                      int64_t max, int64_t *out)
 {
-    json_t *v = json_object_get(r->obj, key);
-
-    if (!v || json_is_null(v)) {
-        *out = def;
-        return TPLAN_OK;
-    }
-    if (!json_is_integer(v))
-        return tplan_err_set(r->err, TPLAN_EINVAL, "model_config",
-                             "model_config: %.200s: %s must be an integer "
-                             "(got %s)",
-                             r->path, key, type_name(v));
-    if (json_integer_value(v) < 0 || json_integer_value(v) > max)
-        return tplan_err_set(r->err, TPLAN_EINVAL, "model_config",
-                             "model_config: %.200s: %s must be in [0, %lld] "
-                             "(%s=%lld)",
-                             r->path, key, (long long)max, key,
-                             (long long)json_integer_value(v));
-    *out = json_integer_value(v);
-    return TPLAN_OK;
+    return get_range(r, key, def, 0, max, out);
 }
 
 /* A field that must be absent, null, empty or equal to `want` (what we

@@ -174,7 +174,7 @@ int tplan_sweep_eval_at(const tplan_sweep_spec *s, const int64_t *idx,
 typedef struct tplan_reason {
     char field[32];
     int64_t count;
-    char example[256];
+    char example[512]; /* as tplan_err.msg */
 } tplan_reason;
 
 void tplan_sweep_reasons(const tplan_sweep_spec *s, int64_t shard,

@@ -76,6 +76,35 @@ assert(p.params == 8190735360 and p.gpu == "h100-sxm", p.gpu)
 print("ok")
 LUA
 if "$tplan" run hf.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "tplan.model{config}: $(cat "$tmp/err")"; fi
+# mixtures of experts through Lua: the model's fields read back, active
+# parameters, a custom MoE (Mixtral's shape typed out), EP and CP as plan
+# fields and sweep axes; a model CSV with MoE columns
+cat >moe.lua <<LUA
+local d = tplan.model{config = "$dir/data/hf/deepseek-v3.json"}
+assert(d.params == 671026404352 and d.experts == 256 and d.top_k == 8 and d.kv_lora_rank == 512 and d.moe_first_dense == 3, d.params)
+assert(d.active_params == tplan.model("deepseek-v3").active_params)
+local x = tplan.model{layers = 32, hidden = 4096, heads = 32, kv_heads = 8, ffn = 14336, vocab = 32000,
+  mlp = "swiglu", norm = "rmsnorm", pos = "rotary", tied = false, bias = false, experts = 8, top_k = 2}
+assert(x.params == 46702792704 and x.active_params == 12879925248, x.params)
+local p1 = tplan.plan{model = x, gpus = 8, seq = 4096, micro_batch = 1}
+local p8 = tplan.plan{model = x, gpus = 8, seq = 4096, micro_batch = 1, ep = 8}
+assert(p8.ep == 8 and p8.weights_bytes < p1.weights_bytes and p8.active_params == 12879925248)
+local r = tplan.sweep{name = "epcp", model = "mixtral-8x7b", seq = 8192, micro_batch = 1,
+  axes = {gpus = {16}, ep = {1, 2, 4, 8}, cp = {1, 2}}, rank = {"total_bytes"}, keep = 8}
+assert(r:stats().evaluated == 8)
+local best = r:top(1)[1]
+assert(best.ep == 8 and best.cp == 2, best.ep .. " " .. best.cp)
+print("ok")
+LUA
+if "$tplan" run moe.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "MoE through Lua: $(cat "$tmp/err")"; fi
+printf 'name,layers,hidden,heads,experts,top_k,softcap\ntiny-moe,2,64,4,4,2,true\n' >moe.csv
+cat >moe_csv.lua <<'LUA'
+tplan.models.load("moe.csv")
+local m = tplan.model("tiny-moe")
+assert(m.experts == 4 and m.top_k == 2 and m.softcap == true and m.active_params < m.params, tostring(m.experts))
+print("ok")
+LUA
+if "$tplan" run moe_csv.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "MoE model CSV: $(cat "$tmp/err")"; fi
 printf 'tplan.model{config = "%s", preset = "gpt2"}\n' "$dir/data/hf/gpt2.json" >hf_both.lua
 expect_run 1 "tplan: hf_both.lua:1: tplan.model: give one of config, preset and params (config=$dir/data/hf/gpt2.json)" run hf_both.lua
 printf 'tplan.model{config = "nosuch.json"}\n' >hf_none.lua
