@@ -262,6 +262,18 @@ static int read_moe(const reader *r, const char *mt, tplan_model *m)
     int64_t shared = 0, step = 1, n_shared = 0;
     int rc;
 
+    /* num_key_value_heads when absent: MixtralConfig 8, Qwen2MoeConfig
+     * 16, Qwen3MoeConfig 4 (not the heads, as for the others) */
+    if (!json_object_get(r->obj, "num_key_value_heads") ||
+        json_is_null(json_object_get(r->obj, "num_key_value_heads"))) {
+        int64_t kv = strcmp(mt, "mixtral") == 0     ? 8
+                     : strcmp(mt, "qwen2_moe") == 0 ? 16
+                     : strcmp(mt, "qwen3_moe") == 0 ? 4
+                                                    : 0;
+
+        if (kv > 0 && kv <= m->heads)
+            m->kv_heads = kv;
+    }
     if (strcmp(mt, "mixtral") == 0) {
         /* MixtralConfig: num_local_experts 8, num_experts_per_tok 2; the
          * experts are intermediate_size wide */

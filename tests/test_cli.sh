@@ -204,6 +204,8 @@ done <"$dir/data/hf/active.tsv"
 for t in $("$tplan" calc --model-config "$tmp/moe.json" 2>&1 | sed 's/.*(supported: //; s/)$//; s/ (text)//; s/,//g'); do
     if grep -lq "\"model_type\": \"$t\"" "$dir"/data/hf/*.json || [ "$t" = gemma3 ]; then ok; else bad "no test config of model_type $t"; fi
 done
+echo '{"model_type": "mixtral", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32, "intermediate_size": 14336, "vocab_size": 32000}' >"$tmp/mixtral-nokv.json"
+jq_is "config: mixtral without num_key_value_heads takes MixtralConfig's 8" '.model.params == 46702792704' calc --model-config "$tmp/mixtral-nokv.json"
 echo '{"model_type": "deepseek_v3", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "moe_layer_freq": 2}' >"$tmp/freq.json"
 expect_error 2 "tplan: model_config: $tmp/freq.json: moe_layer_freq other than 1 is not modelled" calc --model-config "$tmp/freq.json"
 echo '{"model_type": "qwen3_moe", "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4, "intermediate_size": 128, "vocab_size": 100, "mlp_only_layers": [0]}' >"$tmp/mlponly.json"
