@@ -91,13 +91,11 @@ static const opt_def defs[O_COUNT] = {
 /* The options as given: calc's own by opt_id, plan fields by field id
  * (text as typed; a bool flag without a value reads "true", or "false"
  * for --no-loss-scaling). */
-#define MAX_MODEL_FIELDS 32
-
 typedef struct gathered {
     const char *val[O_COUNT];
     bool set[O_COUNT];
     const char **fval; /* [tplan_field_count()] */
-    const char *mval[MAX_MODEL_FIELDS]; /* model_fields.h, by index */
+    const char *mval[TPLAN_MODEL_FIELDS_MAX]; /* model_fields.h, by index */
 } gathered;
 
 /* The field an option names: its calc flag, or its input name with '-'
@@ -235,8 +233,7 @@ static int gather(int argc, char **argv, gathered *g)
             int mf;
 
             snprintf(key, sizeof key, "%.*s", (int)len, name);
-            if ((mf = tplan_model_field_find(key)) < 0 || mf >= MAX_MODEL_FIELDS ||
-                strcmp(tplan_model_field_at(mf)->option, key) != 0)
+            if ((mf = tplan_model_field_find_option(key)) < 0)
                 return usage_error("unknown option --%.*s; see tplan calc "
                                    "--help",
                                    (int)len, name);

@@ -277,12 +277,9 @@ static int read_moe(const reader *r, const char *mt, tplan_model *m)
     if (strcmp(mt, "mixtral") == 0) {
         /* MixtralConfig: num_local_experts 8, num_experts_per_tok 2; the
          * experts are intermediate_size wide */
-        return (rc = get_int(r, "num_local_experts", 8, 100000,
-                             &m->experts)) ||
-                       (rc = get_int(r, "num_experts_per_tok", 2, 100000,
-                                     &m->top_k))
-                   ? rc
-                   : TPLAN_OK;
+        if ((rc = get_int(r, "num_local_experts", 8, 100000, &m->experts)))
+            return rc;
+        return get_int(r, "num_experts_per_tok", 2, 100000, &m->top_k);
     }
     if (qwen) {
         /* Qwen2MoeConfig: 60 experts, top 4, experts 1408 wide, a shared

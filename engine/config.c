@@ -42,7 +42,8 @@
  * (Fedus et al. 2022, Table 1) benchmarks capacity factors 1.0 to 2.0
  * with 1.25 among them, the headroom practice provisions for routing
  * imbalance; we take 1.25 for memory and for the slowest rank's expert
- * compute. --moe-imbalance 1 is perfect balance. */
+ * compute. --moe-imbalance 1 is perfect balance. docs/MODEL.md section
+ * 13.3. */
 #define DEFAULT_MOE_IMBALANCE 1.25
 
 #define DEFAULT_LR_FLOOR  0.1

@@ -47,6 +47,8 @@ static const row rows[] = {
 
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };
 
+_Static_assert(ROW_COUNT <= TPLAN_MODEL_FIELDS_MAX, "TPLAN_MODEL_FIELDS_MAX");
+
 int tplan_model_field_count(void)
 {
     return ROW_COUNT;
@@ -60,8 +62,15 @@ const tplan_model_field *tplan_model_field_at(int i)
 int tplan_model_field_find(const char *name)
 {
     for (int i = 0; i < ROW_COUNT; i++)
-        if (strcmp(rows[i].f.name, name) == 0 ||
-            strcmp(rows[i].f.option, name) == 0)
+        if (strcmp(rows[i].f.name, name) == 0)
+            return i;
+    return -1;
+}
+
+int tplan_model_field_find_option(const char *option)
+{
+    for (int i = 0; i < ROW_COUNT; i++)
+        if (strcmp(rows[i].f.option, option) == 0)
             return i;
     return -1;
 }

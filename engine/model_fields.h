@@ -19,10 +19,15 @@ typedef struct tplan_model_field {
     const char *doc; /* one line */
 } tplan_model_field;
 
+/* The most rows the table holds (front ends size arrays by it). */
+#define TPLAN_MODEL_FIELDS_MAX 32
+
 int tplan_model_field_count(void);
 const tplan_model_field *tplan_model_field_at(int i); /* borrowed, static */
-/* The index of the field called name (or whose option is name), or -1. */
+/* The index of the field called name ("top_k"), or -1. */
 int tplan_model_field_find(const char *name);
+/* The index of the field whose calc option is option ("top-k"), or -1. */
+int tplan_model_field_find_option(const char *option);
 
 /* Read and write field i of *m (bools as 0/1). set checks the range and
  * returns TPLAN_EINVAL naming the field and the value. */

@@ -193,8 +193,12 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
     if (c->ep > 1) {
         double ep = (double)c->ep, stride = t * cp;
         double per_node = fmin(ep, fmax(1.0, floor(gpn / stride)));
-        double moe_layers = (double)tplan_model_moe_layers(
-            mo, 0, tplan_config_stage_layers(c));
+        /* the busiest stage's MoE layers: a stage of ceil(L/p) layers
+         * that are all MoE (a middle one when the first layers are
+         * dense), or every MoE layer when there are fewer */
+        double moe_layers = (double)fmin(
+            (double)tplan_config_stage_layers(c),
+            (double)tplan_model_moe_layers(mo, 0, mo->layers));
         double tokens = b * s / (cp * t) * (double)mo->top_k *
                         tplan_config_moe_load(c) * (double)mo->hidden;
         double disp = tokens * (pi->compute == TPLAN_DTYPE_FP8 ? 1.0 : act);
@@ -204,12 +208,6 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
 
         out->ep_inter_node = ep > per_node;
         lat = out->ep_inter_node ? LAT_INTER_S : LAT_INTRA_S;
-        /* the fullest stage's MoE layers: tplan_model_moe_layers counts
-         * from layer 0, the last stage (no dense layers) may hold more */
-        moe_layers = fmax(moe_layers,
-                          (double)tplan_model_moe_layers(
-                              mo, mo->layers - tplan_config_stage_layers(c),
-                              mo->layers));
         out->ep_comm_s =
             m * moe_layers *
             ((fwd + 1.0) *

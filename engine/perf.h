@@ -59,7 +59,9 @@ double tplan_allgather_s(double bytes, double n, double bw, double lat_s);
 /* An all-to-all in which each of n ranks sends bytes in all (bytes/n to
  * every rank, itself included), `per_node` of the ranks sharing a node:
  * the node-local share over the link, the rest over the rank's NIC, the
- * two concurrently. */
+ * two concurrently; one latency inside a node, two across (assumption:
+ * the cross-node exchange is a second round after the local one, as in
+ * hierarchical all-to-all). */
 double tplan_alltoall_s(double bytes, double n, double per_node, double link,
                         double nic, double lat_s);
 

@@ -84,10 +84,7 @@ static int record(loader *ld, int64_t line, bool header, int n,
 
         for (int i = 0; i < n; i++) {
             if (!allowed(ld->gpus ? lt_gpu_fields : lt_model_fields, f[i]) &&
-                (ld->gpus || tplan_model_field_find(f[i]) < 0 ||
-                 strcmp(tplan_model_field_at(tplan_model_field_find(f[i]))
-                            ->name,
-                        f[i]) != 0))
+                (ld->gpus || tplan_model_field_find(f[i]) < 0))
                 return tplan_err_set(err, TPLAN_EINVAL, "csv",
                                      "%s:%lld: unknown column '%s' (column "
                                      "%d); columns are the fields of "

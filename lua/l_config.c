@@ -95,7 +95,8 @@ static bool is_input(const char *key)
 void lt_check_config_fields(lua_State *L, int idx, const char *what,
                             const char *const *extra)
 {
-    lu_check_fields_by(L, idx, what, extra, is_input);
+    lu_check_fields_by(L, idx, what, extra, is_input,
+                       " (tplan fields lists them)");
 }
 
 /* model and gpu: a userdata, or a preset / catalog name. */

@@ -58,6 +58,12 @@ static int choice(lua_State *L, int idx, const char *field, const char *a,
                     a, b, field, s);
 }
 
+/* A field of the model-field table (model_fields.h). */
+static bool is_model_field(const char *key)
+{
+    return tplan_model_field_find(key) >= 0;
+}
+
 static void model_from_table(lua_State *L, int idx, tplan_model *m)
 {
     static const char *const shape[] = {
@@ -69,18 +75,8 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
     tplan_err err;
     bool generic, set_ffn;
 
-    {
-        /* the fixed fields and the model-field table's (model_fields.h) */
-        const char *allowed[64];
-        int n = 0;
-
-        for (; lt_model_fields[n] && n < 32; n++)
-            allowed[n] = lt_model_fields[n];
-        for (int i = 0; i < tplan_model_field_count() && n < 63; i++)
-            allowed[n++] = tplan_model_field_at(i)->name;
-        allowed[n] = NULL;
-        lu_check_fields(L, idx, "tplan.model", allowed);
-    }
+    lu_check_fields_by(L, idx, "tplan.model", lt_model_fields, is_model_field,
+                       "");
     lua_getfield(L, idx, "params"); /* ... params */
     generic = !lua_isnil(L, -1);
     lua_pop(L, 1); /* ... */

@@ -25,12 +25,12 @@ int lu_engine_error(lua_State *L, const char *what, const tplan_err *err)
 void lu_check_fields(lua_State *L, int idx, const char *what,
                      const char *const *allowed)
 {
-    lu_check_fields_by(L, idx, what, allowed, NULL);
+    lu_check_fields_by(L, idx, what, allowed, NULL, "");
 }
 
 void lu_check_fields_by(lua_State *L, int idx, const char *what,
                         const char *const *allowed,
-                        bool (*also)(const char *key))
+                        bool (*also)(const char *key), const char *hint)
 {
     idx = lua_absindex(L, idx);
     lua_pushnil(L);            /* ... nil */
@@ -46,8 +46,7 @@ void lu_check_fields_by(lua_State *L, int idx, const char *what,
         for (int i = 0; allowed && allowed[i] && !ok; i++)
             ok = strcmp(k, allowed[i]) == 0;
         if (!ok)
-            lu_error(L, what, "unknown field '%s'%s", k,
-                     also ? " (tplan fields lists them)" : "");
+            lu_error(L, what, "unknown field '%s'%s", k, hint);
         lua_pop(L, 1); /* ... key */
     }
 }
