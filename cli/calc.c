@@ -22,9 +22,10 @@ static double gib(int64_t bytes)
 
 static const char *stage_name(tplan_stage s)
 {
-    return s == TPLAN_STAGE_FIRST  ? "first pipeline stage"
-           : s == TPLAN_STAGE_LAST ? "last pipeline stage"
-                                   : "single stage";
+    return s == TPLAN_STAGE_FIRST    ? "first pipeline stage"
+           : s == TPLAN_STAGE_LAST   ? "last pipeline stage"
+           : s == TPLAN_STAGE_MIDDLE ? "middle pipeline stage"
+                                     : "single stage";
 }
 
 /* A figure that exists only with a budget: null otherwise. */
@@ -321,6 +322,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_int(&w, "activations_per_layer_sample_bytes",
              llround(m->act_layer_bytes));
     json_str(&w, "stage", stage_name(m->stage));
+    json_int(&w, "stage_index", m->stage_index);
     json_int(&w, "dequant_bytes", m->dequant_bytes);
     json_int(&w, "paged_spill_bytes", m->paged_spill_bytes);
     json_int(&w, "host_bytes", m->host_bytes);
@@ -610,7 +612,11 @@ static void print_table(const tplan_plan *p)
     if (c->model.arch != TPLAN_ARCH_GENERIC || c->seq > 1)
         printf(" = %lld tokens", (long long)p->tokens_per_step);
     printf("\n\n");
-    printf("memory per GPU (%s)\n", stage_name(m->stage));
+    if (c->pp > 1)
+        printf("memory per GPU (%s, %lld of %lld)\n", stage_name(m->stage),
+               (long long)m->stage_index + 1, (long long)c->pp);
+    else
+        printf("memory per GPU (%s)\n", stage_name(m->stage));
     note[0] = '\0';
     if (m->work_copy_bytes)
         snprintf(note, sizeof note, "incl. %.2f GiB low-precision copies",

@@ -603,7 +603,7 @@ int calc_parse(int argc, char **argv, tplan_config *c, calc_out *out)
         goto done;
     }
     tplan_config_init(c);
-    c->seq = c->model.arch == TPLAN_ARCH_GENERIC ? 1 : c->model.max_seq;
+    c->seq = tplan_model_default_seq(&c->model);
     if ((rc = set_fields(&g, c)) || (rc = check_pairs(&g)))
         goto done;
     /* a custom model's learned positions are sized to --seq */

@@ -187,7 +187,7 @@ static const char *const ramp_forms[] = {
             df, dc}
 
 static const tplan_field fields[F_COUNT] = {
-    I(F_MODEL, "model", TEXT, NAME, IN, "", "--model", "model", 0, 0,
+    I(F_MODEL, "model", TEXT, NAME, AX, "", "--model", "model", 0, 0,
       model_forms,
       "none: required", "the model to train"),
     I(F_GPU, "gpu", TEXT, NAME, AX, "", "--gpu", "gpu", 0, 0, gpu_forms,

@@ -34,18 +34,45 @@ static double fixed_bytes(const stage_mem *s)
            s->gather + s->dequant;
 }
 
-/* The layers [lo, hi) of stage st: the first stage from layer 0 with
- * ceil(L/p) layers, the last up to layer L with floor(L/p) (an uneven
- * split leaves the head's stage the fewer). */
-static void stage_range(const tplan_config *c, tplan_stage st, int64_t *lo,
-                        int64_t *hi)
-{
-    int64_t L = c->model.layers;
+/* A pipeline stage: its index, its layers [lo, hi), and whether it holds
+ * the embedding (the first) and the head (the last; the only stage is
+ * both). When p does not divide L the first L mod p stages hold
+ * ceil(L/p) layers and the others floor(L/p): the first stage carries the
+ * extra layer and the last the head (tplan's choice, docs/MODEL.md
+ * section 13.1). */
+typedef struct stage_pos {
+    int64_t i, lo, hi;
+    bool first, last;
+} stage_pos;
 
-    *lo = st == TPLAN_STAGE_LAST ? L - L / c->pp : 0;
-    *hi = st == TPLAN_STAGE_ONLY    ? L
-          : st == TPLAN_STAGE_FIRST ? tplan_config_stage_layers(c)
-                                    : L;
+static stage_pos stage_at(const tplan_config *c, int64_t i)
+{
+    int64_t L = c->model.layers, q = L / c->pp, r = L % c->pp;
+    stage_pos s;
+
+    s.i = i;
+    s.lo = i * q + (i < r ? i : r);
+    s.hi = s.lo + q + (i < r ? 1 : 0);
+    s.first = i == 0;
+    s.last = i == c->pp - 1;
+    return s;
+}
+
+/* Micro-batches of activations stage i holds at once, in units of its
+ * own layers (Megatron-LM's schedules, get_pp_rank_microbatches): 1F1B
+ * runs p - i - 1 warm-up forwards before its first backward, so it holds
+ * min(p - i, m); interleaved over v chunks of L/(p v) layers it runs
+ * 2(p - i - 1) + (v - 1) p warm-up chunk forwards, of m v in all. On the
+ * first stage that is p (1 + (p - 1)/(p v)), Korthikanti et al. 2022
+ * section 4.2.3. accum 0 (automatic) counts p micro-batches. */
+static double stage_inflight(const tplan_config *c, int64_t i)
+{
+    double p = (double)c->pp, v = (double)c->vpp, d = (double)i;
+    double m = c->accum > 0 ? (double)c->accum : p;
+
+    if (c->vpp > 1)
+        return fmin(2.0 * (p - d - 1.0) + (v - 1.0) * p + 1.0, m * v) / v;
+    return fmin(p - d, m);
 }
 
 /* One layer's attention on a device: its parameters and matmul weights.
@@ -86,16 +113,17 @@ static void attn_on_device(const tplan_config *c, double *params,
  * defaults to tp), its matmul weights (for working copies) and the
  * largest gathered unit (for ZeRO-3). The vocabulary is split over t
  * (vocab-parallel embedding). */
-static void stage_params(const tplan_config *c, tplan_stage st, double *params,
-                         double *experts, double *matmul, double *largest)
+static void stage_params(const tplan_config *c, const stage_pos *st,
+                         double *params, double *experts, double *matmul,
+                         double *largest)
 {
     const tplan_model *m = &c->model;
     tplan_param_count pc;
     double t = (double)c->tp, h = (double)m->hidden, e = (double)c->ep;
     double attn_p, attn_mm, dense_dev, moe_dev, exp_dev, vh, nd, nm;
     double mlp_w = (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h;
-    int64_t lo, hi, moe;
-    bool first = st != TPLAN_STAGE_LAST, last = st != TPLAN_STAGE_FIRST;
+    int64_t moe;
+    bool first = st->first, last = st->last;
 
     *experts = 0.0;
     if (m->arch == TPLAN_ARCH_GENERIC) {
@@ -104,10 +132,9 @@ static void stage_params(const tplan_config *c, tplan_stage st, double *params,
         return;
     }
     tplan_model_params(m, &pc);
-    stage_range(c, st, &lo, &hi);
-    moe = tplan_model_moe_layers(m, lo, hi);
+    moe = tplan_model_moe_layers(m, st->lo, st->hi);
     nm = (double)moe;
-    nd = (double)(hi - lo - moe);
+    nd = (double)(st->hi - st->lo - moe);
     attn_on_device(c, &attn_p, &attn_mm);
     dense_dev = attn_p + (double)pc.layer_mlp / t + (double)pc.layer_norm;
     /* router replicated on every rank; shared experts split like an MLP */
@@ -189,21 +216,19 @@ static void mlp_stats(const tplan_model *m, double f, double *mats,
  * and a full statistic per element of every vector (norms, biases).
  * Learned position tables are matrices too; so are the router and every
  * expert on the device. docs/MODEL.md section 2.2. */
-static double factored_stats(const tplan_config *c, tplan_stage st,
+static double factored_stats(const tplan_config *c, const stage_pos *st,
                              double params)
 {
     const tplan_model *m = &c->model;
     double t = (double)c->tp, h = (double)m->hidden;
     double vh = (double)m->vocab / t, am, ae, fm, fe, nd, nm;
     double mats, mat_params;
-    int64_t lo, hi, moe;
-    bool first = st != TPLAN_STAGE_LAST, last = st != TPLAN_STAGE_FIRST;
-    bool head = last && (!m->tied || c->pp > 1);
+    int64_t moe;
+    bool first = st->first, head = st->last && (!m->tied || c->pp > 1);
 
-    stage_range(c, st, &lo, &hi);
-    moe = tplan_model_moe_layers(m, lo, hi);
+    moe = tplan_model_moe_layers(m, st->lo, st->hi);
     nm = (double)moe;
-    nd = (double)(hi - lo - moe);
+    nd = (double)(st->hi - st->lo - moe);
     attn_stats(c, &am, &ae);
     mlp_stats(m, (double)m->ffn / t, &fm, &fe);
     mats = nd * (am + fm);
@@ -363,11 +388,10 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
 }
 
 static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
-                       tplan_stage st, stage_mem *s)
+                       const stage_pos *st, stage_mem *s)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     int64_t dp = tplan_config_dp(c) * c->cp, edp = dp / c->ep;
-    double p = (double)c->pp, v = (double)c->vpp;
     double matmul, largest, wdiv, gdiv, odiv;
 
     memset(s, 0, sizeof *s);
@@ -383,11 +407,8 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     if (c->model.arch == TPLAN_ARCH_GENERIC) {
         s->layers = 1;
     } else {
-        int64_t lo, hi;
-
-        stage_range(c, st, &lo, &hi);
-        s->layers = hi - lo;
-        s->moe_layers = tplan_model_moe_layers(&c->model, lo, hi);
+        s->layers = st->hi - st->lo;
+        s->moe_layers = tplan_model_moe_layers(&c->model, st->lo, st->hi);
     }
     if (c->lora_rank > 0) {
         lora_states(c, s, wdiv, gdiv, odiv);
@@ -441,23 +462,16 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
 
     s->act_layer = s->moe_layers > 0 ? fmax(act->layer, act->moe_layer)
                                      : act->layer;
-    /* 1F1B: the first stage holds min(p, m) micro-batches of its layers,
-     * i.e. up to L layers' worth; interleaving multiplies that by
-     * 1 + (p-1)/(p v) (Korthikanti et al. 2022 section 4.2.3). The last
-     * stage runs each micro-batch's backward at once: one in flight. */
-    s->inflight = 1.0;
-    if (st == TPLAN_STAGE_FIRST) {
-        /* accum 0: auto, p micro-batches */
-        s->inflight = fmin(p, c->accum > 0 ? (double)c->accum : p);
-        if (c->vpp > 1)
-            s->inflight *= 1.0 + (p - 1.0) / (p * v);
-    }
+    /* The first stage holds the most micro-batches (up to L layers'
+     * worth under 1F1B); the head's tensors are used at once by the
+     * backward that follows: one micro-batch's. */
+    s->inflight = stage_inflight(c, st->i);
     s->per_sample = (act->layer * (double)(s->layers - s->moe_layers) +
                      act->moe_layer * (double)s->moe_layers) *
                     s->inflight;
-    if (st != TPLAN_STAGE_LAST)
+    if (st->first)
         s->per_sample += act->first * s->inflight;
-    if (st != TPLAN_STAGE_FIRST)
+    if (st->last)
         s->per_sample += act->last;
     /* Full recomputation rebuilds one layer's activations during backward
      * on top of the stored checkpoints. */
@@ -490,8 +504,9 @@ static int64_t stage_max_batch(const stage_mem *s, double usable)
 
 /* The contract figures of one stage at micro-batch b; bmax is the largest
  * micro-batch that fits (over the stages that count). */
-static void fill(const tplan_config *c, const stage_mem *s, tplan_stage st,
-                 int64_t b, int64_t bmax, tplan_memory *out)
+static void fill(const tplan_config *c, const stage_mem *s,
+                 const stage_pos *st, int64_t b, int64_t bmax,
+                 tplan_memory *out)
 {
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
     double total = fixed_bytes(s) + s->per_sample * (double)b;
@@ -503,7 +518,11 @@ static void fill(const tplan_config *c, const stage_mem *s, tplan_stage st,
     out->out_of_range = !(total < 1e18 && (s->host + s->nvme) * on_node < 1e18);
     if (out->out_of_range)
         return;
-    out->stage = st;
+    out->stage = c->pp == 1  ? TPLAN_STAGE_ONLY
+                 : st->first ? TPLAN_STAGE_FIRST
+                 : st->last  ? TPLAN_STAGE_LAST
+                             : TPLAN_STAGE_MIDDLE;
+    out->stage_index = st->i;
     out->work_copy_bytes = llround(s->work);
     out->weights_bytes = llround(s->weights) + out->work_copy_bytes;
     out->grads_bytes = llround(s->grads);
@@ -553,27 +572,60 @@ void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
     tplan_memory_eval_cached(c, NULL, out);
 }
 
+/* The most stages evaluated. The first and the last, and of the stages
+ * between only those no earlier stage dominates: one with no more dense
+ * and no more MoE layers than an earlier stage holds no more parameters
+ * or activations per micro-batch (the first stage also holds the
+ * embedding) and no more micro-batches. A middle stage holds q or q+1
+ * layers (q = floor(L/p)); at most one straddles the dense layers at the
+ * front, and the others hold none, floor(n/e) or ceil(n/e) MoE layers of
+ * their n (every e-th layer): at most 2 x 4 compositions. */
+#define MAX_STAGES 10
+
+/* Does stage a hold no more dense and no more MoE layers than stage b? */
+static bool stage_within(const tplan_model *m, const stage_pos *a,
+                         const stage_pos *b)
+{
+    int64_t ma = tplan_model_moe_layers(m, a->lo, a->hi);
+    int64_t mb = tplan_model_moe_layers(m, b->lo, b->hi);
+
+    return ma <= mb && a->hi - a->lo - ma <= b->hi - b->lo - mb;
+}
+
 void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
                               tplan_memory *out)
 {
-    stage_mem stages[2];
+    stage_mem stages[MAX_STAGES];
+    stage_pos pos[MAX_STAGES];
     tplan_act_bytes act;
-    int n = c->pp > 1 ? 2 : 1, worst = 0;
+    int n = 0, worst = 0;
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
     int64_t bmax = MAX_MICRO_BATCH, b;
     double worst_total = -1.0;
 
     memset(out, 0, sizeof *out);
     act_bytes(c, cache, &act);
-    if (n == 1) {
-        stage_eval(c, &act, TPLAN_STAGE_ONLY, &stages[0]);
-    } else {
-        stage_eval(c, &act, TPLAN_STAGE_FIRST, &stages[0]);
-        stage_eval(c, &act, TPLAN_STAGE_LAST, &stages[1]);
-    }
-    for (int i = 0; i < n; i++) {
-        int64_t bi = stage_max_batch(&stages[i], usable);
+    pos[n++] = stage_at(c, 0);
+    /* a dense model's first stage holds the most layers: no middle stage
+     * can hold more */
+    if (c->model.arch != TPLAN_ARCH_GENERIC && tplan_model_moe(&c->model)) {
+        for (int64_t i = 1; i < c->pp - 1 && n < MAX_STAGES - 1; i++) {
+            stage_pos sp = stage_at(c, i);
+            bool seen = false;
 
+            for (int j = 0; j < n && !seen; j++)
+                seen = stage_within(&c->model, &sp, &pos[j]);
+            if (!seen)
+                pos[n++] = sp;
+        }
+    }
+    if (c->pp > 1)
+        pos[n++] = stage_at(c, c->pp - 1);
+    for (int i = 0; i < n; i++) {
+        int64_t bi;
+
+        stage_eval(c, &act, &pos[i], &stages[i]);
+        bi = stage_max_batch(&stages[i], usable);
         if (bi < bmax)
             bmax = bi;
     }
@@ -591,24 +643,26 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
             worst = i;
         }
     }
+    fill(c, &stages[worst], &pos[worst], b, bmax, out);
+}
 
-    fill(c, &stages[worst],
-         n == 1 ? TPLAN_STAGE_ONLY
-                : (worst == 0 ? TPLAN_STAGE_FIRST : TPLAN_STAGE_LAST),
-         b, bmax, out);
+void tplan_memory_eval_stage_at(const tplan_config *c, int64_t index,
+                                int64_t micro_batch, tplan_memory *out)
+{
+    stage_mem s;
+    stage_pos sp = stage_at(c, index);
+    tplan_act_bytes act;
+    double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
+
+    memset(out, 0, sizeof *out);
+    act_bytes(c, NULL, &act);
+    stage_eval(c, &act, &sp, &s);
+    fill(c, &s, &sp, micro_batch, stage_max_batch(&s, usable), out);
 }
 
 void tplan_memory_eval_stage(const tplan_config *c, tplan_stage st,
                              int64_t micro_batch, tplan_memory *out)
 {
-    stage_mem s;
-    tplan_act_bytes act;
-    double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
-
-    memset(out, 0, sizeof *out);
-    if (c->pp == 1)
-        st = TPLAN_STAGE_ONLY;
-    act_bytes(c, NULL, &act);
-    stage_eval(c, &act, st, &s);
-    fill(c, &s, st, micro_batch, stage_max_batch(&s, usable), out);
+    tplan_memory_eval_stage_at(c, st == TPLAN_STAGE_LAST ? c->pp - 1 : 0,
+                               micro_batch, out);
 }

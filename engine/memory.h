@@ -14,7 +14,9 @@
 typedef enum {
     TPLAN_STAGE_ONLY,  /* no pipeline: one stage holds everything */
     TPLAN_STAGE_FIRST, /* embedding + layers, most micro-batches in flight */
-    TPLAN_STAGE_LAST   /* layers + final norm, head, logits and loss */
+    TPLAN_STAGE_LAST,  /* layers + final norm, head, logits and loss */
+    TPLAN_STAGE_MIDDLE /* layers only (uneven or MoE layers can make one
+                          the most loaded) */
 } tplan_stage;
 
 /* The largest micro-batch reported when memory does not limit it. */
@@ -42,6 +44,7 @@ typedef struct tplan_memory {
     double inflight;             /* micro-batches' activations held at once */
     int64_t layers_on_stage;
     tplan_stage stage;       /* the most loaded stage, reported here */
+    int64_t stage_index;     /* its index, 0 .. pp - 1 */
     int64_t micro_batch;     /* evaluated micro-batch (the max in max mode) */
     int64_t max_micro_batch; /* largest that fits on every stage; 0: none;
                                 TPLAN_MICRO_BATCH_UNBOUNDED: memory does
@@ -72,6 +75,9 @@ void tplan_memory_eval(const tplan_config *c, tplan_memory *out);
  * only one. */
 void tplan_memory_eval_stage(const tplan_config *c, tplan_stage st,
                              int64_t micro_batch, tplan_memory *out);
+/* The same for the stage with this index (0 .. pp - 1). */
+void tplan_memory_eval_stage_at(const tplan_config *c, int64_t index,
+                                int64_t micro_batch, tplan_memory *out);
 
 /* Bytes of one line of advice or warning text. */
 #define TPLAN_ADVICE_LEN 256

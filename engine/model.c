@@ -253,6 +253,11 @@ int64_t tplan_model_kv_elems(const tplan_model *m)
  * (transformers Qwen2MoeDecoderLayer: (layer_idx + 1) %
  * decoder_sparse_step == 0; DeepseekV3DecoderLayer: layer_idx >=
  * first_k_dense_replace; both every layer at step 1). */
+int64_t tplan_model_default_seq(const tplan_model *m)
+{
+    return m->arch == TPLAN_ARCH_GENERIC ? 1 : m->max_seq;
+}
+
 int64_t tplan_model_moe_layers(const tplan_model *m, int64_t lo, int64_t hi)
 {
     int64_t every = m->moe_every > 0 ? m->moe_every : 1, n;

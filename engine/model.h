@@ -136,6 +136,9 @@ int64_t tplan_model_v_head_dim(const tplan_model *m);
 int64_t tplan_model_kv_elems(const tplan_model *m);
 bool tplan_model_mla(const tplan_model *m);
 bool tplan_model_moe(const tplan_model *m);
+/* The sequence a plan trains at unless told: the model's max_seq (1 for
+ * a generic model, whose sample is no sequence). */
+int64_t tplan_model_default_seq(const tplan_model *m);
 /* MoE layers among layers [lo, hi) (0 for dense models). */
 int64_t tplan_model_moe_layers(const tplan_model *m, int64_t lo, int64_t hi);
 /* Widths: one routed expert's, one shared expert's. */

@@ -27,7 +27,7 @@
  * these stay what they were. Axes added since follow in the field
  * table's order. */
 static const char *const axis_first[] = {
-    "gpu",          "gpus",      "gpus_per_node", "tp",
+    "model",        "gpu",          "gpus",      "gpus_per_node", "tp",
     "pp",           "vpp",       "sp",            "zero",
     "precision",    "optimizer", "recompute",     "attention",
     "profile",      "seq",       "micro_batch",   "accum",
@@ -94,11 +94,17 @@ int64_t tplan_sweep_size(const tplan_sweep_spec *s)
 static void apply(const tplan_sweep_spec *s, tplan_axis_id id, double v,
                   tplan_config *c)
 {
-    /* values passed tplan_sweep_validate: the gpu axis's are indexes */
-    if (id == TPLAN_FIELD_ID_GPU)
+    /* values passed tplan_sweep_validate: the gpu and model axes' are
+     * indexes */
+    if (id == TPLAN_FIELD_ID_GPU) {
         c->gpu = s->gpus[(int)v];
-    else
+    } else if (id == TPLAN_FIELD_ID_MODEL) {
+        c->model = s->models[(int)v];
+        if (s->seq_from_model)
+            c->seq = tplan_model_default_seq(&c->model);
+    } else {
         tplan_field_apply(id, v, c);
+    }
 }
 
 /* Set every axis field of c for index. Fields no axis touches keep
@@ -189,6 +195,13 @@ int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err)
     for (int i = 0; i < s->n_gpus; i++)
         if ((rc = tplan_gpu_validate(&s->gpus[i], err)))
             return rc;
+    if (s->n_models < 0 || s->n_models > TPLAN_MAX_SWEEP_MODELS)
+        return tplan_err_set(err, TPLAN_EINVAL, "model",
+                             "a sweep takes at most %d models (models=%d)",
+                             TPLAN_MAX_SWEEP_MODELS, s->n_models);
+    for (int i = 0; i < s->n_models; i++)
+        if ((rc = tplan_model_validate(&s->models[i], err)))
+            return rc;
     if (s->n_axes < 0 || s->n_axes > TPLAN_MAX_AXES)
         return tplan_err_set(err, TPLAN_EINVAL, "axes",
                              "a sweep has at most %d axes (axes=%d)",
@@ -207,13 +220,17 @@ int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err)
                                  "axis %d is not a field a sweep can vary",
                                  a->id);
         for (int k = 0; k < a->n; k++) {
-            if (a->id != TPLAN_FIELD_ID_GPU) {
+            int n = a->id == TPLAN_FIELD_ID_GPU     ? s->n_gpus
+                    : a->id == TPLAN_FIELD_ID_MODEL ? s->n_models
+                                                    : -1;
+
+            if (n < 0) {
                 if ((rc = tplan_axis_check(a->id, a->values[k], err)))
                     return rc;
-            } else if (!(a->values[k] >= 0 && a->values[k] < s->n_gpus)) {
+            } else if (!(a->values[k] >= 0 && a->values[k] < n)) {
                 return tplan_err_set(err, TPLAN_EINVAL, "axes",
-                                     "axes.gpu has a bad value (value=%g)",
-                                     a->values[k]);
+                                     "axes.%s has a bad value (value=%g)",
+                                     tplan_axis_name(a->id), a->values[k]);
             }
         }
         for (int j = 0; j < i; j++)

@@ -19,12 +19,14 @@
 
 /* An axis varies one input field: the field's id (fields.h). Its values
  * are the field's values as tplan_field_apply takes them (enum codes, 0/1,
- * numbers in the input's unit); the gpu axis's index spec->gpus. */
+ * numbers in the input's unit); the gpu axis's index spec->gpus, the model
+ * axis's spec->models. */
 typedef int tplan_axis_id;
 
 #define TPLAN_MAX_AXES        16
 #define TPLAN_MAX_AXIS_VALUES 256
 #define TPLAN_MAX_SWEEP_GPUS  32
+#define TPLAN_MAX_SWEEP_MODELS 32
 /* The most plans keep = N may ask for. */
 #define TPLAN_MAX_KEEP 10000000
 /* Threads a sweep (and the evaluation of its kept plans) may use. */
@@ -56,6 +58,11 @@ typedef struct tplan_sweep_spec {
     int n_axes;
     tplan_gpu gpus[TPLAN_MAX_SWEEP_GPUS]; /* for the gpu axis */
     int n_gpus;
+    tplan_model models[TPLAN_MAX_SWEEP_MODELS]; /* for the model axis */
+    int n_models;
+    /* the model axis also sets seq to each model's default (no seq was
+     * given and no axis varies it) */
+    bool seq_from_model;
     tplan_constraints where;
     tplan_objective rank[TPLAN_MAX_OBJECTIVES];
     int n_rank;

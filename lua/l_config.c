@@ -141,7 +141,7 @@ void lt_parse_config(lua_State *L, int idx, const char *what, tplan_config *c,
     if (!need_gpu && c->gpu.memory_bytes == 0)
         tplan_gpu_lookup("h100-sxm", &c->gpu, NULL); /* as tplan calc */
     tplan_config_init(c);
-    c->seq = c->model.arch == TPLAN_ARCH_GENERIC ? 1 : c->model.max_seq;
+    c->seq = tplan_model_default_seq(&c->model);
     /* every other input, in the table's order */
     for (int id = 0; id < tplan_field_count(); id++) {
         const tplan_field *f = tplan_field_at(id);

@@ -51,14 +51,72 @@ static int add_gpu(lua_State *L, tplan_sweep_spec *s, const tplan_gpu *g)
     return s->n_gpus++;
 }
 
+/* Models on the model axis: plans name their model, so two models of one
+ * name must be one model. */
+static bool same_model(const tplan_model *a, const tplan_model *b)
+{
+    tplan_param_count pa, pb;
+
+    tplan_model_params(a, &pa);
+    tplan_model_params(b, &pb);
+    return a->arch == b->arch && a->layers == b->layers &&
+           a->hidden == b->hidden && a->heads == b->heads &&
+           a->kv_heads == b->kv_heads && a->ffn == b->ffn &&
+           a->vocab == b->vocab && a->max_seq == b->max_seq &&
+           a->experts == b->experts && a->top_k == b->top_k &&
+           pa.total == pb.total && pa.active == pb.active &&
+           a->generic_params == b->generic_params &&
+           a->generic_act_bytes_fp32 == b->generic_act_bytes_fp32;
+}
+
+static int add_model(lua_State *L, tplan_sweep_spec *s, const tplan_model *m)
+{
+    for (int i = 0; i < s->n_models; i++) {
+        if (strcmp(s->models[i].name, m->name) != 0)
+            continue;
+        if (!same_model(&s->models[i], m))
+            lu_error(L, "tplan.sweep",
+                     "axes.model has two different models named '%s': "
+                     "give each a name of its own",
+                     m->name);
+        return i;
+    }
+    if (s->n_models >= TPLAN_MAX_SWEEP_MODELS)
+        lu_error(L, "tplan.sweep", "axes.model takes at most %d models",
+                 TPLAN_MAX_SWEEP_MODELS);
+    s->models[s->n_models] = *m;
+    return s->n_models++;
+}
+
+static double model_value(lua_State *L, tplan_sweep_spec *s)
+{
+    tplan_err err;
+    tplan_model m;
+
+    if (lua_type(L, -1) == LUA_TSTRING) {
+        if (lt_model_lookup(L, lua_tostring(L, -1), &m, &err))
+            lu_engine_error(L, "tplan.sweep", &err);
+    } else if (luaL_testudata(L, -1, TPLAN_MODEL_MT)) {
+        m = *(tplan_model *)lua_touserdata(L, -1);
+    } else {
+        lu_error(L, "tplan.sweep",
+                 "axes.model takes preset names or tplan.model values "
+                 "(got %s)",
+                 luaL_typename(L, -1));
+    }
+    return add_model(L, s, &m);
+}
+
 /* One axis value at the stack top, as the engine's number: the field's
  * value as tplan.plan and tplan calc read it (one message for a bad one),
- * or the gpu's index into s->gpus. */
+ * or the gpu's index into s->gpus, the model's into s->models. */
 static double axis_value(lua_State *L, tplan_sweep_spec *s, tplan_axis_id id)
 {
     tplan_err err;
     tplan_gpu g;
 
+    if (id == TPLAN_FIELD_ID_MODEL)
+        return model_value(L, s);
     if (id != TPLAN_FIELD_ID_GPU)
         return lt_field_value(L, id, "tplan.sweep");
     if (lua_type(L, -1) == LUA_TSTRING) {
@@ -117,7 +175,8 @@ static void parse_axes(lua_State *L, int idx, tplan_sweep_spec *s)
         ax->id = ids[a];
         ax->n = 0;
         lua_getfield(L, -1, tplan_axis_name(ax->id)); /* ... axes v */
-        if (lua_istable(L, -1) && !luaL_testudata(L, -1, TPLAN_GPU_MT)) {
+        if (lua_istable(L, -1) && !luaL_testudata(L, -1, TPLAN_GPU_MT) &&
+            !luaL_testudata(L, -1, TPLAN_MODEL_MT)) {
             lua_Integer len = luaL_len(L, -1);
 
             if (len < 1 || len > TPLAN_MAX_AXIS_VALUES)
@@ -238,14 +297,51 @@ static void parse_keep(lua_State *L, int idx, tplan_sweep_spec *s)
     lu_int(L, idx, "tplan.sweep", "keep", 1, TPLAN_MAX_KEEP, &s->keep);
 }
 
+/* Does the spec have axes.model? */
+static bool model_axis(lua_State *L, int idx)
+{
+    bool has = false;
+
+    if (lua_getfield(L, idx, "axes") == LUA_TTABLE) {     /* ... axes */
+        has = lua_getfield(L, -1, "model") != LUA_TNIL; /* ... axes m */
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1); /* ... */
+    return has;
+}
+
 void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score)
 {
     idx = lua_absindex(L, idx);
     check_sweep_fields(L, idx);
     /* the base's gpu defaults as tplan.plan's does; a gpu axis overrides
-     * it */
-    lt_parse_config(L, idx, "tplan.sweep", &s->base, true, false);
+     * it. A model axis stands for the model field. */
+    lt_parse_config(L, idx, "tplan.sweep", &s->base, !model_axis(L, idx),
+                    false);
     parse_axes(L, idx, s);
+    for (int i = 0; i < s->n_axes; i++) {
+        const tplan_axis *a = &s->axes[i];
+        bool seq_given;
+
+        if (a->id != TPLAN_FIELD_ID_MODEL)
+            continue;
+        lua_getfield(L, idx, "model");
+        if (!lua_isnil(L, -1))
+            lu_error(L, "tplan.sweep",
+                     "give model or axes.model, not both");
+        lua_pop(L, 1);
+        /* each model trains at its own default sequence unless one is
+         * given; the base starts at the axis's first model */
+        lua_getfield(L, idx, "seq");
+        seq_given = !lua_isnil(L, -1);
+        lua_pop(L, 1);
+        for (int j = 0; j < s->n_axes; j++)
+            seq_given = seq_given || s->axes[j].id == tplan_field_find("seq");
+        s->seq_from_model = !seq_given;
+        s->base.model = s->models[(int)a->values[0]];
+        if (s->seq_from_model)
+            s->base.seq = tplan_model_default_seq(&s->base.model);
+    }
     parse_limits(L, idx, &s->where);
     parse_rank(L, idx, s, has_score);
     parse_keep(L, idx, s);

@@ -231,6 +231,9 @@ jq_is "Qwen2.5 7B by hand: --qkv-bias" '.model.params == 7615616512' calc --laye
 jq_is "models --json has the attention widths" 'map(select(.name == "gemma2-9b"))[0] | .head_dim == 256 and .block_norms == 4 and (.qkv_bias | not)' models
 expect_error 2 "tplan: block-norms must be 2 or 4 (block-norms=3)" "${C[@]}" --block-norms 3
 expect_error 2 "tplan: --head-dim describes a transformer, but --params makes a generic model (params=1e9)" calc --params 1e9 --head-dim 64
+jq_is "token dropping under a capacity factor is warned about" '.warnings | any(test("^capacity_factor 1 drops tokens: experts at 1.25x their share \\(moe_imbalance\\) lose 20% of theirs \\(Switch"))' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1
+jq_is "no token-dropping warning at a capacity above the imbalance" '.warnings | all(test("drops tokens") | not)' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1.5
+jq_is "DeepSeek-V3 on 16 stages: the second stage (four MoE layers) holds the most" '.memory.stage == "middle pipeline stage" and .memory.stage_index == 1' calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1
 jq_is "--nic-gbps is gigabits" '.parallel.nic_bytes_per_s == 50000000000' "${C[@]}" --nic-gbps 400
 jq_is "--link-gbs is gigabytes" '.parallel.link_bytes_per_s == 450000000000' "${C[@]}" --link-gbs 450
 jq_is "pipelining defaults accum to pp" '.batch.accum == 4' "${C[@]}" --gpus 4 --pp 4

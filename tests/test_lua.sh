@@ -97,6 +97,36 @@ assert(best.ep == 8 and best.cp == 2, best.ep .. " " .. best.cp)
 print("ok")
 LUA
 if "$tplan" run moe.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "MoE through Lua: $(cat "$tmp/err")"; fi
+# a model axis: MoE shapes (and any model) swept as model variants; each
+# model at its own default sequence unless one is given; every plan equal
+# to the one tplan.plan makes of its configuration
+cat >model_axis.lua <<'LUA'
+local m16 = tplan.model{preset = "mixtral-8x7b", name = "mixtral-16x7b", experts = 16}
+local function sweep(extra)
+  local spec = {name = "models", gpu = "h100-sxm", gpus = 64, micro_batch = 1, tokens = 1e12, keep = "all",
+    axes = {model = {"mixtral-8x7b", m16, "llama3-8b"}, ep = {1, 8}, tp = {1, 2}}}
+  for k, v in pairs(extra or {}) do spec[k] = v end
+  return tplan.sweep(spec)
+end
+local r = sweep()
+-- llama3-8b has no experts: its ep = 8 plans are invalid
+assert(r:stats().space == 12 and r:stats().evaluated == 10, r:stats().evaluated)
+local seen = {}
+for _, p in ipairs(r:top(10)) do
+  seen[p.model] = (seen[p.model] or 0) + 1
+  assert(p.seq == (p.model == "llama3-8b" and 8192 or 32768), p.model .. " " .. p.seq)
+  local q = tplan.plan{model = p.model == "mixtral-16x7b" and m16 or p.model, gpu = "h100-sxm", gpus = 64,
+    micro_batch = 1, tokens = 1e12, ep = p.ep, tp = p.tp}
+  for _, f in ipairs{"params", "active_params", "total_bytes", "step_time_s", "cost_usd"} do
+    assert(p[f] == q[f], p.model .. " " .. f)
+  end
+end
+assert(seen["mixtral-8x7b"] == 4 and seen["mixtral-16x7b"] == 4 and seen["llama3-8b"] == 2)
+assert(m16.params > tplan.model("mixtral-8x7b").params and m16.active_params > tplan.model("mixtral-8x7b").active_params)
+for _, p in ipairs(sweep{seq = 4096}:top(10)) do assert(p.seq == 4096) end
+print("ok")
+LUA
+if "$tplan" run model_axis.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "model axis: $(cat "$tmp/err") $(cat "$tmp/out")"; fi
 printf 'name,layers,hidden,heads,experts,top_k,softcap\ntiny-moe,2,64,4,4,2,true\n' >moe.csv
 cat >moe_csv.lua <<'LUA'
 tplan.models.load("moe.csv")

@@ -469,6 +469,112 @@ static void test_last_stage_inflight(void **state)
     assert_near(m.inflight, 8.0, 0);
 }
 
+/* Stage i of a 1F1B pipeline holds min(p - i, m) micro-batches; with v
+ * interleaved chunks 2(p - i - 1) + (v - 1)p + 1 chunk micro-batches of
+ * L/(pv) layers (Megatron-LM get_pp_rank_microbatches: warm-up forwards
+ * plus the one in 1F1B). At p = 8, v = 3: stage 0 holds (14 + 16 + 1)/3 =
+ * 31/3 = 8 (1 + 7/24) stage-loads (Korthikanti 4.2.3), stage 4 holds
+ * (6 + 16 + 1)/3 = 23/3 and the last (16 + 1)/3 = 17/3. */
+static void test_stage_inflight(void **state)
+{
+    tplan_config c;
+    tplan_memory m;
+
+    (void)state;
+    config_for(&c, "gpt3-175b", "a100-80g");
+    c.gpus = 64;
+    c.tp = 8;
+    c.pp = 8;
+    c.accum = 16;
+    tplan_memory_eval_stage_at(&c, 3, 1, &m);
+    assert_near(m.inflight, 5.0, 0);
+    assert_int_equal(m.stage, TPLAN_STAGE_MIDDLE);
+    assert_int_equal(m.stage_index, 3);
+    c.accum = 4; /* fewer micro-batches than stages: all of them */
+    tplan_memory_eval_stage_at(&c, 1, 1, &m);
+    assert_near(m.inflight, 4.0, 0);
+    c.accum = 16;
+    c.vpp = 3;
+    tplan_memory_eval_stage_at(&c, 0, 1, &m);
+    assert_near(m.inflight, 31.0 / 3.0, 1e-12);
+    assert_near(m.inflight, 8.0 * (1.0 + 7.0 / 24.0), 1e-12);
+    tplan_memory_eval_stage_at(&c, 4, 1, &m);
+    assert_near(m.inflight, 23.0 / 3.0, 1e-12);
+    tplan_memory_eval_stage_at(&c, 7, 1, &m);
+    assert_near(m.inflight, 17.0 / 3.0, 1e-12);
+}
+
+/* When p does not divide L the first L mod p stages hold ceil(L/p)
+ * layers: 61 layers on 16 stages are 13 stages of 4 and 3 of 3. With
+ * DeepSeek-V3's three dense layers first, stage 1 is the first stage
+ * of four MoE layers: with 15 micro-batches in flight it holds more than
+ * stage 0 (three dense and one MoE layer, 16 in flight) and is the one
+ * reported. */
+static void test_middle_stage_worst(void **state)
+{
+    tplan_config c;
+    tplan_memory m, s0, s1, worst;
+
+    (void)state;
+    config_for(&c, "deepseek-v3", "h800");
+    c.gpus = 2048;
+    c.pp = 16;
+    c.ep = 64;
+    c.zero = 1;
+    c.seq = 4096;
+    c.micro_batch = 1;
+    c.accum = 120;
+    tplan_memory_eval_stage_at(&c, 12, 1, &m);
+    assert_int_equal(m.layers_on_stage, 4);
+    tplan_memory_eval_stage_at(&c, 13, 1, &m);
+    assert_int_equal(m.layers_on_stage, 3);
+    tplan_memory_eval_stage_at(&c, 0, 1, &s0);
+    tplan_memory_eval_stage_at(&c, 1, 1, &s1);
+    assert_near(s0.inflight, 16.0, 0);
+    assert_near(s1.inflight, 15.0, 0);
+    /* one MoE layer's activations against one dense layer's: 4 x 15
+     * MoE layer-loads beat 3 x 16 dense and 16 MoE */
+    assert_true(s1.total_bytes > s0.total_bytes);
+    tplan_memory_eval(&c, &worst);
+    assert_int_equal(worst.stage, TPLAN_STAGE_MIDDLE);
+    assert_int_equal(worst.stage_index, 1);
+    assert_int_equal(worst.total_bytes, s1.total_bytes);
+    assert_int_equal(worst.max_micro_batch,
+                     s1.max_micro_batch < s0.max_micro_batch
+                         ? s1.max_micro_batch
+                         : s0.max_micro_batch);
+    /* experts sit on stages 1.. four layers at a time: 4 x 256/64 x
+     * 3 x 7168 x 2048 routed parameters */
+    assert_int_equal(s1.experts_on_device, 4LL * 4 * 44040192);
+    assert_int_equal(s0.experts_on_device, 1LL * 4 * 44040192);
+}
+
+/* A dense model's middle stages never hold the most: the first holds as
+ * many layers, the embedding and more micro-batches. */
+static void test_dense_first_stage_worst(void **state)
+{
+    tplan_config c;
+    tplan_memory m, s0;
+
+    (void)state;
+    config_for(&c, "llama2-70b", "h100-sxm");
+    c.gpus = 64;
+    c.tp = 8;
+    c.pp = 8;
+    c.accum = 8;
+    c.micro_batch = 1;
+    tplan_memory_eval(&c, &m);
+    tplan_memory_eval_stage_at(&c, 0, 1, &s0);
+    assert_int_equal(m.stage, TPLAN_STAGE_FIRST);
+    assert_int_equal(m.total_bytes, s0.total_bytes);
+    for (int i = 1; i < 7; i++) {
+        tplan_memory mid;
+
+        tplan_memory_eval_stage_at(&c, i, 1, &mid);
+        assert_true(mid.total_bytes < s0.total_bytes);
+    }
+}
+
 /* Full recomputation keeps each layer's input and rebuilds one layer in
  * backward: L x 2sbh + one full layer (Korthikanti's 34sbh + 5as^2b). */
 static void test_full_recompute_rebuilds_a_layer(void **state)
@@ -632,6 +738,9 @@ int main(void)
         cmocka_unit_test(test_zero_over_dp_with_tp_pp),
         cmocka_unit_test(test_tied_head_copy),
         cmocka_unit_test(test_last_stage_inflight),
+        cmocka_unit_test(test_stage_inflight),
+        cmocka_unit_test(test_middle_stage_worst),
+        cmocka_unit_test(test_dense_first_stage_worst),
         cmocka_unit_test(test_full_recompute_rebuilds_a_layer),
         cmocka_unit_test(test_kv_replication),
         cmocka_unit_test(test_working_copies),
