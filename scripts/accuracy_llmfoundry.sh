@@ -3,7 +3,10 @@
 # llm-foundry's published throughput table (the half in
 # tests/data/throughput_llmfoundry_half.json) with `tplan calc`, and
 # print the median absolute relative error and the five worst rows.
-# Usage: scripts/accuracy_llmfoundry.sh [DATA.json] [-- extra tplan calc options]
+# Usage: scripts/accuracy_llmfoundry.sh [--rows] [DATA.json] [-- extra tplan
+# calc options]; --rows prints "id, measured, predicted, fits,
+# total/capacity" lines (tab-separated) for scripts/accuracy.sh instead of
+# the report.
 # Needs jq. Rows map as: MPT (ALiBi, no biases, LayerNorm, tied, GELU 4h,
 # vocab 50368) -> a custom model with no position table; FULL_SHARD ->
 # zero 3, SHARD_GRAD_OP -> zero 2; amp_bf16 -> amp-bf16, pure bf16 -> bf16,
@@ -13,6 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 tplan=${TPLAN:-build/cli/tplan}
 data=tests/data/throughput_llmfoundry_half.json
+rows=false
+[ "${1:-}" = "--rows" ] && { rows=true; shift; }
 if [ $# -gt 0 ] && [ "$1" != "--" ]; then data=$1; shift; fi
 [ "${1:-}" = "--" ] && shift
 extra=("$@")
@@ -49,6 +54,10 @@ while IFS=$'\t' read -r id layers hidden heads ffn vocab seq gpu gpus shard prec
     printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$meas" "$pred" "$fits" "$ratio" >>"$tmp"
 done
 
+if $rows; then
+    cat "$tmp"
+    exit 0
+fi
 awk -F'\t' '
 { e = ($3 - $2) / $2; a = e < 0 ? -e : e; err[NR] = a; line[NR] = $0; sgn[NR] = e
   n++; if ($4 == "true") fit++; r[NR] = $5; if ($5 > 1.0) over++; if ($5 > rmax) rmax = $5 }

@@ -6,10 +6,14 @@
 # recomputation, vocabulary 51,200, sequence 2048. Their TFLOP/s count
 # Eq. 3's FLOPs (recomputation included): tplan's hardware FLOPs with eager
 # attention are exactly those. The paper does not give the micro-batch;
-# this assumes 1. Usage: scripts/accuracy_megatron.sh [-- extra calc options]
+# this assumes 1. Usage: scripts/accuracy_megatron.sh [--rows] [-- extra calc
+# options]; --rows prints "id, published, predicted" lines (tab-separated)
+# for scripts/accuracy.sh instead of the report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tplan=${TPLAN:-build/cli/tplan}
+rows=false
+[ "${1:-}" = "--rows" ] && { rows=true; shift; }
 [ "${1:-}" = "--" ] && shift
 extra=("$@")
 command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh installs it)" >&2; exit 1; }
@@ -34,7 +38,7 @@ echo "$table" | while read -r billions heads hidden layers tp pp gpus batch publ
         --precision mixed-fp16 "${extra[@]}" --json) || { echo "accuracy: ${billions}B: tplan failed" >&2; exit 1; }
     jq -r --arg b "$billions" --arg pub "$published" \
         '"\($b)\t\($pub)\t\(.perf.hw_flops_per_step / .perf.step_time_s / .parallel.gpus / 1e12)"' <<<"$out"
-done | awk -F'\t' '
+done | if $rows; then awk -F'\t' '{ printf "%sB\t%s\t%s\n", $1, $2, $3 }'; else awk -F'\t' '
 { e = ($3 - $2) / $2; a = e < 0 ? -e : e; err[NR] = a; n++; sum += e
   printf "  %7sB  published %4d  predicted %6.1f TFLOP/s per GPU  %+6.1f%%\n", $1, $2, $3, e * 100 }
 END {
@@ -42,3 +46,4 @@ END {
   printf "Narayanan et al. 2021 Table 1 rows: %d; median |error| %.1f%%; mean signed error %+.1f%%\n",
          n, ((n % 2) ? err[(n+1)/2] : (err[n/2] + err[n/2+1]) / 2) * 100, sum / n * 100
 }'
+fi

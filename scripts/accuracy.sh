@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# Accuracy report (not a test): every reference comparison in tests/data,
+# and the published figures the README compares with, through the real
+# `tplan calc`. Per source it prints the rows, the median, 90th percentile
+# and worst relative error |predicted - reference| / reference, and the
+# mean signed error (positive: tplan predicts more). CI prints it.
+#
+# Sources:
+#   activations  tests/data/torch_cpu_gpt2.csv: saved tensors of one GPT-2
+#                layer measured on CPU PyTorch (the rows torch-cpu covers:
+#                CPU dropout, fused tanh GELU), bytes per micro-batch
+#   llm-foundry  tests/data/throughput_llmfoundry_half.json: tokens/s of
+#                MosaicML's published MPT table (scripts/accuracy_llmfoundry.sh)
+#   megatron     Narayanan et al. 2021 Table 1: TFLOP/s per GPU
+#                (scripts/accuracy_megatron.sh)
+#   params       tests/data/hf/totals.tsv: parameter counts of Hugging Face
+#                configs against the checkpoints' published totals
+#   active       tests/data/hf/active.tsv: MoE active parameters against the
+#                vendors' rounded figures
+#   deepseek-v3  GPU-hours of DeepSeek-V3's pre-training (arXiv 2412.19437,
+#                2,664K H800 GPU-hours) with the README's best-informed flags
+# Usage: scripts/accuracy.sh [-- extra tplan calc options for every row]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+tplan=${TPLAN:-build/cli/tplan}
+export TPLAN=$tplan
+[ "${1:-}" = "--" ] && shift
+extra=("$@")
+command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh installs it)" >&2; exit 1; }
+[ -x "$tplan" ] || { echo "accuracy: no $tplan: build first (scripts/build.sh)" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+rows=$tmp/rows # source, id, reference, predicted (tab-separated)
+
+# --- activations: one layer's saved tensors ------------------------------
+# columns: style,precision,h,a,s,b,V,tied,ckpt,dropout_p,dropout_impl,gelu,
+# n_kv,ffn,layer_bytes,...
+tail -n +2 tests/data/torch_cpu_gpt2.csv |
+while IFS=, read -r _ prec h a s b v _ ckpt p impl gelu kv ffn layer _; do
+    [ "$impl" = torch ] && [ "$gelu" = tanh ] || continue
+    case $prec in
+        fp32) pr=fp32 ;; bf16) pr=amp-bf16 ;; bf16_pure) pr=bf16 ;;
+        *) echo "accuracy: activations: unknown precision $prec" >&2; exit 1 ;;
+    esac
+    r=none; [ "$ckpt" != none ] && r=full
+    pred=$("$tplan" calc --layers 1 --hidden "$h" --heads "$a" --kv-heads "$kv" \
+        --ffn "$ffn" --vocab "$v" --seq "$s" --dropout "$p" --precision "$pr" \
+        --recompute "$r" --profile torch-cpu --attention eager --micro-batch "$b" \
+        --gpu h100-sxm "${extra[@]}" --json |
+        jq -r --argjson b "$b" '.memory.activations_per_layer_sample_bytes * $b') ||
+        { echo "accuracy: activations: tplan failed (h=$h s=$s)" >&2; exit 1; }
+    printf 'activations\t%s-%s-h%s-a%s-s%s-b%s-V%s-p%s\t%s\t%s\n' \
+        "$prec" "$ckpt" "$h" "$a" "$s" "$b" "$v" "$p" "$layer" "$pred"
+done >>"$rows"
+
+# --- throughput -----------------------------------------------------------
+scripts/accuracy_llmfoundry.sh --rows -- "${extra[@]}" >"$tmp/foundry"
+awk -F'\t' '{ printf "llm-foundry\t%s\t%s\t%s\n", $1, $2, $3 }' "$tmp/foundry" >>"$rows"
+scripts/accuracy_megatron.sh --rows -- "${extra[@]}" |
+    awk -F'\t' '{ printf "megatron\t%s\t%s\t%s\n", $1, $2, $3 }' >>"$rows"
+
+# --- parameter counts -----------------------------------------------------
+while IFS=$'\t' read -r cfg total _; do
+    case $cfg in \#* | "") continue ;; esac
+    pred=$("$tplan" calc --model-config "tests/data/hf/$cfg" --gpu h100-sxm --json | jq -r '.model.params')
+    printf 'params\t%s\t%s\t%s\n' "$cfg" "$total" "$pred"
+done <tests/data/hf/totals.tsv >>"$rows"
+while IFS=$'\t' read -r cfg active _; do
+    case $cfg in \#* | "") continue ;; esac
+    pred=$("$tplan" calc --model-config "tests/data/hf/$cfg" --gpu h100-sxm --json | jq -r '.model.active_params')
+    printf 'active\t%s\t%s\t%s\n' "$cfg" "$active" "$pred"
+done <tests/data/hf/active.tsv >>"$rows"
+
+# --- a whole run ------------------------------------------------------------
+pred=$("$tplan" calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 \
+    --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1 --tokens 14.8T \
+    --profile megatron --moe-overlap 1 --moe-imbalance 1 "${extra[@]}" --json | jq -r '.run.gpu_hours')
+printf 'deepseek-v3\tpre-training GPU-hours\t2664000\t%s\n' "$pred" >>"$rows"
+
+# --- the report -------------------------------------------------------------
+printf '%-12s %5s %9s %9s %9s %9s  %s\n' source rows median p90 worst "mean+-" "worst row"
+for src in activations llm-foundry megatron params active deepseek-v3; do
+    awk -F'\t' -v src="$src" '
+    $1 == src { e = ($4 - $3) / $3; n++; a[n] = e < 0 ? -e : e; id[n] = $2; sum += e }
+    END {
+      if (n == 0) { printf "accuracy: no rows for %s\n", src > "/dev/stderr"; exit 1 }
+      w = 1; for (i = 1; i <= n; i++) { s[i] = a[i]; if (a[i] > a[w]) w = i }
+      for (i = 2; i <= n; i++) { v = s[i]; j = i - 1; while (j > 0 && s[j] > v) { s[j+1] = s[j]; j-- } s[j+1] = v }
+      med = (n % 2) ? s[(n+1)/2] : (s[n/2] + s[n/2+1]) / 2
+      k = int(0.9 * n); if (k < 0.9 * n) k++     # nearest rank
+      printf "%-12s %5d %8.2f%% %8.2f%% %8.2f%% %+8.2f%%  %s\n", src, n, med * 100, s[k] * 100, a[w] * 100, sum / n * 100, id[w]
+    }' "$rows"
+done
+awk -F'\t' '{ n++; if ($4 == "true") fit++; if ($5 > 1) over++ }
+    END { printf "llm-foundry memory: every row ran; tplan fits %d of %d inside its 10%% reserve, %d over capacity\n", fit, n, over }' "$tmp/foundry"
