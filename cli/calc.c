@@ -599,6 +599,10 @@ static void print_table(const tplan_plan *p)
            tplan_optimizer_get(c->optimizer)->name,
            tplan_recompute_name(c->recompute),
            tplan_attention_name(c->attention), tplan_profile_name(c->profile));
+    if (c->framework[0])
+        printf("  framework %s: efficiency x%g, data-parallel bandwidth x%g, "
+               "ZeRO-3 bandwidth x%g (tplan frameworks)\n",
+               c->framework, c->eff_scale, c->dp_bw_eff, c->zero3_bw_eff);
     print_finetune(p);
     if (p->max_micro_batch >= TPLAN_MICRO_BATCH_UNBOUNDED)
         snprintf(note, sizeof note, "no memory limit: activations unknown");

@@ -9,6 +9,7 @@
 
 #include "args.h"
 #include "fields.h"
+#include "framework_csv.h"
 #include "hf_config.h"
 #include "model_fields.h"
 #include "tplan_lua.h"
@@ -42,6 +43,7 @@ enum opt_id {
     O_GPU_FILE,
     O_MODEL_FILE,
     O_MODEL_CONFIG,
+    O_FRAMEWORK_FILE,
     O_COMPARE_GPUS,
     O_COMPARE_BATCHES,
     O_JSON,
@@ -81,6 +83,7 @@ static const opt_def defs[O_COUNT] = {
     [O_GPU_FILE] = {"gpu-file", true},
     [O_MODEL_FILE] = {"model-file", true},
     [O_MODEL_CONFIG] = {"model-config", true},
+    [O_FRAMEWORK_FILE] = {"framework-file", true},
     [O_COMPARE_GPUS] = {"compare-gpus", true},
     [O_COMPARE_BATCHES] = {"compare-batches", true},
     [O_JSON] = {"json", false},
@@ -520,6 +523,41 @@ static int set_fields(const gathered *g, tplan_config *c)
     return 0;
 }
 
+/* --framework NAME, from --framework-file F when given, else built in. */
+static int apply_framework(const gathered *g, tplan_config *c)
+{
+    const char *name = g->fval[tplan_field_find("framework")];
+    tplan_framework f;
+    tplan_err err;
+
+    if (g->set[O_FRAMEWORK_FILE] && !name)
+        return usage_error("--framework-file goes with --framework NAME "
+                           "naming one of its frameworks "
+                           "(framework-file=%s)",
+                           g->val[O_FRAMEWORK_FILE]);
+    if (!name)
+        return 0;
+    if (g->set[O_FRAMEWORK_FILE]) {
+        int rc = tplan_framework_csv_find(g->val[O_FRAMEWORK_FILE], name, &f,
+                                          &err);
+
+        /* a name the file lacks may be a built-in */
+        if (rc == TPLAN_ENOTFOUND && strcmp(err.field, "framework") == 0 &&
+            tplan_framework_lookup(name, &f, NULL) == TPLAN_OK)
+            rc = TPLAN_OK;
+        if (rc && strcmp(err.field, "framework") == 0)
+            return usage_error("framework: %s: neither in %s nor built in "
+                               "(`tplan frameworks` lists those)",
+                               name, g->val[O_FRAMEWORK_FILE]);
+        if (rc)
+            return usage_error("--framework-file: %s", err.msg);
+    } else if (tplan_framework_lookup(name, &f, &err)) {
+        return engine_error(&err);
+    }
+    tplan_framework_apply(&f, c);
+    return 0;
+}
+
 /* Options that only make sense together, or not together. */
 static int check_pairs(const gathered *g)
 {
@@ -604,7 +642,9 @@ int calc_parse(int argc, char **argv, tplan_config *c, calc_out *out)
     }
     tplan_config_init(c);
     c->seq = tplan_model_default_seq(&c->model);
-    if ((rc = set_fields(&g, c)) || (rc = check_pairs(&g)))
+    /* the framework first: the flags given override its values */
+    if ((rc = apply_framework(&g, c)) || (rc = set_fields(&g, c)) ||
+        (rc = check_pairs(&g)))
         goto done;
     /* a custom model's learned positions are sized to --seq */
     if (c->model.max_seq == 0)

@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "fields.h"
+#include "framework.h"
 #include "hardware.h"
 #include "json.h"
 #include "model_fields.h"
@@ -104,6 +105,11 @@ static void print_names(const list_opts *o, const char *const *names, int n)
 static const char *gpu_name_at(int i)
 {
     return tplan_gpu_at(i)->name;
+}
+
+static const char *framework_name_at(int i)
+{
+    return tplan_framework_name_at(i);
 }
 
 static const char *model_name_at(int i)
@@ -203,6 +209,79 @@ int cmd_gpus(int argc, char **argv)
                g->link_bytes_per_s / 1e9, g->tdp_w, g->price_usd_per_h,
                g->price_source);
     }
+    return 0;
+}
+
+/* One field's value in words, as calc reads it back ("torch", "0.75"). */
+static void setting_text(int id, double v, char *buf, size_t len)
+{
+    const tplan_field *f = tplan_field_at(id);
+
+    if (f->kind == TPLAN_FK_ENUM)
+        snprintf(buf, len, "%s", f->values[(int)v]);
+    else if (f->kind == TPLAN_FK_BOOL)
+        snprintf(buf, len, "%s", v != 0.0 ? "true" : "false");
+    else
+        snprintf(buf, len, "%.15g", v);
+}
+
+int cmd_frameworks(int argc, char **argv)
+{
+    list_opts o;
+    int rc = list_args(argc, argv, "frameworks", &o), n, idx[CATALOG_MAX];
+    const char *names[CATALOG_MAX], *resolved = NULL;
+    tplan_framework found;
+    json_w w;
+
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (o.filter && tplan_framework_lookup(o.filter, &found, NULL) == TPLAN_OK)
+        resolved = found.name;
+    n = select_entries(&o, "framework", "frameworks", tplan_framework_count(),
+                       framework_name_at, resolved, idx, names);
+    if (n <= 0)
+        return -n;
+    if (o.json) {
+        json_init(&w, stdout);
+        json_arr_begin(&w, NULL);
+    }
+    for (int i = 0; i < n; i++) {
+        tplan_framework f;
+        char v[64];
+
+        tplan_framework_lookup(names[i], &f, NULL);
+        if (o.json) {
+            json_obj_begin(&w, NULL);
+            json_str(&w, "name", f.name);
+            json_obj_begin(&w, "fields");
+            for (int k = 0; k < f.n; k++) {
+                const tplan_field *fd = tplan_field_at(f.set[k].field);
+
+                if (fd->kind == TPLAN_FK_ENUM || fd->kind == TPLAN_FK_BOOL) {
+                    setting_text(f.set[k].field, f.set[k].value, v,
+                                 sizeof v);
+                    if (fd->kind == TPLAN_FK_BOOL)
+                        json_bool(&w, fd->input, f.set[k].value != 0.0);
+                    else
+                        json_str(&w, fd->input, v);
+                } else {
+                    json_num(&w, fd->input, f.set[k].value);
+                }
+            }
+            json_obj_end(&w);
+            json_str(&w, "source", f.source);
+            json_obj_end(&w);
+            continue;
+        }
+        printf("%s\n ", f.name);
+        for (int k = 0; k < f.n; k++) {
+            setting_text(f.set[k].field, f.set[k].value, v, sizeof v);
+            printf(" %s=%s", tplan_field_at(f.set[k].field)->input, v);
+        }
+        printf("\n  %s\n", f.source);
+    }
+    if (o.json)
+        json_arr_end(&w);
     return 0;
 }
 

@@ -25,6 +25,7 @@ static void usage(void)
           "  merge     combine shards of sweeps into one database\n"
           "  gpus      the GPU catalog\n"
           "  models    the model presets\n"
+          "  frameworks  the framework profiles (Megatron, DeepSpeed, FSDP, HF)\n"
           "  fields    every plan field: name, unit, flag, valid values\n"
           "\n"
           "tplan COMMAND --help for a command's options; tplan --version.\n",
@@ -93,5 +94,7 @@ int main(int argc, char **argv)
         return cmd_fields(argc - 1, argv + 1);
     if (strcmp(argv[1], "models") == 0)
         return cmd_models(argc - 1, argv + 1);
+    if (strcmp(argv[1], "frameworks") == 0)
+        return cmd_frameworks(argc - 1, argv + 1);
     return usage_error("unknown command '%s'; see tplan --help", argv[1]);
 }

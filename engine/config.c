@@ -81,6 +81,10 @@ void tplan_config_init(tplan_config *c)
     c->ep = 1;
     c->cp = 1;
     c->moe_imbalance = DEFAULT_MOE_IMBALANCE;
+    /* no framework: the fitted model as it is (docs/MODEL.md section 14) */
+    c->eff_scale = 1.0;
+    c->dp_bw_eff = 1.0;
+    c->zero3_bw_eff = 1.0;
 }
 
 /* A real in [lo, hi]; NaN fails. */
@@ -301,7 +305,10 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
                          err)) ||
         (rc = need_range("moe_imbalance", c->moe_imbalance, 1.0, 1000.0,
                          err)) ||
-        (rc = need_range("moe_overlap", c->moe_overlap, 0.0, 1.0, err)))
+        (rc = need_range("moe_overlap", c->moe_overlap, 0.0, 1.0, err)) ||
+        (rc = need_range("eff_scale", c->eff_scale, 0.01, 10.0, err)) ||
+        (rc = need_range("dp_bw_eff", c->dp_bw_eff, 0.001, 1.0, err)) ||
+        (rc = need_range("zero3_bw_eff", c->zero3_bw_eff, 0.001, 1.0, err)))
         return rc;
     if (c->ep > 1 && !tplan_model_moe(m))
         return tplan_err_set(err, TPLAN_EINVAL, "ep",

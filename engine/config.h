@@ -46,6 +46,9 @@ typedef struct tplan_ramp_phase {
     double until_tokens;
 } tplan_ramp_phase;
 
+/* Bytes of a framework's name, with its terminator. */
+#define TPLAN_FRAMEWORK_NAME_LEN 32
+
 typedef struct tplan_config {
     tplan_model model; /* copied */
     tplan_gpu gpu;     /* copied */
@@ -129,6 +132,13 @@ typedef struct tplan_config {
                                average, dropless (1: perfect balance) */
     double moe_overlap;     /* share of expert all-to-all hidden under
                                compute (0..1) */
+    /* the framework whose values the config took ("": none), and the
+     * framework terms (docs/MODEL.md section 14) */
+    char framework[TPLAN_FRAMEWORK_NAME_LEN];
+    double eff_scale;    /* matmul and attention efficiency multiplier */
+    double dp_bw_eff;    /* share of the modelled bandwidth data-parallel
+                            collectives reach (ZeRO 0-2) */
+    double zero3_bw_eff; /* the same for ZeRO-3's gathers and scatters */
 } tplan_config;
 
 /* Defaults: one GPU, no parallelism, mixed-bf16 AdamW, no recomputation,

@@ -125,6 +125,11 @@ enum {
     F_ACTIVE_PARAMS,
     F_EP_TIME_S,
     F_CP_TIME_S,
+    /* framework profiles (issue 17): appended */
+    F_FRAMEWORK,
+    F_EFF_SCALE,
+    F_DP_BW_EFF,
+    F_ZERO3_BW_EFF,
     F_COUNT
 };
 
@@ -164,6 +169,8 @@ static const char *const model_forms[] = {
     "a preset (tplan models), a catalog model or a custom model", NULL};
 static const char *const gpu_forms[] = {
     "a GPU of the catalog (tplan gpus) or a custom GPU", NULL};
+static const char *const framework_forms[] = {
+    "a framework (tplan frameworks) or one loaded from a CSV", NULL};
 static const char *const warmup_forms[] = {
     "N or Nsteps, Ntokens, Nepochs, or P% below 100% (N up to 1e15)", NULL};
 static const char *const ramp_forms[] = {
@@ -433,6 +440,18 @@ static const tplan_field fields[F_COUNT] = {
       "expert all-to-all not hidden under compute, per step"),
     O(F_CP_TIME_S, "cp_time_s", REAL, "s",
       "context-parallel K/V exchange not hidden, per step"),
+    I(F_FRAMEWORK, "framework", TEXT, NAME, IN, "", "--framework",
+      "framework", 0, 0, framework_forms, "none",
+      "the training stack whose values the plan takes (fields override)"),
+    I(F_EFF_SCALE, "eff_scale", REAL, REAL, AX, "", "--eff-scale",
+      "eff_scale", 0.01, 10, NULL, "1",
+      "framework: matmul and attention efficiency multiplier"),
+    I(F_DP_BW_EFF, "dp_bw_eff", REAL, REAL, AX, "", "--dp-bw-eff",
+      "dp_bw_eff", 0.001, 1, NULL, "1",
+      "framework: share of the data-parallel bandwidth reached (ZeRO 0-2)"),
+    I(F_ZERO3_BW_EFF, "zero3_bw_eff", REAL, REAL, AX, "", "--zero3-bw-eff",
+      "zero3_bw_eff", 0.001, 1, NULL, "1",
+      "framework: share of the bandwidth ZeRO-3 gathers reach"),
 };
 
 #undef O
@@ -855,6 +874,15 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_MOE_OVERLAP:
         c->moe_overlap = v;
         break;
+    case F_EFF_SCALE:
+        c->eff_scale = v;
+        break;
+    case F_DP_BW_EFF:
+        c->dp_bw_eff = v;
+        break;
+    case F_ZERO3_BW_EFF:
+        c->zero3_bw_eff = v;
+        break;
     default: /* names and text are set elsewhere */
         break;
     }
@@ -1138,6 +1166,14 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->moe_imbalance);
     case F_MOE_OVERLAP:
         return vr(c->moe_overlap);
+    case F_FRAMEWORK:
+        return vs(c->framework[0] ? c->framework : NULL);
+    case F_EFF_SCALE:
+        return vr(c->eff_scale);
+    case F_DP_BW_EFF:
+        return vr(c->dp_bw_eff);
+    case F_ZERO3_BW_EFF:
+        return vr(c->zero3_bw_eff);
     default:
         return vi(0);
     }

@@ -247,7 +247,7 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
         return;
     }
     if (c->model.arch == TPLAN_ARCH_GENERIC) {
-        *mm = *attn = g->eff_max * GENERIC_EFF_SHARE;
+        *mm = *attn = fmin(g->eff_max * GENERIC_EFF_SHARE * c->eff_scale, 1.0);
         return;
     }
     /* Small models and few tokens per micro-batch make small GEMMs that
@@ -266,6 +266,9 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
      * and masking. Assumption: half the fused kernel's efficiency. */
     if (c->attention == TPLAN_ATTN_EAGER)
         *attn *= 0.5;
+    /* the framework's kernels against the fitted model (section 14) */
+    *mm = fmin(*mm * c->eff_scale, 1.0);
+    *attn = fmin(*attn * c->eff_scale, 1.0);
 }
 
 void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
@@ -388,7 +391,9 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
          * experts reduce over the expert-data-parallel group */
         w_bytes = ((double)mem->params_on_device - ex) * gather_bytes;
         g_bytes = ((double)mem->trainable_on_device - ex) * pi->grad_bytes;
-        bw = bw_dp;
+        /* the framework's collectives reach a share of the modelled
+         * bandwidth (section 14) */
+        bw = bw_dp * (c->zero >= 3 ? c->zero3_bw_eff : c->dp_bw_eff);
         lat = out->dp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
         out->dp_comm_s = dp_traffic(c, w_bytes, g_bytes, dp * cp, bw, lat, m,
                                     &after);

@@ -1,19 +1,23 @@
-/* Custom catalogs from CSV: tplan.gpus.load(path), tplan.models.load(path).
+/* Custom catalogs from CSV: tplan.gpus.load(path), tplan.models.load(path),
+ * tplan.frameworks.load(path) (framework_csv.h reads those).
  * The header names constructor fields (tplan.gpu's, tplan.model's); each
  * record goes through the same constructor, so a file is exactly as strict
  * as a script, and an error names the file, the line and the column. Loaded
  * entries are found by name wherever a GPU or model name is taken. */
 #include "l_tplan.h"
 
+#include <ctype.h>
 #include <string.h>
 
 #include "csv_in.h"
+#include "framework_csv.h"
 #include "l_util.h"
 #include "paths.h"
 #include "model_fields.h"
 
 static const char GPUS_KEY[] = "tplan.custom_gpus";
 static const char MODELS_KEY[] = "tplan.custom_models";
+static const char FRAMEWORKS_KEY[] = "tplan.custom_frameworks";
 
 /* The registry table of loaded entries (name -> userdata), pushed. */
 static void custom_table(lua_State *L, const char *key)
@@ -339,6 +343,84 @@ static int models_load(lua_State *L)
     return load(L, false);
 }
 
+/* ---- frameworks ------------------------------------------------------ */
+
+/* Loaded frameworks are keyed by their lowercase name: names match
+ * ignoring case, as in a file. */
+static void lower_key(const char *name, char *key, size_t len)
+{
+    size_t i;
+
+    for (i = 0; name[i] && i + 1 < len; i++)
+        key[i] = (char)tolower((unsigned char)name[i]);
+    key[i] = '\0';
+}
+
+int lt_framework_lookup(lua_State *L, const char *name, tplan_framework *out,
+                        tplan_err *err)
+{
+    char key[TPLAN_FRAMEWORK_NAME_LEN];
+
+    lower_key(name, key, sizeof key);
+    custom_table(L, FRAMEWORKS_KEY);
+    if (lua_getfield(L, -1, key) == LUA_TUSERDATA) {
+        *out = *(tplan_framework *)lua_touserdata(L, -1);
+        lua_pop(L, 2);
+        return TPLAN_OK;
+    }
+    lua_pop(L, 2);
+    return tplan_framework_lookup(name, out, err);
+}
+
+/* Frameworks of a file, kept until the whole file has been read: a bad
+ * file registers none. */
+typedef struct fw_list {
+    lua_State *L;
+    int table; /* stack index of a list of userdata */
+    int n;
+} fw_list;
+
+static int collect_framework(void *ud, const tplan_framework *f,
+                             tplan_err *err)
+{
+    fw_list *l = ud;
+    tplan_framework *u;
+
+    (void)err;
+    u = lua_newuserdatauv(l->L, sizeof *u, 0);
+    *u = *f;
+    lua_rawseti(l->L, l->table, ++l->n);
+    return TPLAN_OK;
+}
+
+static int frameworks_load(lua_State *L)
+{
+    const char *path = luaL_checkstring(L, 1);
+    fw_list l = {L, 0, 0};
+    tplan_err err;
+
+    if (may_read(L, path, &err))
+        return lu_error(L, "tplan.frameworks.load", "%s", err.msg);
+    lua_newtable(L); /* path list */
+    l.table = lua_gettop(L);
+    if (tplan_framework_csv_read(path, collect_framework, &l, &err))
+        return lu_error(L, "tplan.frameworks.load", "%s", err.msg);
+    custom_table(L, FRAMEWORKS_KEY); /* path list reg */
+    lua_createtable(L, l.n, 0);      /* path list reg names */
+    for (int i = 1; i <= l.n; i++) {
+        const tplan_framework *f;
+        char key[TPLAN_FRAMEWORK_NAME_LEN];
+
+        lua_rawgeti(L, l.table, i); /* ... names u */
+        f = lua_touserdata(L, -1);
+        lower_key(f->name, key, sizeof key);
+        lua_pushstring(L, f->name);
+        lua_rawseti(L, -3, i);       /* ... names u */
+        lua_setfield(L, -3, key);    /* ... names */
+    }
+    return 1; /* the names loaded */
+}
+
 void lt_open_catalogs(lua_State *L)
 {
     lua_createtable(L, 0, 1); /* mod gpus */
@@ -349,4 +431,8 @@ void lt_open_catalogs(lua_State *L)
     lua_pushcfunction(L, models_load);
     lua_setfield(L, -2, "load");
     lua_setfield(L, -2, "models");
+    lua_createtable(L, 0, 1); /* mod frameworks */
+    lua_pushcfunction(L, frameworks_load);
+    lua_setfield(L, -2, "load");
+    lua_setfield(L, -2, "frameworks");
 }

@@ -142,6 +142,20 @@ void lt_parse_config(lua_State *L, int idx, const char *what, tplan_config *c,
         tplan_gpu_lookup("h100-sxm", &c->gpu, NULL); /* as tplan calc */
     tplan_config_init(c);
     c->seq = tplan_model_default_seq(&c->model);
+    /* the framework first: the fields given override its values */
+    if (lua_getfield(L, idx, "framework") != LUA_TNIL) { /* ... f */
+        tplan_framework f;
+        tplan_err err;
+
+        if (lua_type(L, -1) != LUA_TSTRING)
+            lu_error(L, what, "field 'framework' must be a framework name "
+                              "(got %s)",
+                     luaL_typename(L, -1));
+        if (lt_framework_lookup(L, lua_tostring(L, -1), &f, &err))
+            lu_engine_error(L, what, &err);
+        tplan_framework_apply(&f, c);
+    }
+    lua_pop(L, 1); /* ... */
     /* every other input, in the table's order */
     for (int id = 0; id < tplan_field_count(); id++) {
         const tplan_field *f = tplan_field_at(id);

@@ -11,6 +11,7 @@
 #include <lua.h>
 
 #include "csv_out.h"
+#include "framework.h"
 #include "plan.h"
 #include "save.h"
 #include "store.h"
@@ -46,6 +47,10 @@ int lt_model_lookup(lua_State *L, const char *name, tplan_model *out,
                     tplan_err *err);
 int lt_gpu_lookup(lua_State *L, const char *name, tplan_gpu *out,
                   tplan_err *err);
+/* A framework by name: one loaded with tplan.frameworks.load, else a
+ * built-in. */
+int lt_framework_lookup(lua_State *L, const char *name, tplan_framework *out,
+                        tplan_err *err);
 
 /* Check that the table at idx names only input fields (engine/fields.h)
  * and the names in extra (NULL-terminated, may be NULL). */

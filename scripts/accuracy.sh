@@ -12,7 +12,11 @@
 #   llm-foundry  tests/data/throughput_llmfoundry_half.json: tokens/s of
 #                MosaicML's published MPT table (scripts/accuracy_llmfoundry.sh)
 #   megatron     Narayanan et al. 2021 Table 1: TFLOP/s per GPU
-#                (scripts/accuracy_megatron.sh)
+#                (scripts/accuracy_megatron.sh), without a framework and
+#                with --framework megatron (fitted to these rows)
+#   table2       Narayanan et al. 2021 Table 2: DeepSpeed ZeRO-3 and PTD-P
+#                rows (scripts/accuracy_table2.sh), without a framework
+#                (fsdp, tplan's defaults) and with deepspeed / megatron
 #   params       tests/data/hf/totals.tsv: parameter counts of Hugging Face
 #                configs against the checkpoints' published totals
 #   active       tests/data/hf/active.tsv: MoE active parameters against the
@@ -59,6 +63,12 @@ scripts/accuracy_llmfoundry.sh --rows -- "${extra[@]}" >"$tmp/foundry"
 awk -F'\t' '{ printf "llm-foundry\t%s\t%s\t%s\n", $1, $2, $3 }' "$tmp/foundry" >>"$rows"
 scripts/accuracy_megatron.sh --rows -- "${extra[@]}" |
     awk -F'\t' '{ printf "megatron\t%s\t%s\t%s\n", $1, $2, $3 }' >>"$rows"
+scripts/accuracy_megatron.sh --rows -- --framework megatron "${extra[@]}" |
+    awk -F'\t' '{ printf "megatron+fw\t%s\t%s\t%s\n", $1, $2, $3 }' >>"$rows"
+scripts/accuracy_table2.sh --rows -- --framework fsdp "${extra[@]}" |
+    awk -F'\t' '{ split($1, k, "-"); printf "table2-%s\t%s\t%s\t%s\n", k[1], $1, $2, $3 }' >>"$rows"
+scripts/accuracy_table2.sh --rows -- "${extra[@]}" |
+    awk -F'\t' '{ split($1, k, "-"); printf "table2-%s+fw\t%s\t%s\t%s\n", k[1], $1, $2, $3 }' >>"$rows"
 
 # --- parameter counts -----------------------------------------------------
 while IFS=$'\t' read -r cfg total _; do
@@ -79,8 +89,9 @@ pred=$("$tplan" calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 
 printf 'deepseek-v3\tpre-training GPU-hours\t2664000\t%s\n' "$pred" >>"$rows"
 
 # --- the report -------------------------------------------------------------
-printf '%-12s %5s %9s %9s %9s %9s  %s\n' source rows median p90 worst "mean+-" "worst row"
-for src in activations llm-foundry megatron params active deepseek-v3; do
+printf '%-16s %5s %9s %9s %9s %9s  %s\n' source rows median p90 worst "mean+-" "worst row"
+for src in activations llm-foundry megatron megatron+fw table2-zero3 table2-zero3+fw \
+    table2-ptdp table2-ptdp+fw params active deepseek-v3; do
     awk -F'\t' -v src="$src" '
     $1 == src { e = ($4 - $3) / $3; n++; a[n] = e < 0 ? -e : e; id[n] = $2; sum += e }
     END {
@@ -89,7 +100,7 @@ for src in activations llm-foundry megatron params active deepseek-v3; do
       for (i = 2; i <= n; i++) { v = s[i]; j = i - 1; while (j > 0 && s[j] > v) { s[j+1] = s[j]; j-- } s[j+1] = v }
       med = (n % 2) ? s[(n+1)/2] : (s[n/2] + s[n/2+1]) / 2
       k = int(0.9 * n); if (k < 0.9 * n) k++     # nearest rank
-      printf "%-12s %5d %8.2f%% %8.2f%% %8.2f%% %+8.2f%%  %s\n", src, n, med * 100, s[k] * 100, a[w] * 100, sum / n * 100, id[w]
+      printf "%-16s %5d %8.2f%% %8.2f%% %8.2f%% %+8.2f%%  %s\n", src, n, med * 100, s[k] * 100, a[w] * 100, sum / n * 100, id[w]
     }' "$rows"
 done
 awk -F'\t' '{ n++; if ($4 == "true") fit++; if ($5 > 1) over++ }

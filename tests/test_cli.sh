@@ -234,6 +234,39 @@ expect_error 2 "tplan: --head-dim describes a transformer, but --params makes a 
 jq_is "token dropping under a capacity factor is warned about" '.warnings | any(test("^capacity_factor 1 drops tokens: experts at 1.25x their share \\(moe_imbalance\\) lose 20% of theirs \\(Switch"))' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1
 jq_is "no token-dropping warning at a capacity above the imbalance" '.warnings | all(test("drops tokens") | not)' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1.5
 jq_is "DeepSeek-V3 on 16 stages: the second stage (four MoE layers) holds the most" '.memory.stage == "middle pipeline stage" and .memory.stage_index == 1' calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1
+# framework profiles: the built-ins, a flag overriding one, a CSV of one's
+# own, the errors
+[ "$("$tplan" frameworks --names | tr '\n' ' ')" = "fsdp hf megatron deepspeed " ] && ok || bad "tplan frameworks --names"
+"$tplan" frameworks --json | jq -e 'length == 4 and all(.[]; (.source | length) > 20 and (.fields | length) >= 4)' >/dev/null && ok || bad "tplan frameworks --json: every framework has fields and a source"
+jq_is "a framework sets its fields" '.fields.framework == "deepspeed" and .fields.eff_scale == 0.75 and .fields.zero3_bw_eff == 0.086 and .fields.profile == "torch"' "${C[@]}" --framework DeepSpeed
+jq_is "a flag overrides the framework's value, whatever the order" '.fields.framework == "megatron" and .fields.eff_scale == 1 and .fields.profile == "torch"' "${C[@]}" --eff-scale 1 --framework megatron --profile torch
+"$tplan" frameworks hf --json | jq -e '.[0].fields.fused_loss == false' >/dev/null && ok || bad "hf's loss is unfused"
+jq_is "a flag overrides a boolean of the framework" '.fields.framework == "hf" and .fields.fused_loss == true' "${C[@]}" --framework hf --fused-loss
+jq_is "no framework: null, and the terms at 1" '.fields.framework == null and .fields.eff_scale == 1 and .fields.dp_bw_eff == 1' "${C[@]}"
+expect_error 2 "tplan: unknown framework (framework=deepspeek): did you mean deepspeed? (\`tplan frameworks\` lists all)" "${C[@]}" --framework deepspeek
+printf 'name,source,eff_scale,zero3_bw_eff,profile\nMine,our cluster,0.9,0.5,megatron\n' >"$tmp/fw.csv"
+jq_is "--framework-file: a framework of one's own, named in any case" '.fields.framework == "Mine" and .fields.eff_scale == 0.9 and .fields.zero3_bw_eff == 0.5 and .fields.profile == "megatron"' "${C[@]}" --framework mine --framework-file "$tmp/fw.csv"
+jq_is "--framework-file: built-ins stay reachable" '.fields.framework == "megatron"' "${C[@]}" --framework megatron --framework-file "$tmp/fw.csv"
+expect_error 2 "tplan: framework: nope: neither in $tmp/fw.csv nor built in (\`tplan frameworks\` lists those)" "${C[@]}" --framework nope --framework-file "$tmp/fw.csv"
+expect_error 2 "tplan: --framework-file goes with --framework NAME naming one of its frameworks (framework-file=$tmp/fw.csv)" "${C[@]}" --framework-file "$tmp/fw.csv"
+printf 'name,eff_scale\nok,1\nbad,abc\n' >"$tmp/fwbad.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwbad.csv:3: eff_scale: abc: not a number (valid: a number from 0.01 to 10)" "${C[@]}" --framework ok --framework-file "$tmp/fwbad.csv"
+printf 'name,warmup\nw,100\n' >"$tmp/fwtext.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:2: framework w: warmup: a framework sets numbers, booleans and names of a list only" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
+printf 'name,bogus\nw,1\n' >"$tmp/fwfield.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwfield.csv:2: framework w: bogus: not a plan input (tplan fields lists them)" "${C[@]}" --framework w --framework-file "$tmp/fwfield.csv"
+printf 'name,eff_scale\nx,1\nX,2\n' >"$tmp/fwdup.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwdup.csv:3: framework X is given twice" "${C[@]}" --framework x --framework-file "$tmp/fwdup.csv"
+# Narayanan et al. 2021 Table 2: --framework deepspeed reproduces DeepSpeed
+# ZeRO-3's collapse (144 -> 44 TFLOP/s per GPU from 384 to 1536 GPUs)
+# within 20% per row; without it tplan misses by more than 2x, so the
+# check can fail
+TPLAN=$tplan "$dir/../scripts/accuracy_table2.sh" --rows >"$tmp/t2" 2>"$tmp/t2.err" &&
+    awk -F'\t' '$1 ~ /^zero3/ { n++; e = ($3 - $2) / $2; if (e < -0.2 || e > 0.2) bad++ } END { exit !(n == 6 && bad == 0) }' "$tmp/t2" &&
+    ok || bad "Table 2 with --framework deepspeed: $(cat "$tmp/t2" "$tmp/t2.err")"
+TPLAN=$tplan "$dir/../scripts/accuracy_table2.sh" --rows -- --framework fsdp >"$tmp/t2" 2>"$tmp/t2.err" &&
+    awk -F'\t' '$1 ~ /^zero3-174.6B-1536/ { e = ($3 - $2) / $2; exit !(e > 1) }' "$tmp/t2" &&
+    ok || bad "Table 2 without DeepSpeed's profile should miss the collapse: $(cat "$tmp/t2")"
 jq_is "--nic-gbps is gigabits" '.parallel.nic_bytes_per_s == 50000000000' "${C[@]}" --nic-gbps 400
 jq_is "--link-gbs is gigabytes" '.parallel.link_bytes_per_s == 450000000000' "${C[@]}" --link-gbs 450
 jq_is "pipelining defaults accum to pp" '.batch.accum == 4' "${C[@]}" --gpus 4 --pp 4

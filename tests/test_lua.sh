@@ -127,6 +127,33 @@ for _, p in ipairs(sweep{seq = 4096}:top(10)) do assert(p.seq == 4096) end
 print("ok")
 LUA
 if "$tplan" run model_axis.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "model axis: $(cat "$tmp/err") $(cat "$tmp/out")"; fi
+# frameworks through Lua: a built-in, a field overriding it, a CSV of
+# one's own (any case), a sweep's base; a bad file registers nothing
+printf 'name,source,eff_scale,profile\nOurs,our cluster,0.9,megatron\n' >fw.csv
+printf 'name,eff_scale\ngood,1\nbad,-1\n' >fwbad.csv
+cat >fw.lua <<'LUA'
+local base = {model = "gpt2", gpus = 64, zero = 3}
+local function with(t) local c = {} for k, v in pairs(base) do c[k] = v end for k, v in pairs(t) do c[k] = v end return c end
+local a, d = tplan.plan(base), tplan.plan(with{framework = "deepspeed"})
+assert(a.framework == nil and d.framework == "deepspeed" and d.eff_scale == 0.75 and d.zero3_bw_eff == 0.086)
+assert(d.step_time_s > a.step_time_s)
+local o = tplan.plan(with{framework = "deepspeed", eff_scale = 1, zero3_bw_eff = 1})
+assert(o.framework == "deepspeed" and o.step_time_s == a.step_time_s, o.step_time_s)
+local names = tplan.frameworks.load("fw.csv")
+assert(#names == 1 and names[1] == "Ours")
+local m = tplan.plan(with{framework = "ours"})
+assert(m.framework == "Ours" and m.eff_scale == 0.9 and m.profile == "megatron")
+local ok, err = pcall(tplan.frameworks.load, "fwbad.csv")
+assert(not ok and err:find("fwbad.csv:3: eff_scale: %-1: out of range"), err)
+ok, err = pcall(tplan.plan, with{framework = "good"})
+assert(not ok and err:find("unknown framework %(framework=good%)"), err)
+ok, err = pcall(tplan.plan, with{framework = 3})
+assert(not ok and err:find("field 'framework' must be a framework name %(got number%)"), err)
+local r = tplan.sweep{model = "gpt2", framework = "megatron", axes = {gpus = {8, 16}}, keep = 2}
+for _, p in ipairs(r:top(2)) do assert(p.framework == "megatron" and p.eff_scale == 1.1) end
+print("ok")
+LUA
+if "$tplan" run fw.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "frameworks through Lua: $(cat "$tmp/err")"; fi
 printf 'name,layers,hidden,heads,experts,top_k,softcap\ntiny-moe,2,64,4,4,2,true\n' >moe.csv
 cat >moe_csv.lua <<'LUA'
 tplan.models.load("moe.csv")

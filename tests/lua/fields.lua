@@ -44,6 +44,8 @@ local GOOD = {
   ep = {2, nil, {model = "mixtral-8x7b", seq = 4096}},
   cp = {2}, capacity_factor = {1.5}, moe_imbalance = {1.5},
   moe_overlap = {0.5},
+  framework = {"megatron"}, eff_scale = {0.9}, dp_bw_eff = {0.5},
+  zero3_bw_eff = {0.5, nil, {zero = 3}},
 }
 
 local fields, by_input = tplan.fields(), {}
