@@ -45,8 +45,9 @@ static void print_json_perf(json_w *w, const tplan_plan *p)
     if (!f->timed) {
         /* every figure null rather than a made-up zero */
         static const char *const keys[] = {
-            "flops_per_step", "step_time_s", "tokens_per_s",
-            "samples_per_s",  "mfu",         "hfu"};
+            "flops_per_step", "step_time_s", "step_time_s_lo",
+            "step_time_s_hi", "tokens_per_s", "samples_per_s",
+            "mfu",            "hfu"};
 
         for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
             json_num(w, keys[i], (double)NAN);
@@ -56,6 +57,8 @@ static void print_json_perf(json_w *w, const tplan_plan *p)
     json_num(w, "flops_per_step", f->flops_per_step);
     json_num(w, "hw_flops_per_step", f->hw_flops_per_step);
     json_num(w, "step_time_s", f->step_time_s);
+    json_num(w, "step_time_s_lo", f->step_time_s_lo);
+    json_num(w, "step_time_s_hi", f->step_time_s_hi);
     json_num(w, "tokens_per_s", f->tokens_per_s);
     json_num(w, "samples_per_s", f->samples_per_s);
     json_num(w, "mfu", f->mfu);
@@ -454,6 +457,10 @@ static void print_time(const tplan_plan *p)
     snprintf(note, sizeof note, "MFU %.1f%%, HFU %.1f%%", f->mfu * 100.0,
              f->hfu * 100.0);
     trow("step", f->step_time_s, note);
+    printf("  step band     %.4f to %.4f s: where %s's reference runs put "
+           "80%% of measured steps\n",
+           f->step_time_s_lo, f->step_time_s_hi,
+           c->framework[0] ? c->framework : "tplan");
     if (c->model.arch == TPLAN_ARCH_GENERIC && c->seq == 1)
         printf("  throughput    %.2f samples/s, %.2f samples/s per GPU\n",
                f->samples_per_s, f->samples_per_s / (double)c->gpus);

@@ -139,6 +139,9 @@ typedef struct tplan_config {
     double dp_bw_eff;    /* share of the modelled bandwidth data-parallel
                             collectives reach (ZeRO 0-2) */
     double zero3_bw_eff; /* the same for ZeRO-3's gathers and scatters */
+    /* measured step time over predicted, 10th and 90th percentile of the
+     * framework's reference runs, less 1 (section 14.3) */
+    double time_band_lo, time_band_hi;
 } tplan_config;
 
 /* Defaults: one GPU, no parallelism, mixed-bf16 AdamW, no recomputation,

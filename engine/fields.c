@@ -130,6 +130,10 @@ enum {
     F_EFF_SCALE,
     F_DP_BW_EFF,
     F_ZERO3_BW_EFF,
+    F_TIME_BAND_LO,
+    F_TIME_BAND_HI,
+    F_STEP_TIME_S_LO,
+    F_STEP_TIME_S_HI,
     F_COUNT
 };
 
@@ -452,6 +456,16 @@ static const tplan_field fields[F_COUNT] = {
     I(F_ZERO3_BW_EFF, "zero3_bw_eff", REAL, REAL, AX, "", "--zero3-bw-eff",
       "zero3_bw_eff", 0.001, 1, NULL, "1",
       "framework: share of the bandwidth ZeRO-3 gathers reach"),
+    I(F_TIME_BAND_LO, "time_band_lo", REAL, REAL, AX, "", "--time-band-lo",
+      "time_band_lo", 0, 0.99, NULL, "0.0757",
+      "framework: 1 - measured/predicted step time, 10th percentile"),
+    I(F_TIME_BAND_HI, "time_band_hi", REAL, REAL, AX, "", "--time-band-hi",
+      "time_band_hi", 0, 10, NULL, "0.0889",
+      "framework: measured/predicted step time - 1, 90th percentile"),
+    O(F_STEP_TIME_S_LO, "step_time_s_lo", REAL, "s",
+      "step time, low end of the framework's 80% band"),
+    O(F_STEP_TIME_S_HI, "step_time_s_hi", REAL, "s",
+      "step time, high end of the framework's 80% band"),
 };
 
 #undef O
@@ -883,6 +897,12 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_ZERO3_BW_EFF:
         c->zero3_bw_eff = v;
         break;
+    case F_TIME_BAND_LO:
+        c->time_band_lo = v;
+        break;
+    case F_TIME_BAND_HI:
+        c->time_band_hi = v;
+        break;
     default: /* names and text are set elsewhere */
         break;
     }
@@ -1174,6 +1194,10 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->dp_bw_eff);
     case F_ZERO3_BW_EFF:
         return vr(c->zero3_bw_eff);
+    case F_TIME_BAND_LO:
+        return vr(c->time_band_lo);
+    case F_TIME_BAND_HI:
+        return vr(c->time_band_hi);
     default:
         return vi(0);
     }
@@ -1221,6 +1245,10 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
         return timed(p, f->flops_per_step);
     case F_STEP_TIME_S:
         return timed(p, f->step_time_s);
+    case F_STEP_TIME_S_LO:
+        return timed(p, f->step_time_s_lo);
+    case F_STEP_TIME_S_HI:
+        return timed(p, f->step_time_s_hi);
     case F_TOKENS_PER_S:
         return timed(p, f->tokens_per_s);
     case F_SAMPLES_PER_S:

@@ -455,4 +455,6 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
     out->mfu = fl.model / (out->step_time_s * gpus * peak_mm);
     out->hfu = fl.hardware / (out->step_time_s * gpus * peak_mm);
     out->compute_fraction = out->compute_s / out->step_time_s;
+    out->step_time_s_lo = out->step_time_s * (1.0 - c->time_band_lo);
+    out->step_time_s_hi = out->step_time_s * (1.0 + c->time_band_hi);
 }

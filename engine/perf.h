@@ -32,6 +32,9 @@ typedef struct tplan_perf {
     double cp_exposed_s; /* of which not hidden under attention */
     double moe_wait_s;   /* of compute_s: the busiest expert rank's extra */
     double step_time_s;
+    /* the band the framework's reference runs put the measured step time
+     * in: step_time_s x (1 - time_band_lo .. 1 + time_band_hi) */
+    double step_time_s_lo, step_time_s_hi;
     double tokens_per_s; /* whole job */
     double samples_per_s;
     double mfu, hfu; /* model / hardware FLOPs over peak of the recipe */

@@ -35,7 +35,7 @@ command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh install
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-rows=$tmp/rows # source, id, reference, predicted (tab-separated)
+rows=$tmp/rows # source, id, reference, predicted[, band low, band high]
 
 # --- activations: one layer's saved tensors ------------------------------
 # columns: style,precision,h,a,s,b,V,tied,ckpt,dropout_p,dropout_impl,gelu,
@@ -60,15 +60,15 @@ done >>"$rows"
 
 # --- throughput -----------------------------------------------------------
 scripts/accuracy_llmfoundry.sh --rows -- "${extra[@]}" >"$tmp/foundry"
-awk -F'\t' '{ printf "llm-foundry\t%s\t%s\t%s\n", $1, $2, $3 }' "$tmp/foundry" >>"$rows"
+awk -F'\t' '{ printf "llm-foundry\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $6, $7 }' "$tmp/foundry" >>"$rows"
 scripts/accuracy_megatron.sh --rows -- "${extra[@]}" |
-    awk -F'\t' '{ printf "megatron\t%s\t%s\t%s\n", $1, $2, $3 }' >>"$rows"
+    awk -F'\t' '{ printf "megatron\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_megatron.sh --rows -- --framework megatron "${extra[@]}" |
-    awk -F'\t' '{ printf "megatron+fw\t%s\t%s\t%s\n", $1, $2, $3 }' >>"$rows"
+    awk -F'\t' '{ printf "megatron+fw\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_table2.sh --rows -- --framework fsdp "${extra[@]}" |
-    awk -F'\t' '{ split($1, k, "-"); printf "table2-%s\t%s\t%s\t%s\n", k[1], $1, $2, $3 }' >>"$rows"
+    awk -F'\t' '{ split($1, k, "-"); printf "table2-%s\t%s\t%s\t%s\t%s\t%s\n", k[1], $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_table2.sh --rows -- "${extra[@]}" |
-    awk -F'\t' '{ split($1, k, "-"); printf "table2-%s+fw\t%s\t%s\t%s\n", k[1], $1, $2, $3 }' >>"$rows"
+    awk -F'\t' '{ split($1, k, "-"); printf "table2-%s+fw\t%s\t%s\t%s\t%s\t%s\n", k[1], $1, $2, $3, $4, $5 }' >>"$rows"
 
 # --- parameter counts -----------------------------------------------------
 while IFS=$'\t' read -r cfg total _; do
@@ -89,18 +89,20 @@ pred=$("$tplan" calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 
 printf 'deepseek-v3\tpre-training GPU-hours\t2664000\t%s\n' "$pred" >>"$rows"
 
 # --- the report -------------------------------------------------------------
-printf '%-16s %5s %9s %9s %9s %9s  %s\n' source rows median p90 worst "mean+-" "worst row"
+printf '%-16s %5s %9s %9s %9s %9s %7s  %s\n' source rows median p90 worst "mean+-" "in band" "worst row"
 for src in activations llm-foundry megatron megatron+fw table2-zero3 table2-zero3+fw \
     table2-ptdp table2-ptdp+fw params active deepseek-v3; do
     awk -F'\t' -v src="$src" '
-    $1 == src { e = ($4 - $3) / $3; n++; a[n] = e < 0 ? -e : e; id[n] = $2; sum += e }
+    $1 == src { e = ($4 - $3) / $3; n++; a[n] = e < 0 ? -e : e; id[n] = $2; sum += e
+                if ($5 != "") { nb++; if ($3 >= $5 && $3 <= $6) inb++ } }
     END {
       if (n == 0) { printf "accuracy: no rows for %s\n", src > "/dev/stderr"; exit 1 }
       w = 1; for (i = 1; i <= n; i++) { s[i] = a[i]; if (a[i] > a[w]) w = i }
       for (i = 2; i <= n; i++) { v = s[i]; j = i - 1; while (j > 0 && s[j] > v) { s[j+1] = s[j]; j-- } s[j+1] = v }
       med = (n % 2) ? s[(n+1)/2] : (s[n/2] + s[n/2+1]) / 2
       k = int(0.9 * n); if (k < 0.9 * n) k++     # nearest rank
-      printf "%-16s %5d %8.2f%% %8.2f%% %8.2f%% %+8.2f%%  %s\n", src, n, med * 100, s[k] * 100, a[w] * 100, sum / n * 100, id[w]
+      band = nb ? sprintf("%d/%d", inb, nb) : "-"
+      printf "%-16s %5d %8.2f%% %8.2f%% %8.2f%% %+8.2f%% %7s  %s\n", src, n, med * 100, s[k] * 100, a[w] * 100, sum / n * 100, band, id[w]
     }' "$rows"
 done
 awk -F'\t' '{ n++; if ($4 == "true") fit++; if ($5 > 1) over++ }

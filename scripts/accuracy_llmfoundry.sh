@@ -5,8 +5,8 @@
 # print the median absolute relative error and the five worst rows.
 # Usage: scripts/accuracy_llmfoundry.sh [--rows] [DATA.json] [-- extra tplan
 # calc options]; --rows prints "id, measured, predicted, fits,
-# total/capacity" lines (tab-separated) for scripts/accuracy.sh instead of
-# the report.
+# total/capacity, predicted at the step band's slow and fast ends" lines
+# (tab-separated) for scripts/accuracy.sh instead of the report.
 # Needs jq. Rows map as: MPT (ALiBi, no biases, LayerNorm, tied, GELU 4h,
 # vocab 50368) -> a custom model with no position table; FULL_SHARD ->
 # zero 3, SHARD_GRAD_OP -> zero 2; amp_bf16 -> amp-bf16, pure bf16 -> bf16,
@@ -49,9 +49,10 @@ while IFS=$'\t' read -r id layers hidden heads ffn vocab seq gpu gpus shard prec
         --recompute "$r" --attention flash --fused-loss "${extra[@]}" --json) ||
         { echo "accuracy: $id: tplan failed" >&2; exit 1; }
     pred=$(jq -r '.perf.tokens_per_s' <<<"$out")
+    band=$(jq -r '"\(.perf.tokens_per_s * .perf.step_time_s / .perf.step_time_s_hi)\t\(.perf.tokens_per_s * .perf.step_time_s / .perf.step_time_s_lo)"' <<<"$out")
     fits=$(jq -r '.memory.fits' <<<"$out")
     ratio=$(jq -r '.memory.total_bytes / .memory.capacity_bytes' <<<"$out")
-    printf '%s\t%s\t%s\t%s\t%s\n' "$id" "$meas" "$pred" "$fits" "$ratio" >>"$tmp"
+    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$id" "$meas" "$pred" "$fits" "$ratio" "$band" >>"$tmp"
 done
 
 if $rows; then

@@ -7,8 +7,9 @@
 # Eq. 3's FLOPs (recomputation included): tplan's hardware FLOPs with eager
 # attention are exactly those. The paper does not give the micro-batch;
 # this assumes 1. Usage: scripts/accuracy_megatron.sh [--rows] [-- extra calc
-# options]; --rows prints "id, published, predicted" lines (tab-separated)
-# for scripts/accuracy.sh instead of the report.
+# options]; --rows prints "id, published, predicted, predicted at the step
+# band's slow and fast ends" lines (tab-separated) for scripts/accuracy.sh
+# instead of the report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tplan=${TPLAN:-build/cli/tplan}
@@ -37,8 +38,8 @@ echo "$table" | while read -r billions heads hidden layers tp pp gpus batch publ
         --accum $((batch / dp)) --recompute full --attention eager --profile megatron \
         --precision mixed-fp16 "${extra[@]}" --json) || { echo "accuracy: ${billions}B: tplan failed" >&2; exit 1; }
     jq -r --arg b "$billions" --arg pub "$published" \
-        '"\($b)\t\($pub)\t\(.perf.hw_flops_per_step / .perf.step_time_s / .parallel.gpus / 1e12)"' <<<"$out"
-done | if $rows; then awk -F'\t' '{ printf "%sB\t%s\t%s\n", $1, $2, $3 }'; else awk -F'\t' '
+        '"\($b)\t\($pub)\t\(.perf.hw_flops_per_step / .perf.step_time_s / .parallel.gpus / 1e12)\t\(.perf.hw_flops_per_step / .perf.step_time_s_hi / .parallel.gpus / 1e12)\t\(.perf.hw_flops_per_step / .perf.step_time_s_lo / .parallel.gpus / 1e12)"' <<<"$out"
+done | if $rows; then awk -F'\t' '{ printf "%sB\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }'; else awk -F'\t' '
 { e = ($3 - $2) / $2; a = e < 0 ? -e : e; err[NR] = a; n++; sum += e
   printf "  %7sB  published %4d  predicted %6.1f TFLOP/s per GPU  %+6.1f%%\n", $1, $2, $3, e * 100 }
 END {

@@ -9,7 +9,8 @@
 # (scripts/accuracy_megatron.sh). ZeRO-3 rows run with --framework
 # deepspeed, PTD-P rows with --framework megatron, unless FLAGS name
 # another. Usage: scripts/accuracy_table2.sh [--rows] [-- extra calc
-# options]; --rows prints "id, published, predicted" lines.
+# options]; --rows prints "id, published, predicted, predicted at the step
+# band's slow and fast ends" lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tplan=${TPLAN:-build/cli/tplan}
@@ -47,7 +48,7 @@ echo "$table" | while read -r scheme billions layers hidden heads tp pp gpus bat
         --attention eager --precision mixed-fp16 "${fw[@]}" "${extra[@]}" --json) ||
         { echo "accuracy: ${scheme} ${billions}B ${gpus}: tplan failed" >&2; exit 1; }
     jq -r --arg id "${scheme}-${billions}B-${gpus}" --arg pub "$published" \
-        '"\($id)\t\($pub)\t\(.perf.hw_flops_per_step / .perf.step_time_s / .parallel.gpus / 1e12)"' <<<"$out"
+        '"\($id)\t\($pub)\t\(.perf.hw_flops_per_step / .perf.step_time_s / .parallel.gpus / 1e12)\t\(.perf.hw_flops_per_step / .perf.step_time_s_hi / .parallel.gpus / 1e12)\t\(.perf.hw_flops_per_step / .perf.step_time_s_lo / .parallel.gpus / 1e12)"' <<<"$out"
 done | if $rows; then cat; else awk -F'\t' '
 { e = ($3 - $2) / $2; a = e < 0 ? -e : e; err[NR] = a; n++; sum += e; if (a > worst) worst = a
   printf "  %-20s published %4d  predicted %6.1f TFLOP/s per GPU  %+6.1f%%\n", $1, $2, $3, e * 100 }

@@ -46,6 +46,7 @@ local GOOD = {
   moe_overlap = {0.5},
   framework = {"megatron"}, eff_scale = {0.9}, dp_bw_eff = {0.5},
   zero3_bw_eff = {0.5, nil, {zero = 3}},
+  time_band_lo = {0.1}, time_band_hi = {0.2},
 }
 
 local fields, by_input = tplan.fields(), {}
