@@ -457,10 +457,10 @@ static void print_time(const tplan_plan *p)
     snprintf(note, sizeof note, "MFU %.1f%%, HFU %.1f%%", f->mfu * 100.0,
              f->hfu * 100.0);
     trow("step", f->step_time_s, note);
-    printf("  step band     %.4f to %.4f s: where %s's reference runs put "
-           "80%% of measured steps\n",
-           f->step_time_s_lo, f->step_time_s_hi,
-           c->framework[0] ? c->framework : "tplan");
+    printf("  step band     %.4f to %.4f s (-%.1f%% to +%.1f%%: 80%% of the "
+           "reference runs' measured steps)\n",
+           f->step_time_s_lo, f->step_time_s_hi, c->time_band_lo * 100.0,
+           c->time_band_hi * 100.0);
     if (c->model.arch == TPLAN_ARCH_GENERIC && c->seq == 1)
         printf("  throughput    %.2f samples/s, %.2f samples/s per GPU\n",
                f->samples_per_s, f->samples_per_s / (double)c->gpus);
@@ -606,9 +606,13 @@ static void print_table(const tplan_plan *p)
            tplan_optimizer_get(c->optimizer)->name,
            tplan_recompute_name(c->recompute),
            tplan_attention_name(c->attention), tplan_profile_name(c->profile));
-    if (c->framework[0])
+    if (c->framework[0] && c->efficiency > 0)
+        printf("  framework %s: efficiency fixed at %g by --efficiency, "
+               "data-parallel bandwidth x%g, ZeRO-3 bandwidth x%g\n",
+               c->framework, c->efficiency, c->dp_bw_eff, c->zero3_bw_eff);
+    else if (c->framework[0])
         printf("  framework %s: efficiency x%g, data-parallel bandwidth x%g, "
-               "ZeRO-3 bandwidth x%g (tplan frameworks)\n",
+               "ZeRO-3 bandwidth x%g\n",
                c->framework, c->eff_scale, c->dp_bw_eff, c->zero3_bw_eff);
     print_finetune(p);
     if (p->max_micro_batch >= TPLAN_MICRO_BATCH_UNBOUNDED)

@@ -195,6 +195,14 @@ void calc_usage(void)
         "                             deepseek_v2/v3, gpt2, gpt_neox, bert)\n"
         "  --model-file F.csv         custom models (tplan.models.load's CSV);\n"
         "                             --model names one of them or a preset\n"
+        "  --framework NAME           a training stack's values, from `tplan "
+        "frameworks`\n"
+        "                             (fsdp, hf, megatron, deepspeed); flags "
+        "override them\n"
+        "  --framework-file F.csv     custom frameworks (tplan.frameworks."
+        "load's CSV);\n"
+        "                             --framework names one of them or a "
+        "built-in\n"
         "\n"
         "plan fields (`tplan fields` gives each one's unit and range):\n",
         stdout);

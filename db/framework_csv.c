@@ -24,6 +24,8 @@ typedef struct reader {
 static int header(reader *r, int64_t line, int n, const char *const *f,
                   tplan_err *err)
 {
+    tplan_err e;
+
     r->name_col = r->source_col = -1;
     if (n > MAX_COLUMNS)
         return tplan_err_set(err, TPLAN_EINVAL, "framework_file",
@@ -40,10 +42,15 @@ static int header(reader *r, int64_t line, int n, const char *const *f,
                                      "%s:%lld: column %s given twice",
                                      r->path, (long long)line, f[i]);
         snprintf(r->cols[i], sizeof r->cols[i], "%s", f[i]);
-        if (strcmp(f[i], "name") == 0)
+        if (strcmp(f[i], "name") == 0) {
             r->name_col = i;
-        else if (strcmp(f[i], "source") == 0)
+        } else if (strcmp(f[i], "source") == 0) {
             r->source_col = i;
+        } else if (tplan_framework_term(f[i], &e) < 0) {
+            return tplan_err_set(err, TPLAN_EINVAL, "framework_file",
+                                 "%s:%lld: column %s", r->path,
+                                 (long long)line, e.msg);
+        }
     }
     r->ncol = n;
     if (r->name_col < 0)
@@ -61,6 +68,11 @@ static int row(reader *r, int64_t line, const char *const *f, tplan_err *err)
     if (tplan_framework_init(&fw, f[r->name_col], &e))
         return tplan_err_set(err, TPLAN_EINVAL, "framework_file",
                              "%s:%lld: %s", r->path, (long long)line, e.msg);
+    if (tplan_framework_builtin(fw.name))
+        return tplan_err_set(err, TPLAN_EINVAL, "framework_file",
+                             "%s:%lld: framework %s is built in: give yours "
+                             "a name of its own",
+                             r->path, (long long)line, fw.name);
     for (int i = 0; i < r->rows; i++)
         if (strcasecmp(r->seen[i], fw.name) == 0)
             return tplan_err_set(err, TPLAN_EINVAL, "framework_file",

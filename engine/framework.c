@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "fields.h"
 #include "names.h"
@@ -17,14 +18,17 @@ typedef struct builtin {
 } builtin;
 
 static const builtin builtins[] = {
-    /* tplan's defaults are fitted to llm-foundry's FSDP runs
+    /* tplan's time defaults are fitted to llm-foundry's FSDP runs
      * (scripts/calibrate_efficiency.py on
-     * tests/data/throughput_llmfoundry_half.json): FSDP is the model as
-     * it stands. */
+     * tests/data/throughput_llmfoundry_half.json), which compute the loss
+     * fused: MPT's default loss_fn is flash-attn's fused cross-entropy
+     * (llm-foundry modeling_mpt.py: ComposerMPTCausalLM loss_fn="fused_crossentropy")
+     * (scripts/accuracy_llmfoundry.sh runs them with --fused-loss). */
     {"fsdp",
-     "PyTorch FSDP/FSDP2 (llm-foundry, torchtitan): tplan's defaults, "
-     "fitted to llm-foundry's published FSDP throughput",
+     "PyTorch FSDP as llm-foundry runs it: tplan's time defaults, fitted "
+     "to llm-foundry's published FSDP throughput, and its fused loss",
      {{"profile", "torch"},
+      {"fused_loss", "true"},
       {"eff_scale", "1"},
       {"dp_bw_eff", "1"},
       {"zero3_bw_eff", "1"},
@@ -35,7 +39,7 @@ static const builtin builtins[] = {
      * logits with logits.float() before cross_entropy: an unfused loss
      * holding fp32 logits and their log-softmax. */
     {"hf",
-     "Hugging Face Trainer/accelerate: FSDP's values, and the unfused "
+     "Hugging Face Trainer/accelerate: fsdp's values, but the unfused "
      "fp32 loss of transformers' ForCausalLMLoss (logits.float())",
      {{"profile", "torch"},
       {"fused_loss", "false"},
@@ -89,6 +93,17 @@ static const builtin builtins[] = {
 
 enum { N_BUILTIN = sizeof builtins / sizeof builtins[0] };
 
+/* What a framework may set: how the stack saves activations, computes
+ * the loss, keeps gradients and runs its kernels and collectives, and how
+ * well tplan knows it. Not the job (budget, batch, learning rate,
+ * parallelism): those are the plan's, and flags that go in pairs with
+ * them would be checked against a value the user did not give. */
+static const char *const terms[] = {
+    "profile",   "fused_loss", "fp32_grads",   "overlap",      "efficiency",
+    "eff_max",   "eff_h0",     "eff_tok0",     "attn_eff",     "fp8_ratio",
+    "eff_tp",    "eff_scale",  "dp_bw_eff",    "zero3_bw_eff", "time_band_lo",
+    "time_band_hi", "context_mib", "reserve", NULL};
+
 int tplan_framework_count(void)
 {
     return N_BUILTIN;
@@ -119,24 +134,49 @@ int tplan_framework_init(tplan_framework *f, const char *name,
     return TPLAN_OK;
 }
 
+int tplan_framework_term(const char *field, tplan_err *err)
+{
+    int id = tplan_field_find_input(field), i;
+    const tplan_field *fd = id >= 0 ? tplan_field_at(id) : NULL;
+
+    if (!fd || !(fd->flags & TPLAN_FIELD_IN)) {
+        tplan_err_set(err, TPLAN_ENOTFOUND, "framework",
+                      "%.64s: not a plan input (tplan fields lists them)",
+                      field);
+        return -1;
+    }
+    for (i = 0; terms[i] && strcmp(terms[i], field) != 0; i++)
+        ;
+    if (!terms[i]) {
+        tplan_err_set(err, TPLAN_EINVAL, "framework",
+                      "%s: not a framework term (valid: profile, fused_loss, "
+                      "fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, "
+                      "zero3_bw_eff, time_band_lo, time_band_hi, "
+                      "context_mib, reserve)",
+                      field);
+        return -1;
+    }
+    return id;
+}
+
+bool tplan_framework_builtin(const char *name)
+{
+    for (int i = 0; i < N_BUILTIN; i++)
+        if (strcasecmp(name, builtins[i].name) == 0)
+            return true;
+    return false;
+}
+
 int tplan_framework_set(tplan_framework *f, const char *field,
                         const char *text, tplan_err *err)
 {
-    int id = tplan_field_find_input(field), rc, i;
-    const tplan_field *fd = id >= 0 ? tplan_field_at(id) : NULL;
+    int id, rc, i;
     double v;
+    tplan_err e;
 
-    if (!fd || !(fd->flags & TPLAN_FIELD_IN))
-        return tplan_err_set(err, TPLAN_ENOTFOUND, "framework",
-                             "framework %s: %.64s: not a plan input "
-                             "(tplan fields lists them)",
-                             f->name, field);
-    if (fd->kind != TPLAN_FK_INT && fd->kind != TPLAN_FK_REAL &&
-        fd->kind != TPLAN_FK_BOOL && fd->kind != TPLAN_FK_ENUM)
-        return tplan_err_set(err, TPLAN_EINVAL, "framework",
-                             "framework %s: %s: a framework sets numbers, "
-                             "booleans and names of a list only",
-                             f->name, field);
+    if ((id = tplan_framework_term(field, &e)) < 0)
+        return tplan_err_set(err, e.code, "framework", "framework %s: %s",
+                             f->name, e.msg);
     if ((rc = tplan_field_parse(id, text, &v, err)))
         return rc;
     for (i = 0; i < f->n && f->set[i].field != id; i++)
@@ -159,6 +199,10 @@ int tplan_framework_lookup(const char *name, tplan_framework *out,
     const builtin *b;
     int rc, i;
 
+    if (!name[0])
+        return tplan_err_set(err, TPLAN_EINVAL, "framework",
+                             "framework: an empty name (`tplan frameworks` "
+                             "lists them)");
     for (i = 0; i < N_BUILTIN; i++)
         names[i] = builtins[i].name;
     i = tplan_name_lookup(name, names, N_BUILTIN, NULL, 0, "framework",

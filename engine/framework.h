@@ -7,6 +7,8 @@
 #ifndef TPLAN_FRAMEWORK_H
 #define TPLAN_FRAMEWORK_H
 
+#include <stdbool.h>
+
 #include "config.h"
 #include "err.h"
 
@@ -41,6 +43,11 @@ int tplan_framework_init(tplan_framework *f, const char *name,
  * refused. Setting a field twice keeps the last value. */
 int tplan_framework_set(tplan_framework *f, const char *field,
                         const char *text, tplan_err *err);
+/* The field id of a framework term named as Lua names it; -1 with the
+ * reason in err ("FIELD: not a framework term (valid: ...)"). */
+int tplan_framework_term(const char *field, tplan_err *err);
+/* Is name a built-in framework's (any case)? */
+bool tplan_framework_builtin(const char *name);
 
 /* Set f's fields on c and record its name there. */
 void tplan_framework_apply(const tplan_framework *f, tplan_config *c);

@@ -91,6 +91,75 @@ int64_t tplan_sweep_size(const tplan_sweep_spec *s)
     return n > MAX_SPACE ? -1 : (int64_t)n;
 }
 
+/* Inputs held inside the model or GPU struct (fields.c applies them
+ * there): an axis that replaces the struct must set them again. */
+static const char *const struct_fields[] = {
+    "dropout", "batch_norm", "eff_max", "eff_h0", "eff_tok0", "attn_eff",
+    "fp8_ratio", "eff_tp", NULL};
+
+static bool in_struct(int id)
+{
+    const char *name = tplan_axis_name(id);
+
+    for (int i = 0; struct_fields[i]; i++)
+        if (strcmp(struct_fields[i], name) == 0)
+            return true;
+    return false;
+}
+
+/* The base's value of a struct-held input. */
+static double struct_value(const tplan_config *c, const char *name)
+{
+    if (strcmp(name, "dropout") == 0)
+        return c->model.dropout;
+    if (strcmp(name, "batch_norm") == 0)
+        return c->model.batch_norm ? 1.0 : 0.0;
+    if (strcmp(name, "eff_max") == 0)
+        return c->gpu.eff_max;
+    if (strcmp(name, "eff_h0") == 0)
+        return c->gpu.eff_h0;
+    if (strcmp(name, "eff_tok0") == 0)
+        return c->gpu.eff_tok0;
+    if (strcmp(name, "attn_eff") == 0)
+        return c->gpu.attn_eff;
+    if (strcmp(name, "fp8_ratio") == 0)
+        return c->gpu.fp8_ratio;
+    return c->gpu.eff_tp;
+}
+
+void tplan_sweep_keep(tplan_sweep_spec *s, int field_id)
+{
+    int i;
+
+    if (!in_struct(field_id))
+        return;
+    for (i = 0; i < s->n_kept && s->kept_field[i] != field_id; i++)
+        ;
+    if (i == (int)(sizeof s->kept_field / sizeof s->kept_field[0]))
+        return; /* more than there are struct-held inputs: cannot be */
+    s->kept_field[i] = field_id;
+    s->kept_value[i] = struct_value(&s->base, tplan_axis_name(field_id));
+    if (i == s->n_kept)
+        s->n_kept++;
+}
+
+/* After a model or gpu axis put its struct in place: the base's kept
+ * inputs, then the struct-held axes at their current digits. */
+static void reapply_struct(const tplan_sweep_spec *s, const int *digit,
+                           tplan_config *c)
+{
+    for (int i = 0; i < s->n_kept; i++)
+        tplan_field_apply(s->kept_field[i], s->kept_value[i], c);
+    for (int i = 0; i < s->n_axes; i++)
+        if (in_struct(s->axes[i].id))
+            tplan_field_apply(s->axes[i].id, s->axes[i].values[digit[i]], c);
+}
+
+static bool replaces_struct(tplan_axis_id id)
+{
+    return id == TPLAN_FIELD_ID_GPU || id == TPLAN_FIELD_ID_MODEL;
+}
+
 static void apply(const tplan_sweep_spec *s, tplan_axis_id id, double v,
                   tplan_config *c)
 {
@@ -112,12 +181,19 @@ static void apply(const tplan_sweep_spec *s, tplan_axis_id id, double v,
 static void apply_axes(const tplan_sweep_spec *s, int64_t index,
                        tplan_config *c)
 {
+    int digit[TPLAN_MAX_AXES];
+    bool replaced = false;
+
     for (int i = s->n_axes - 1; i >= 0; i--) {
         const tplan_axis *a = &s->axes[i];
 
-        apply(s, a->id, a->values[index % a->n], c);
+        digit[i] = (int)(index % a->n);
+        apply(s, a->id, a->values[digit[i]], c);
+        replaced = replaced || replaces_struct(a->id);
         index /= a->n;
     }
+    if (replaced)
+        reapply_struct(s, digit, c);
 }
 
 /* Walking indexes in order, a worker keeps the mixed-radix digits of the
@@ -127,19 +203,26 @@ static void apply_axes(const tplan_sweep_spec *s, int64_t index,
 static void odometer_set(const tplan_sweep_spec *s, int64_t index, int *digit,
                          tplan_config *c)
 {
+    bool replaced = false;
+
     for (int i = s->n_axes - 1; i >= 0; i--) {
         const tplan_axis *a = &s->axes[i];
 
         digit[i] = (int)(index % a->n);
         apply(s, a->id, a->values[digit[i]], c);
+        replaced = replaced || replaces_struct(a->id);
         index /= a->n;
     }
+    if (replaced)
+        reapply_struct(s, digit, c);
 }
 
 /* Advance by step indexes (the shard count); carries ripple left. */
 static void odometer_step(const tplan_sweep_spec *s, int64_t step, int *digit,
                           tplan_config *c)
 {
+    bool replaced = false;
+
     if (step == 1) { /* one shard: no division */
         for (int i = s->n_axes - 1; i >= 0; i--) {
             const tplan_axis *a = &s->axes[i];
@@ -147,23 +230,28 @@ static void odometer_step(const tplan_sweep_spec *s, int64_t step, int *digit,
 
             if (carry)
                 digit[i] = 0;
-            if (a->n > 1)
+            if (a->n > 1) {
                 apply(s, a->id, a->values[digit[i]], c);
+                replaced = replaced || replaces_struct(a->id);
+            }
             if (!carry)
-                return;
+                break;
         }
-        return;
-    }
-    for (int i = s->n_axes - 1; i >= 0 && step > 0; i--) {
-        const tplan_axis *a = &s->axes[i];
-        int64_t v = digit[i] + step;
+    } else {
+        for (int i = s->n_axes - 1; i >= 0 && step > 0; i--) {
+            const tplan_axis *a = &s->axes[i];
+            int64_t v = digit[i] + step;
 
-        step = v / a->n;
-        if ((int)(v % a->n) != digit[i]) {
-            digit[i] = (int)(v % a->n);
-            apply(s, a->id, a->values[digit[i]], c);
+            step = v / a->n;
+            if ((int)(v % a->n) != digit[i]) {
+                digit[i] = (int)(v % a->n);
+                apply(s, a->id, a->values[digit[i]], c);
+                replaced = replaced || replaces_struct(a->id);
+            }
         }
     }
+    if (replaced)
+        reapply_struct(s, digit, c);
 }
 
 int tplan_sweep_config_at(const tplan_sweep_spec *s, int64_t index,

@@ -63,6 +63,12 @@ typedef struct tplan_sweep_spec {
     /* the model axis also sets seq to each model's default (no seq was
      * given and no axis varies it) */
     bool seq_from_model;
+    /* inputs the base set that live in the model or GPU (dropout, eff_max
+     * ...): the model and gpu axes re-apply them to the struct they put
+     * in place (tplan_sweep_keep) */
+    int n_kept;
+    int kept_field[16];
+    double kept_value[16];
     tplan_constraints where;
     tplan_objective rank[TPLAN_MAX_OBJECTIVES];
     int n_rank;
@@ -190,6 +196,11 @@ void tplan_sweep_reasons(const tplan_sweep_spec *s, int64_t shard,
 
 /* Check a spec: axis values, objectives, keep. */
 int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err);
+
+/* The base set input field id (given, or by its framework): when it lives
+ * in the model or GPU struct, keep its base value across the model and gpu
+ * axes. Other fields are left alone. */
+void tplan_sweep_keep(tplan_sweep_spec *s, int field_id);
 
 /* Run a sweep. Returns TPLAN_OK (also when interrupted: stats say so), or
  * an error from the hook or the sink, or TPLAN_ENOMEM. */

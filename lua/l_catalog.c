@@ -7,6 +7,7 @@
 #include "l_tplan.h"
 
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "csv_in.h"
@@ -361,6 +362,10 @@ int lt_framework_lookup(lua_State *L, const char *name, tplan_framework *out,
 {
     char key[TPLAN_FRAMEWORK_NAME_LEN];
 
+    /* a name too long for a framework is no loaded one (its cut key
+     * could match another) */
+    if (strlen(name) >= sizeof key)
+        return tplan_framework_lookup(name, out, err);
     lower_key(name, key, sizeof key);
     custom_table(L, FRAMEWORKS_KEY);
     if (lua_getfield(L, -1, key) == LUA_TUSERDATA) {
@@ -372,52 +377,74 @@ int lt_framework_lookup(lua_State *L, const char *name, tplan_framework *out,
     return tplan_framework_lookup(name, out, err);
 }
 
-/* Frameworks of a file, kept until the whole file has been read: a bad
- * file registers none. */
+/* Frameworks of a file, gathered in C memory while the reader runs (no
+ * Lua error may cross its frames: it holds the file and buffers), then
+ * registered together: a bad file registers none. */
 typedef struct fw_list {
-    lua_State *L;
-    int table; /* stack index of a list of userdata */
-    int n;
+    tplan_framework *f;
+    int n, cap;
 } fw_list;
 
 static int collect_framework(void *ud, const tplan_framework *f,
                              tplan_err *err)
 {
     fw_list *l = ud;
-    tplan_framework *u;
 
-    (void)err;
-    u = lua_newuserdatauv(l->L, sizeof *u, 0);
-    *u = *f;
-    lua_rawseti(l->L, l->table, ++l->n);
+    if (l->n == l->cap) {
+        int cap = l->cap ? 2 * l->cap : 8;
+        tplan_framework *g = realloc(l->f, (size_t)cap * sizeof *g);
+
+        if (!g)
+            return tplan_err_set(err, TPLAN_ENOMEM, "framework_file",
+                                 "not enough memory for the frameworks");
+        l->f = g;
+        l->cap = cap;
+    }
+    l->f[l->n++] = *f;
     return TPLAN_OK;
+}
+
+/* Register the gathered frameworks and push the list of their names;
+ * under lua_pcall, so that the C list is freed whatever happens. */
+static int register_frameworks(lua_State *L)
+{
+    const fw_list *l = lua_touserdata(L, 1);
+
+    custom_table(L, FRAMEWORKS_KEY); /* l reg */
+    lua_createtable(L, l->n, 0);     /* l reg names */
+    for (int i = 0; i < l->n; i++) {
+        char key[TPLAN_FRAMEWORK_NAME_LEN];
+        tplan_framework *u;
+
+        lower_key(l->f[i].name, key, sizeof key);
+        u = lua_newuserdatauv(L, sizeof *u, 0); /* ... names u */
+        *u = l->f[i];
+        lua_setfield(L, -3, key);               /* ... names */
+        lua_pushstring(L, l->f[i].name);
+        lua_rawseti(L, -2, i + 1);
+    }
+    return 1;
 }
 
 static int frameworks_load(lua_State *L)
 {
     const char *path = luaL_checkstring(L, 1);
-    fw_list l = {L, 0, 0};
+    fw_list l = {NULL, 0, 0};
     tplan_err err;
+    int rc;
 
     if (may_read(L, path, &err))
         return lu_error(L, "tplan.frameworks.load", "%s", err.msg);
-    lua_newtable(L); /* path list */
-    l.table = lua_gettop(L);
-    if (tplan_framework_csv_read(path, collect_framework, &l, &err))
+    if (tplan_framework_csv_read(path, collect_framework, &l, &err)) {
+        free(l.f);
         return lu_error(L, "tplan.frameworks.load", "%s", err.msg);
-    custom_table(L, FRAMEWORKS_KEY); /* path list reg */
-    lua_createtable(L, l.n, 0);      /* path list reg names */
-    for (int i = 1; i <= l.n; i++) {
-        const tplan_framework *f;
-        char key[TPLAN_FRAMEWORK_NAME_LEN];
-
-        lua_rawgeti(L, l.table, i); /* ... names u */
-        f = lua_touserdata(L, -1);
-        lower_key(f->name, key, sizeof key);
-        lua_pushstring(L, f->name);
-        lua_rawseti(L, -3, i);       /* ... names u */
-        lua_setfield(L, -3, key);    /* ... names */
     }
+    lua_pushcfunction(L, register_frameworks);
+    lua_pushlightuserdata(L, &l);
+    rc = lua_pcall(L, 1, 1, 0);
+    free(l.f);
+    if (rc != LUA_OK)
+        return lua_error(L);
     return 1; /* the names loaded */
 }
 

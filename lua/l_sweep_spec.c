@@ -297,6 +297,29 @@ static void parse_keep(lua_State *L, int idx, tplan_sweep_spec *s)
     lu_int(L, idx, "tplan.sweep", "keep", 1, TPLAN_MAX_KEEP, &s->keep);
 }
 
+/* The inputs the spec gave, and those its framework set: the model and
+ * gpu axes keep the ones that live in those structs (dropout, eff_max). */
+static void keep_given(lua_State *L, int idx, tplan_sweep_spec *s)
+{
+    tplan_framework f;
+    tplan_err err;
+
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *fd = tplan_field_at(id);
+
+        if (!(fd->flags & TPLAN_FIELD_IN) || !fd->input)
+            continue;
+        if (lua_getfield(L, idx, fd->input) != LUA_TNIL)
+            tplan_sweep_keep(s, id);
+        lua_pop(L, 1);
+    }
+    if (lua_getfield(L, idx, "framework") == LUA_TSTRING &&
+        lt_framework_lookup(L, lua_tostring(L, -1), &f, &err) == TPLAN_OK)
+        for (int i = 0; i < f.n; i++)
+            tplan_sweep_keep(s, f.set[i].field);
+    lua_pop(L, 1);
+}
+
 /* Does the spec have axes.model? */
 static bool model_axis(lua_State *L, int idx)
 {
@@ -318,6 +341,7 @@ void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score)
      * it. A model axis stands for the model field. */
     lt_parse_config(L, idx, "tplan.sweep", &s->base, !model_axis(L, idx),
                     false);
+    keep_given(L, idx, s);
     parse_axes(L, idx, s);
     for (int i = 0; i < s->n_axes; i++) {
         const tplan_axis *a = &s->axes[i];

@@ -251,10 +251,15 @@ expect_error 2 "tplan: framework: nope: neither in $tmp/fw.csv nor built in (\`t
 expect_error 2 "tplan: --framework-file goes with --framework NAME naming one of its frameworks (framework-file=$tmp/fw.csv)" "${C[@]}" --framework-file "$tmp/fw.csv"
 printf 'name,eff_scale\nok,1\nbad,abc\n' >"$tmp/fwbad.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwbad.csv:3: eff_scale: abc: not a number (valid: a number from 0.01 to 10)" "${C[@]}" --framework ok --framework-file "$tmp/fwbad.csv"
-printf 'name,warmup\nw,100\n' >"$tmp/fwtext.csv"
-expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:2: framework w: warmup: a framework sets numbers, booleans and names of a list only" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
-printf 'name,bogus\nw,1\n' >"$tmp/fwfield.csv"
-expect_error 2 "tplan: --framework-file: $tmp/fwfield.csv:2: framework w: bogus: not a plan input (tplan fields lists them)" "${C[@]}" --framework w --framework-file "$tmp/fwfield.csv"
+printf 'name,tokens\nw,1e9\n' >"$tmp/fwtext.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_lo, time_band_hi, context_mib, reserve)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
+printf 'name,bogus\nw,\n' >"$tmp/fwfield.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwfield.csv:1: column bogus: not a plan input (tplan fields lists them)" "${C[@]}" --framework w --framework-file "$tmp/fwfield.csv"
+printf 'name,eff_scale\nMegatron,1\n' >"$tmp/fwbuiltin.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwbuiltin.csv:2: framework Megatron is built in: give yours a name of its own" "${C[@]}" --framework megatron --framework-file "$tmp/fwbuiltin.csv"
+expect_error 2 "tplan: framework: an empty name (\`tplan frameworks\` lists them)" "${C[@]}" --framework ""
+jq_is "hf's unfused loss holds more than fsdp's fused one" '.memory.total_bytes > 192000000000' "${C[@]}" --gpus 8 --micro-batch 1 --framework hf
+jq_is "fsdp runs llm-foundry's fused loss" '.memory.total_bytes < 185000000000 and .fields.fused_loss == true' "${C[@]}" --gpus 8 --micro-batch 1 --framework fsdp
 printf 'name,eff_scale\nx,1\nX,2\n' >"$tmp/fwdup.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwdup.csv:3: framework X is given twice" "${C[@]}" --framework x --framework-file "$tmp/fwdup.csv"
 # Narayanan et al. 2021 Table 2: --framework deepspeed reproduces DeepSpeed

@@ -124,6 +124,18 @@ end
 assert(seen["mixtral-8x7b"] == 4 and seen["mixtral-16x7b"] == 4 and seen["llama3-8b"] == 2)
 assert(m16.params > tplan.model("mixtral-8x7b").params and m16.active_params > tplan.model("mixtral-8x7b").active_params)
 for _, p in ipairs(sweep{seq = 4096}:top(10)) do assert(p.seq == 4096) end
+-- inputs that live in the model or GPU (dropout, eff_*) survive the model
+-- and gpu axes, given at the top, by a framework file or as an axis
+local k = tplan.sweep{axes = {model = {"gpt2", "llama3-8b"}, gpus = {8}}, dropout = 0.3, keep = "all"}
+assert(k:count() == 2)
+for _, p in ipairs(k:top(2)) do assert(p.dropout == 0.3, p.model) end
+local g = tplan.sweep{model = "gpt2", eff_h0 = 123, axes = {gpu = {"a100-80g", "h100-sxm"}, eff_max = {0.2, 0.4}}, keep = "all"}
+assert(g:count() == 4)
+for _, p in ipairs(g:top(4)) do
+  assert(p.eff_h0 == 123, p.gpu)
+  local q = tplan.plan{model = "gpt2", gpu = p.gpu, eff_h0 = 123, eff_max = p.eff_max}
+  assert(q.step_time_s == p.step_time_s and q.eff_max == p.eff_max, p.gpu .. " " .. p.eff_max)
+end
 print("ok")
 LUA
 if "$tplan" run model_axis.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "model axis: $(cat "$tmp/err") $(cat "$tmp/out")"; fi
@@ -150,6 +162,7 @@ assert(not ok and err:find("unknown framework %(framework=good%)"), err)
 ok, err = pcall(tplan.plan, with{framework = 3})
 assert(not ok and err:find("field 'framework' must be a framework name %(got number%)"), err)
 local r = tplan.sweep{model = "gpt2", framework = "megatron", axes = {gpus = {8, 16}}, keep = 2}
+assert(#r:top(2) == 2)
 for _, p in ipairs(r:top(2)) do assert(p.framework == "megatron" and p.eff_scale == 1.1) end
 print("ok")
 LUA

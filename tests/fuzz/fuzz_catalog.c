@@ -1,4 +1,5 @@
-/* libFuzzer target: CSV catalogs (tplan.gpus.load, tplan.models.load):
+/* libFuzzer target: CSV catalogs (tplan.gpus.load, tplan.models.load,
+ * tplan.frameworks.load):
  * the strict libcsv reader and the constructors behind it. The input is
  * the file; errors are expected, crashes and sanitizer reports are not. */
 #include <stddef.h>
@@ -31,10 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     luaL_openlibs(L);
     luaL_requiref(L, "tplan", luaopen_tplan, 1);
     lua_pop(L, 1);
-    for (int kind = 0; kind < 2; kind++) {
+    for (int kind = 0; kind < 3; kind++) {
+        static const char *const kinds[] = {"gpus", "models", "frameworks"};
+
         lua_getglobal(L, "pcall");
         lua_getglobal(L, "tplan");
-        lua_getfield(L, -1, kind ? "models" : "gpus");
+        lua_getfield(L, -1, kinds[kind]);
         lua_getfield(L, -1, "load");
         lua_remove(L, -2);
         lua_remove(L, -2);

@@ -1,1 +1,0 @@
-tplan.model{config = "/data/hf/gpt2.json", preset = "gpt2"}\n

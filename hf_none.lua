@@ -1,1 +1,0 @@
-tplan.model{config = "nosuch.json"}\n
