@@ -10,13 +10,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Where the options being read came from ("runs.csv:3"), or NULL. */
+static const char *context;
+
+void usage_context(const char *where)
+{
+    context = where;
+}
+
 int usage_error(const char *fmt, ...)
 {
     char buf[600];
+    int n = 0;
     va_list ap;
 
+    if (context)
+        n = snprintf(buf, sizeof buf, "%s: ", context);
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
+    vsnprintf(buf + n, sizeof buf - (size_t)n, fmt, ap);
     va_end(ap);
     /* One line, whatever the user typed: control characters become '?'. */
     for (char *p = buf; *p; p++)

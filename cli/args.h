@@ -14,6 +14,10 @@ int usage_error(const char *fmt, ...)
 #endif
     ;
 
+/* Put "WHERE: " before every usage error until called with NULL (tplan
+ * calibrate reads calc's options from a CSV row). where is borrowed. */
+void usage_context(const char *where);
+
 /* A count in plain decimal notation, an exponent allowed when the value is
  * integral ("8192", "1e6"). min is the smallest accepted. */
 int parse_count(const char *opt, const char *text, int64_t min, int64_t *out);

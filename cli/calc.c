@@ -317,6 +317,11 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_int(&w, "usable_bytes", m->usable_bytes);
     json_int(&w, "headroom_bytes", m->usable_bytes - m->total_bytes);
     json_bool(&w, "fits", m->fits);
+    json_int(&w, "total_bytes_lo", m->total_bytes_lo);
+    json_int(&w, "total_bytes_hi", m->total_bytes_hi);
+    json_str(&w, "fit_confidence",
+             tplan_fit_confidence_name(m->fit_confidence));
+    json_int(&w, "alloc_bytes", m->alloc_bytes);
     json_int(&w, "work_copy_bytes", m->work_copy_bytes);
     json_int(&w, "context_bytes", m->context_bytes);
     json_int(&w, "gather_bytes", m->gather_bytes);
@@ -668,8 +673,14 @@ static void print_table(const tplan_plan *p)
     if (m->dequant_bytes > 0)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  ", dequantized matrix %.2f", gib(m->dequant_bytes));
+    if (m->alloc_bytes > 0)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 ", allocator %.2f", gib(m->alloc_bytes));
     row("overhead", m->overhead_bytes, note);
     row("total", m->total_bytes, "");
+    printf("  total band    %.2f to %.2f GiB (-%.1f%% to +%.1f%%)\n",
+           gib(m->total_bytes_lo), gib(m->total_bytes_hi),
+           c->mem_band_lo * 100.0, c->mem_band_hi * 100.0);
     snprintf(note, sizeof note, "capacity %.2f GiB less %.0f%% reserve",
              gib(m->capacity_bytes), c->reserve_fraction * 100.0);
     row("usable", m->usable_bytes, note);
@@ -682,7 +693,8 @@ static void print_table(const tplan_plan *p)
             printf(", NVMe %.2f GiB", gib(m->nvme_bytes));
         printf("\n");
     }
-    printf("fits: %s\n", m->fits ? "yes" : "NO");
+    printf("fits: %s (confidence: %s)\n", m->fits ? "yes" : "NO",
+           tplan_fit_confidence_name(m->fit_confidence));
     print_time(p);
     print_recipe(p);
     for (int i = 0; i < p->n_warnings; i++)
@@ -769,7 +781,7 @@ int cmd_calc(int argc, char **argv)
     tplan_err err;
     int rc;
 
-    if ((rc = calc_parse(argc, argv, &c, &out)))
+    if ((rc = calc_parse(argc, (const char *const *)argv, &c, &out)))
         return rc;
     if (out.help) {
         calc_usage();

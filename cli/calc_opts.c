@@ -122,6 +122,32 @@ static int field_option(const char *name, size_t len)
     return -1;
 }
 
+calc_opt_kind calc_option_kind(const char *name)
+{
+    char dashed[64];
+    size_t len = strlen(name);
+    int fld, mf;
+
+    if (len >= sizeof dashed)
+        return CALC_OPT_NONE;
+    for (size_t i = 0; i <= len; i++)
+        dashed[i] = name[i] == '_' ? '-' : name[i];
+    /* the model's shape and the catalog files: calc's own options up to
+     * --block-norms, and --gpu-file, --model-file, --model-config */
+    for (int k = 0; k < O_COUNT; k++)
+        if ((k <= O_BLOCK_NORMS || k == O_GPU_FILE || k == O_MODEL_FILE ||
+             k == O_MODEL_CONFIG) &&
+            strcmp(defs[k].name, dashed) == 0)
+            return defs[k].value ? CALC_OPT_VALUE : CALC_OPT_FLAG;
+    if ((mf = tplan_model_field_find_option(dashed)) >= 0)
+        return tplan_model_field_at(mf)->is_bool ? CALC_OPT_FLAG
+                                                 : CALC_OPT_VALUE;
+    if ((fld = field_option(dashed, len)) >= 0)
+        return tplan_field_at(fld)->flags & TPLAN_FIELD_FLAG ? CALC_OPT_FLAG
+                                                             : CALC_OPT_VALUE;
+    return CALC_OPT_NONE;
+}
+
 /* A field's id by input name (the table always has it). */
 static int fid(const char *input)
 {
@@ -220,7 +246,7 @@ void calc_usage(void)
           stdout);
 }
 
-static int gather(int argc, char **argv, gathered *g)
+static int gather(int argc, const char *const *argv, gathered *g)
 {
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *eq, *name;
@@ -604,7 +630,8 @@ static int check_pairs(const gathered *g)
     return 0;
 }
 
-int calc_parse(int argc, char **argv, tplan_config *c, calc_out *out)
+int calc_parse(int argc, const char *const *argv, tplan_config *c,
+               calc_out *out)
 {
     const char **fval = calloc((size_t)tplan_field_count(), sizeof *fval);
     gathered g;

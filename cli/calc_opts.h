@@ -22,8 +22,17 @@ typedef struct calc_out {
 
 /* Fill *c from argv (argv[0] is "calc"). Returns 0, or 2 after printing
  * one line naming the bad option and value. */
-int calc_parse(int argc, char **argv, tplan_config *c, calc_out *out);
+int calc_parse(int argc, const char *const *argv, tplan_config *c,
+               calc_out *out);
 
 void calc_usage(void);
+
+/* What `--NAME` is to calc (name without dashes, '-' or '_'): a plan
+ * field or model shape option taking a value (CALC_OPT_VALUE), one that
+ * takes none (CALC_OPT_FLAG: --tied, --sp; plan-field flags also take
+ * =true|false), or anything else (CALC_OPT_NONE: unknown, or calc's own
+ * output options). */
+typedef enum { CALC_OPT_NONE, CALC_OPT_VALUE, CALC_OPT_FLAG } calc_opt_kind;
+calc_opt_kind calc_option_kind(const char *name);
 
 #endif

@@ -212,19 +212,6 @@ int cmd_gpus(int argc, char **argv)
     return 0;
 }
 
-/* One field's value in words, as calc reads it back ("torch", "0.75"). */
-static void setting_text(int id, double v, char *buf, size_t len)
-{
-    const tplan_field *f = tplan_field_at(id);
-
-    if (f->kind == TPLAN_FK_ENUM)
-        snprintf(buf, len, "%s", f->values[(int)v]);
-    else if (f->kind == TPLAN_FK_BOOL)
-        snprintf(buf, len, "%s", v != 0.0 ? "true" : "false");
-    else
-        snprintf(buf, len, "%.15g", v);
-}
-
 int cmd_frameworks(int argc, char **argv)
 {
     list_opts o;
@@ -258,7 +245,7 @@ int cmd_frameworks(int argc, char **argv)
                 const tplan_field *fd = tplan_field_at(f.set[k].field);
 
                 if (fd->kind == TPLAN_FK_ENUM || fd->kind == TPLAN_FK_BOOL) {
-                    setting_text(f.set[k].field, f.set[k].value, v,
+                    tplan_field_text(f.set[k].field, f.set[k].value, v,
                                  sizeof v);
                     if (fd->kind == TPLAN_FK_BOOL)
                         json_bool(&w, fd->input, f.set[k].value != 0.0);
@@ -275,7 +262,7 @@ int cmd_frameworks(int argc, char **argv)
         }
         printf("%s\n ", f.name);
         for (int k = 0; k < f.n; k++) {
-            setting_text(f.set[k].field, f.set[k].value, v, sizeof v);
+            tplan_field_text(f.set[k].field, f.set[k].value, v, sizeof v);
             printf(" %s=%s", tplan_field_at(f.set[k].field)->input, v);
         }
         printf("\n  %s\n", f.source);

@@ -6,6 +6,7 @@
 
 #include "args.h"
 #include "calc.h"
+#include "calib_cmd.h"
 #include "catalog.h"
 #include "cli_merge.h"
 #include "query.h"
@@ -26,6 +27,7 @@ static void usage(void)
           "  gpus      the GPU catalog\n"
           "  models    the model presets\n"
           "  frameworks  the framework profiles (Megatron, DeepSpeed, FSDP, HF)\n"
+          "  calibrate a framework profile fitted to runs you measured\n"
           "  fields    every plan field: name, unit, flag, valid values\n"
           "\n"
           "tplan COMMAND --help for a command's options; tplan --version.\n",
@@ -96,5 +98,7 @@ int main(int argc, char **argv)
         return cmd_models(argc - 1, argv + 1);
     if (strcmp(argv[1], "frameworks") == 0)
         return cmd_frameworks(argc - 1, argv + 1);
+    if (strcmp(argv[1], "calibrate") == 0)
+        return cmd_calibrate(argc - 1, argv + 1);
     return usage_error("unknown command '%s'; see tplan --help", argv[1]);
 }

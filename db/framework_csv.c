@@ -7,6 +7,8 @@
 #include <strings.h>
 
 #include "csv_in.h"
+#include "csv_out.h"
+#include "fields.h"
 
 #define MAX_COLUMNS 64
 #define MAX_ROWS    256
@@ -148,4 +150,53 @@ int tplan_framework_csv_find(const char *path, const char *name,
         return tplan_err_set(err, TPLAN_ENOTFOUND, "framework",
                              "framework: %s: not in %s", name, path);
     return TPLAN_OK;
+}
+
+int tplan_framework_csv_write(const char *path, const tplan_framework *fw,
+                              int n, tplan_err *err)
+{
+    int cols[TPLAN_MAX_FIELDS], ncol = 0;
+    tplan_csv *w;
+    char buf[64];
+
+    for (int i = 0; i < n; i++)
+        for (int k = 0; k < fw[i].n; k++) {
+            int c = 0;
+
+            while (c < ncol && cols[c] != fw[i].set[k].field)
+                c++;
+            if (c == ncol && ncol < TPLAN_MAX_FIELDS)
+                cols[ncol++] = fw[i].set[k].field;
+        }
+    if (!(w = tplan_csv_create(path, err)))
+        return err->code;
+    tplan_csv_text(w, "name");
+    tplan_csv_text(w, "source");
+    for (int c = 0; c < ncol; c++)
+        tplan_csv_text(w, tplan_field_at(cols[c])->input);
+    if (tplan_csv_end_row(w, err))
+        goto fail;
+    for (int i = 0; i < n; i++) {
+        tplan_csv_text(w, fw[i].name);
+        tplan_csv_text(w, fw[i].source);
+        for (int c = 0; c < ncol; c++) {
+            int k = fw[i].n - 1;
+
+            /* the last setting of a field is the one that counts */
+            while (k >= 0 && fw[i].set[k].field != cols[c])
+                k--;
+            if (k < 0) {
+                tplan_csv_null(w);
+                continue;
+            }
+            tplan_field_text(cols[c], fw[i].set[k].value, buf, sizeof buf);
+            tplan_csv_text(w, buf);
+        }
+        if (tplan_csv_end_row(w, err))
+            goto fail;
+    }
+    return tplan_csv_close(w, err);
+fail:
+    tplan_csv_abort(w);
+    return err->code;
 }

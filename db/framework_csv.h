@@ -21,4 +21,10 @@ int tplan_framework_csv_read(const char *path, tplan_framework_fn fn,
 int tplan_framework_csv_find(const char *path, const char *name,
                              tplan_framework *out, tplan_err *err);
 
+/* Write frameworks fw[0..n-1] to path: name, source, then every field
+ * any of them sets (first use first), an empty cell where one does not.
+ * Written under a temporary name and renamed into place (csv_out.h). */
+int tplan_framework_csv_write(const char *path, const tplan_framework *fw,
+                              int n, tplan_err *err);
+
 #endif

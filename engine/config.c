@@ -56,6 +56,16 @@
  * docs/MODEL.md section 14.3. */
 #define DEFAULT_TIME_BAND_LO 0.0757
 #define DEFAULT_TIME_BAND_HI 0.0889
+/* The memory band without a calibration: what tplan's own terms are known
+ * to within. The activation inventory matches the bytes torch saves for
+ * backward within 1% (tests/test_activations.c on
+ * tests/data/torch_cpu_gpt2.csv, docs/MODEL.md section 3.7) and model
+ * states are counted exactly; tests/data holds no measured GPU peak, so
+ * the allocator, NCCL buffers and transient peaks are not in this band
+ * (the reserve stands for them) until `tplan calibrate` fits them to
+ * measured peaks. docs/MODEL.md section 14.4. */
+#define DEFAULT_MEM_BAND_LO 0.01
+#define DEFAULT_MEM_BAND_HI 0.01
 
 #define DEFAULT_LR_FLOOR  0.1
 #define DEFAULT_WSD_DECAY 0.1
@@ -98,6 +108,8 @@ void tplan_config_init(tplan_config *c)
     c->zero3_bw_eff = 1.0;
     c->time_band_lo = DEFAULT_TIME_BAND_LO;
     c->time_band_hi = DEFAULT_TIME_BAND_HI;
+    c->mem_band_lo = DEFAULT_MEM_BAND_LO;
+    c->mem_band_hi = DEFAULT_MEM_BAND_HI;
 }
 
 /* A real in [lo, hi]; NaN fails. */
@@ -323,8 +335,22 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         (rc = need_range("dp_bw_eff", c->dp_bw_eff, 0.001, 1.0, err)) ||
         (rc = need_range("zero3_bw_eff", c->zero3_bw_eff, 0.001, 1.0, err)) ||
         (rc = need_range("time_band_lo", c->time_band_lo, 0.0, 0.99, err)) ||
-        (rc = need_range("time_band_hi", c->time_band_hi, 0.0, 10.0, err)))
+        (rc = need_range("time_band_hi", c->time_band_hi, 0.0, 10.0, err)) ||
+        (rc = need_range("alloc_frac", c->alloc_frac, 0.0, 1.0, err)) ||
+        (rc = need_range("mem_band_lo", c->mem_band_lo, 0.0, 0.99, err)) ||
+        (rc = need_range("mem_band_hi", c->mem_band_hi, 0.0, 10.0, err)))
         return rc;
+    {
+        static const char *const names[3] = {"calib_params", "calib_gpus",
+                                             "calib_seq"};
+        const double *r[3] = {c->calib.params, c->calib.gpus, c->calib.seq};
+
+        for (int i = 0; i < 3; i++)
+            if (r[i][0] > 0.0 && r[i][1] > 0.0 && r[i][0] > r[i][1])
+                return tplan_err_set(err, TPLAN_EINVAL, names[i],
+                                     "%s_min: %g is above %s_max %g",
+                                     names[i], r[i][0], names[i], r[i][1]);
+    }
     if (c->ep > 1 && !tplan_model_moe(m))
         return tplan_err_set(err, TPLAN_EINVAL, "ep",
                              "ep needs a mixture-of-experts model (ep=%lld, "

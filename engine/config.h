@@ -142,6 +142,16 @@ typedef struct tplan_config {
     /* measured step time over predicted, 10th and 90th percentile of the
      * framework's reference runs, less 1 (section 14.3) */
     double time_band_lo, time_band_hi;
+    /* caching-allocator memory beyond the allocated bytes, as a share of
+     * them (section 4.3); the memory band as shares of total_bytes below
+     * and above it (section 14.4) */
+    double alloc_frac;
+    double mem_band_lo, mem_band_hi;
+    /* the ranges a calibrated framework's runs covered, [min, max] each
+     * (0: no range): plans outside them are warned about (section 15) */
+    struct {
+        double params[2], gpus[2], seq[2];
+    } calib;
 } tplan_config;
 
 /* Defaults: one GPU, no parallelism, mixed-bf16 AdamW, no recomputation,

@@ -134,6 +134,20 @@ enum {
     F_TIME_BAND_HI,
     F_STEP_TIME_S_LO,
     F_STEP_TIME_S_HI,
+    /* memory bands, the allocator and calibrated ranges (issue 17) */
+    F_ALLOC_FRAC,
+    F_MEM_BAND_LO,
+    F_MEM_BAND_HI,
+    F_CALIB_PARAMS_MIN,
+    F_CALIB_PARAMS_MAX,
+    F_CALIB_GPUS_MIN,
+    F_CALIB_GPUS_MAX,
+    F_CALIB_SEQ_MIN,
+    F_CALIB_SEQ_MAX,
+    F_ALLOC_BYTES,
+    F_TOTAL_BYTES_LO,
+    F_TOTAL_BYTES_HI,
+    F_FIT_CONFIDENCE,
     F_COUNT
 };
 
@@ -466,6 +480,41 @@ static const tplan_field fields[F_COUNT] = {
       "step time, low end of the framework's 80% band"),
     O(F_STEP_TIME_S_HI, "step_time_s_hi", REAL, "s",
       "step time, high end of the framework's 80% band"),
+    I(F_ALLOC_FRAC, "alloc_frac", REAL, REAL, AX, "", "--alloc-frac",
+      "alloc_frac", 0, 1, NULL, "0",
+      "framework: allocator memory beyond what is allocated, a share of it"),
+    I(F_MEM_BAND_LO, "mem_band_lo", REAL, REAL, AX, "", "--mem-band-lo",
+      "mem_band_lo", 0, 0.99, NULL, "0.01",
+      "framework: how far below total_bytes a measured peak may fall"),
+    I(F_MEM_BAND_HI, "mem_band_hi", REAL, REAL, AX, "", "--mem-band-hi",
+      "mem_band_hi", 0, 10, NULL, "0.01",
+      "framework: how far above total_bytes a measured peak may rise"),
+    I(F_CALIB_PARAMS_MIN, "calib_params_min", REAL, REAL, AX | SFX, "",
+      "--calib-params-min", "calib_params_min", 0, 1e15, NULL, "0 (none)",
+      "framework: smallest model its calibration runs trained"),
+    I(F_CALIB_PARAMS_MAX, "calib_params_max", REAL, REAL, AX | SFX, "",
+      "--calib-params-max", "calib_params_max", 0, 1e15, NULL, "0 (none)",
+      "framework: largest model its calibration runs trained"),
+    I(F_CALIB_GPUS_MIN, "calib_gpus_min", REAL, REAL, AX, "",
+      "--calib-gpus-min", "calib_gpus_min", 0, 1e8, NULL, "0 (none)",
+      "framework: fewest GPUs of its calibration runs"),
+    I(F_CALIB_GPUS_MAX, "calib_gpus_max", REAL, REAL, AX, "",
+      "--calib-gpus-max", "calib_gpus_max", 0, 1e8, NULL, "0 (none)",
+      "framework: most GPUs of its calibration runs"),
+    I(F_CALIB_SEQ_MIN, "calib_seq_min", REAL, REAL, AX, "tokens",
+      "--calib-seq-min", "calib_seq_min", 0, 1e9, NULL, "0 (none)",
+      "framework: shortest sequence of its calibration runs"),
+    I(F_CALIB_SEQ_MAX, "calib_seq_max", REAL, REAL, AX, "tokens",
+      "--calib-seq-max", "calib_seq_max", 0, 1e9, NULL, "0 (none)",
+      "framework: longest sequence of its calibration runs"),
+    O(F_ALLOC_BYTES, "alloc_bytes", INT, "bytes",
+      "of overhead_bytes: allocator memory beyond the allocated (alloc_frac)"),
+    O(F_TOTAL_BYTES_LO, "total_bytes_lo", INT, "bytes",
+      "memory per GPU, low end of the framework's band"),
+    O(F_TOTAL_BYTES_HI, "total_bytes_hi", INT, "bytes",
+      "memory per GPU, high end of the framework's band"),
+    O(F_FIT_CONFIDENCE, "fit_confidence", TEXT, "",
+      "yes, likely, unlikely or no: where the band lies against usable"),
 };
 
 #undef O
@@ -903,6 +952,33 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_TIME_BAND_HI:
         c->time_band_hi = v;
         break;
+    case F_ALLOC_FRAC:
+        c->alloc_frac = v;
+        break;
+    case F_MEM_BAND_LO:
+        c->mem_band_lo = v;
+        break;
+    case F_MEM_BAND_HI:
+        c->mem_band_hi = v;
+        break;
+    case F_CALIB_PARAMS_MIN:
+        c->calib.params[0] = v;
+        break;
+    case F_CALIB_PARAMS_MAX:
+        c->calib.params[1] = v;
+        break;
+    case F_CALIB_GPUS_MIN:
+        c->calib.gpus[0] = v;
+        break;
+    case F_CALIB_GPUS_MAX:
+        c->calib.gpus[1] = v;
+        break;
+    case F_CALIB_SEQ_MIN:
+        c->calib.seq[0] = v;
+        break;
+    case F_CALIB_SEQ_MAX:
+        c->calib.seq[1] = v;
+        break;
     default: /* names and text are set elsewhere */
         break;
     }
@@ -1198,6 +1274,24 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->time_band_lo);
     case F_TIME_BAND_HI:
         return vr(c->time_band_hi);
+    case F_ALLOC_FRAC:
+        return vr(c->alloc_frac);
+    case F_MEM_BAND_LO:
+        return vr(c->mem_band_lo);
+    case F_MEM_BAND_HI:
+        return vr(c->mem_band_hi);
+    case F_CALIB_PARAMS_MIN:
+        return vr(c->calib.params[0]);
+    case F_CALIB_PARAMS_MAX:
+        return vr(c->calib.params[1]);
+    case F_CALIB_GPUS_MIN:
+        return vr(c->calib.gpus[0]);
+    case F_CALIB_GPUS_MAX:
+        return vr(c->calib.gpus[1]);
+    case F_CALIB_SEQ_MIN:
+        return vr(c->calib.seq[0]);
+    case F_CALIB_SEQ_MAX:
+        return vr(c->calib.seq[1]);
     default:
         return vi(0);
     }
@@ -1231,6 +1325,14 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
         return vi(m->overhead_bytes);
     case F_TOTAL_BYTES:
         return vi(m->total_bytes);
+    case F_TOTAL_BYTES_LO:
+        return vi(m->total_bytes_lo);
+    case F_TOTAL_BYTES_HI:
+        return vi(m->total_bytes_hi);
+    case F_ALLOC_BYTES:
+        return vi(m->alloc_bytes);
+    case F_FIT_CONFIDENCE:
+        return vs(tplan_fit_confidence_name(m->fit_confidence));
     case F_CAPACITY_BYTES:
         return vi(m->capacity_bytes);
     case F_USABLE_BYTES:
@@ -1315,4 +1417,20 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
     default:
         return get_config(id, p);
     }
+}
+
+void tplan_field_text(int id, double v, char *buf, size_t len)
+{
+    const tplan_field *f = tplan_field_at(id);
+
+    if (f && f->kind == TPLAN_FK_ENUM && v >= 0.0)
+        snprintf(buf, len, "%s", f->values[(int)v]);
+    else if (f && f->kind == TPLAN_FK_BOOL)
+        snprintf(buf, len, "%s", v != 0.0 ? "true" : "false");
+    else
+        for (int digits = 15; digits <= 17; digits++) {
+            snprintf(buf, len, "%.*g", digits, v);
+            if (strtod(buf, NULL) == v)
+                break;
+        }
 }

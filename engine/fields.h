@@ -118,6 +118,11 @@ void tplan_fields_finish(tplan_config *c);
 int tplan_field_error(int id, const char *value, const char *why,
                       tplan_err *err);
 
+/* Input id's value v (as tplan_field_apply takes it) as the text calc
+ * reads back: an enum's name, true or false, else the shortest decimal
+ * (15 to 17 digits) that reads back as v. */
+void tplan_field_text(int id, double v, char *buf, size_t len);
+
 /* The valid values of input id, in words ("0 to 3", "true, false",
  * "fp32, amp-bf16, ..."), into buf. */
 void tplan_field_valid(int id, char *buf, size_t len);

@@ -102,7 +102,9 @@ static const char *const terms[] = {
     "profile",   "fused_loss", "fp32_grads",   "overlap",      "efficiency",
     "eff_max",   "eff_h0",     "eff_tok0",     "attn_eff",     "fp8_ratio",
     "eff_tp",    "eff_scale",  "dp_bw_eff",    "zero3_bw_eff", "time_band_lo",
-    "time_band_hi", "context_mib", "reserve", NULL};
+    "time_band_hi", "context_mib", "reserve", "alloc_frac", "mem_band_lo",
+    "mem_band_hi", "calib_params_min", "calib_params_max", "calib_gpus_min",
+    "calib_gpus_max", "calib_seq_min", "calib_seq_max", NULL};
 
 int tplan_framework_count(void)
 {
@@ -151,8 +153,8 @@ int tplan_framework_term(const char *field, tplan_err *err)
         tplan_err_set(err, TPLAN_EINVAL, "framework",
                       "%s: not a framework term (valid: profile, fused_loss, "
                       "fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, "
-                      "zero3_bw_eff, time_band_lo, time_band_hi, "
-                      "context_mib, reserve)",
+                      "zero3_bw_eff, time_band_*, context_mib, reserve, "
+                      "alloc_frac, mem_band_*, calib_*)",
                       field);
         return -1;
     }

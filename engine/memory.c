@@ -26,12 +26,21 @@ typedef struct stage_mem {
     double off_states, off_w; /* of host or nvme: states, weights */
     double experts;           /* of params: routed experts */
     int64_t moe_layers;       /* of layers: mixtures of experts */
+    double alloc_k;           /* 1 + alloc_frac */
 } stage_mem;
 
-static double fixed_bytes(const stage_mem *s)
+/* What the caching allocator hands out besides activations. */
+static double fixed_alloc(const stage_mem *s)
 {
-    return s->weights + s->work + s->grads + s->optim + s->context +
-           s->gather + s->dequant;
+    return s->weights + s->work + s->grads + s->optim + s->gather +
+           s->dequant;
+}
+
+/* The stage's memory at micro-batch b: the context, and the allocated
+ * bytes with the allocator's share on top (docs/MODEL.md section 4.3). */
+static double stage_total(const stage_mem *s, double b)
+{
+    return s->context + s->alloc_k * (fixed_alloc(s) + s->per_sample * b);
 }
 
 /* A pipeline stage: its index, its layers [lo, hi), and whether it holds
@@ -442,6 +451,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     if (tplan_optimizer_get(c->optimizer)->paged)
         s->paged = s->optim;
     s->context = c->context_bytes;
+    s->alloc_k = 1.0 + c->alloc_frac;
     /* DeepSpeed's ZeRO-3 estimator (estimate_zero3_model_states_mem_needs)
      * keeps 4 bytes per parameter of the largest layer live: its 16-bit
      * gathered weights and gradients. Scaled for wider weights. Offloaded
@@ -490,16 +500,45 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     }
 }
 
+const char *tplan_fit_confidence_name(tplan_fit_confidence f)
+{
+    static const char *const names[] = {"yes", "likely", "unlikely", "no"};
+
+    return f >= TPLAN_FIT_YES && f <= TPLAN_FIT_NO ? names[f] : "?";
+}
+
+/* The memory band and how sure the verdict is (docs/MODEL.md section
+ * 14.4): the band's ends against the usable memory, with memory.fits
+ * deciding between likely and unlikely so the two never disagree. */
+static void band(const tplan_config *c, tplan_memory *out)
+{
+    double t = (double)out->total_bytes, usable = (double)out->usable_bytes;
+
+    out->total_bytes_lo = llround(t * (1.0 - c->mem_band_lo));
+    out->total_bytes_hi = llround(t * (1.0 + c->mem_band_hi));
+    if (out->fits)
+        out->fit_confidence = (double)out->total_bytes_hi <= usable
+                                  ? TPLAN_FIT_YES
+                                  : TPLAN_FIT_LIKELY;
+    else
+        out->fit_confidence = out->host_fits &&
+                                      (double)out->total_bytes_lo <= usable
+                                  ? TPLAN_FIT_UNLIKELY
+                                  : TPLAN_FIT_NO;
+}
+
 static int64_t stage_max_batch(const stage_mem *s, double usable)
 {
     /* paged optimizer states may all page out to make room */
-    double room = usable - (fixed_bytes(s) - s->paged);
+    double room =
+        usable - s->context - s->alloc_k * (fixed_alloc(s) - s->paged);
 
     if (room < 0.0)
         return 0;
     if (s->per_sample <= 0.0)
         return MAX_MICRO_BATCH;
-    return (int64_t)fmin(floor(room / s->per_sample), MAX_MICRO_BATCH);
+    return (int64_t)fmin(floor(room / (s->alloc_k * s->per_sample)),
+                         MAX_MICRO_BATCH);
 }
 
 /* The contract figures of one stage at micro-batch b; bmax is the largest
@@ -509,8 +548,8 @@ static void fill(const tplan_config *c, const stage_mem *s,
                  tplan_memory *out)
 {
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
-    double total = fixed_bytes(s) + s->per_sample * (double)b;
-    double spill = fmin(fmax(total - usable, 0.0), s->paged);
+    double total = stage_total(s, (double)b);
+    double spill = fmin(fmax(total - usable, 0.0) / s->alloc_k, s->paged);
     double on_node = (double)tplan_config_gpus_on_node(c);
 
     /* Beyond an exabyte per device the figures no longer fit the int64
@@ -534,8 +573,11 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->context_bytes = llround(s->context);
     out->gather_bytes = llround(s->gather);
     out->dequant_bytes = llround(s->dequant);
-    out->overhead_bytes =
-        out->context_bytes + out->gather_bytes + out->dequant_bytes;
+    out->alloc_bytes =
+        llround((s->alloc_k - 1.0) *
+                (fixed_alloc(s) - spill + s->per_sample * (double)b));
+    out->overhead_bytes = out->context_bytes + out->gather_bytes +
+                          out->dequant_bytes + out->alloc_bytes;
     out->trainable_on_device = llround(s->trainable);
     out->experts_on_device = llround(s->experts);
     out->quant_elems = s->quant;
@@ -565,6 +607,7 @@ static void fill(const tplan_config *c, const stage_mem *s,
     if (!out->host_fits)
         out->max_micro_batch = 0;
     out->fits = out->host_fits && bmax > 0 && b <= bmax;
+    band(c, out);
 }
 
 void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
@@ -636,7 +679,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         : bmax > 0 && bmax < MAX_MICRO_BATCH ? bmax
                                              : 1;
     for (int i = 0; i < n; i++) {
-        double total = fixed_bytes(&stages[i]) + stages[i].per_sample * b;
+        double total = stage_total(&stages[i], (double)b);
 
         if (total > worst_total) {
             worst_total = total;

@@ -22,6 +22,18 @@ typedef enum {
 /* The largest micro-batch reported when memory does not limit it. */
 #define TPLAN_MICRO_BATCH_UNBOUNDED (1 << 30)
 
+/* How sure the verdict is: where the memory band [total_bytes_lo,
+ * total_bytes_hi] lies against the usable memory (docs/MODEL.md section
+ * 14.4). YES and LIKELY fit (memory.fits), UNLIKELY and NO do not. */
+typedef enum {
+    TPLAN_FIT_YES,      /* even the high end fits */
+    TPLAN_FIT_LIKELY,   /* the estimate fits, the high end does not */
+    TPLAN_FIT_UNLIKELY, /* the estimate does not fit, the low end does */
+    TPLAN_FIT_NO        /* not even the low end fits */
+} tplan_fit_confidence;
+
+const char *tplan_fit_confidence_name(tplan_fit_confidence f);
+
 typedef struct tplan_memory {
     /* the contract (bytes per device, integers) */
     int64_t weights_bytes; /* incl. low-precision working copies */
@@ -64,6 +76,11 @@ typedef struct tplan_memory {
     int64_t paged_spill_bytes;   /* per GPU: paged states on the host */
     int64_t dequant_bytes;       /* of overhead_bytes: a dequantized matrix */
     double quant_elems;          /* quantized base elements on the device */
+    int64_t alloc_bytes;         /* of overhead_bytes: alloc_frac of the
+                                    allocated bytes */
+    /* the band: total x (1 - mem_band_lo) .. total x (1 + mem_band_hi) */
+    int64_t total_bytes_lo, total_bytes_hi;
+    tplan_fit_confidence fit_confidence;
 } tplan_memory;
 
 /* Evaluate a validated config. micro_batch 0 means "the largest that

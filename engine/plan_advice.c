@@ -68,11 +68,36 @@ static const char *warmup_need(double k)
     return "no";
 }
 
+/* One calibrated range: the value outside [lo, hi] (0 ends: none). */
+static void calib_check(tplan_plan *p, const char *fw, const char *what,
+                        double v, const double r[2])
+{
+    if (r[0] > 0.0 && v < r[0])
+        tplan_plan_warn(p,
+                        "%s %.4g is below the %.4g of framework %s's "
+                        "calibration runs: its fitted values are "
+                        "extrapolated",
+                        what, v, r[0], fw);
+    else if (r[1] > 0.0 && v > r[1])
+        tplan_plan_warn(p,
+                        "%s %.4g is above the %.4g of framework %s's "
+                        "calibration runs: its fitted values are "
+                        "extrapolated",
+                        what, v, r[1], fw);
+}
+
 void tplan_plan_advice(const tplan_config *c, tplan_plan *p)
 {
     const tplan_memory *m = &p->mem;
     double cap = (double)m->capacity_bytes;
 
+    /* tplan calibrate records the range of the runs it fitted */
+    calib_check(p, c->framework[0] ? c->framework : "(none)", "params",
+                (double)p->params, c->calib.params);
+    calib_check(p, c->framework[0] ? c->framework : "(none)", "gpus",
+                (double)c->gpus, c->calib.gpus);
+    calib_check(p, c->framework[0] ? c->framework : "(none)", "seq",
+                (double)c->seq, c->calib.seq);
     if (p->target_global_batch > 0 && !p->batch_exact)
         tplan_plan_warn(p,
                         "global batch %lld misses the target %lld: no "

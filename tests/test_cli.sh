@@ -10,26 +10,6 @@ set -u
 # fail, they are not counted as passed
 command -v jq >/dev/null || { bad "jq is not installed: the JSON checks cannot run"; finish; exit 1; }
 
-# expect_error STATUS "FIRST STDERR LINE" ARGS...
-expect_error() {
-    local want_rc=$1 want_err=$2
-    shift 2
-    "$tplan" "$@" >"$tmp/out" 2>"$tmp/err"
-    local rc=$? lines
-    lines=$(wc -l <"$tmp/err")
-    if [ "$rc" != "$want_rc" ]; then
-        bad "tplan $* -> exit $rc, want $want_rc"
-    elif [ "$(head -n1 "$tmp/err")" != "$want_err" ]; then
-        bad "tplan $* -> stderr '$(head -n1 "$tmp/err")', want '$want_err'"
-    elif [ "$lines" != 1 ]; then
-        bad "tplan $* -> $lines stderr lines, want 1"
-    elif [ -s "$tmp/out" ]; then
-        bad "tplan $* -> wrote to stdout on error"
-    else
-        ok
-    fi
-}
-
 # golden NAME ARGS...: stdout must equal tests/golden/NAME, exit 0
 golden() {
     local name=$1
@@ -176,11 +156,6 @@ if jq -e '.memory | (.weights_bytes + .grads_bytes + .optimizer_bytes +
 
 # --- units and defaults that only show end to end ---------------------------
 # jq_is "DESCRIPTION" JQ_FILTER ARGS...: the filter is true on the JSON output
-jq_is() {
-    local what=$1 filter=$2
-    shift 2
-    if "$tplan" "$@" --json 2>/dev/null | jq -e "$filter" >/dev/null; then ok; else bad "$what"; fi
-}
 jq_is "names people type resolve to the catalog's" '.model.name == "llama3.1-8b" and .parallel.gpu == "h100-sxm"' calc --model meta-llama/Llama-3.1-8B-Instruct --gpu "NVIDIA H100 80GB HBM3"
 # Hugging Face config.json files: every supported model_type against the
 # checkpoint's published total (tests/data/hf/totals.tsv says where from)
@@ -252,7 +227,7 @@ expect_error 2 "tplan: --framework-file goes with --framework NAME naming one of
 printf 'name,eff_scale\nok,1\nbad,abc\n' >"$tmp/fwbad.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwbad.csv:3: eff_scale: abc: not a number (valid: a number from 0.01 to 10)" "${C[@]}" --framework ok --framework-file "$tmp/fwbad.csv"
 printf 'name,tokens\nw,1e9\n' >"$tmp/fwtext.csv"
-expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_lo, time_band_hi, context_mib, reserve)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_*, context_mib, reserve, alloc_frac, mem_band_*, calib_*)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
 printf 'name,bogus\nw,\n' >"$tmp/fwfield.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwfield.csv:1: column bogus: not a plan input (tplan fields lists them)" "${C[@]}" --framework w --framework-file "$tmp/fwfield.csv"
 printf 'name,eff_scale\nMegatron,1\n' >"$tmp/fwbuiltin.csv"

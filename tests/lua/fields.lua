@@ -47,6 +47,10 @@ local GOOD = {
   framework = {"megatron"}, eff_scale = {0.9}, dp_bw_eff = {0.5},
   zero3_bw_eff = {0.5, nil, {zero = 3}},
   time_band_lo = {0.1}, time_band_hi = {0.2},
+  alloc_frac = {0.05}, mem_band_lo = {0.02}, mem_band_hi = {0.1},
+  calib_params_min = {1e9}, calib_params_max = {1e11},
+  calib_gpus_min = {8}, calib_gpus_max = {512},
+  calib_seq_min = {1024}, calib_seq_max = {8192},
 }
 
 local fields, by_input = tplan.fields(), {}

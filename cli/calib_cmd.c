@@ -1,0 +1,699 @@
+/* tplan calibrate MEASURED.csv [--framework BASE] [--framework-file F]
+ * --name NAME -o PROFILE.csv: read one measured run per row (plan fields
+ * and model shape as calc's options, plus measured_* columns), fit the
+ * base framework's terms to them (engine/calibrate.c), print each run's
+ * error before, after and left out, and write the profile as a framework
+ * row that --framework-file and tplan.frameworks.load read. */
+#include "calib_cmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "calc_opts.h"
+#include "calibrate.h"
+#include "csv_in.h"
+#include "fields.h"
+#include "framework.h"
+#include "framework_csv.h"
+#include "paths.h"
+#include "plan.h"
+#include "status.h"
+
+#define MAX_COLS 64
+#define MAX_RUNS 1000
+/* Up to this many runs each is predicted by a fit without it; beyond, by
+ * a fit without its tenth (ten-fold cross-validation), to bound the fits. */
+#define MAX_LOO   50
+#define MAX_ARGS  (2 * MAX_COLS + 8)
+#define LABEL_LEN 48
+#define MAX_KEPT  256 /* other frameworks kept from an existing -o file */
+
+typedef enum {
+    COL_OPTION, /* a calc option taking a value: --NAME=VALUE */
+    COL_MFLAG,  /* a model flag taking none: --tied */
+    COL_STEP,   /* measured_step_time_s */
+    COL_TOKENS, /* measured_tokens_per_s */
+    COL_PEAK,   /* measured_peak_bytes */
+    COL_RUN     /* a label */
+} col_kind;
+
+typedef struct reader {
+    const char *path, *base, *base_file;
+    int ncol;
+    char cols[MAX_COLS][64];  /* as calc spells them: --kv-heads */
+    char names[MAX_COLS][64]; /* as the header gives them */
+    col_kind kind[MAX_COLS];
+    tplan_calib_run *runs;
+    char (*labels)[LABEL_LEN];
+    int n, cap;
+    int64_t *params; /* each run's model size */
+} reader;
+
+static int row_error(const reader *r, int64_t line, const char *col,
+                     const char *value, const char *why)
+{
+    return usage_error("%s:%lld: %s: '%.40s': %s", r->path, (long long)line,
+                       col, value, why);
+}
+
+static int header(reader *r, int64_t line, int n, const char *const *f)
+{
+    bool mb = false, measured = false;
+
+    if (n > MAX_COLS)
+        return usage_error("%s:%lld: more than %d columns", r->path,
+                           (long long)line, MAX_COLS);
+    for (int i = 0; i < n; i++) {
+        const char *c = f[i];
+        calc_opt_kind k;
+
+        if (strlen(c) >= sizeof r->cols[i] - 2)
+            return usage_error("%s:%lld: column %d: name too long", r->path,
+                               (long long)line, i + 1);
+        for (int j = 0; j < i; j++)
+            if (strcmp(f[j], c) == 0)
+                return usage_error("%s:%lld: column %s given twice", r->path,
+                                   (long long)line, c);
+        snprintf(r->cols[i], sizeof r->cols[i], "--%s", c);
+        snprintf(r->names[i], sizeof r->names[i], "%s", c);
+        for (char *p = r->cols[i] + 2; *p; p++)
+            if (*p == '_')
+                *p = '-';
+        if (strcmp(c, "measured_step_time_s") == 0)
+            r->kind[i] = COL_STEP;
+        else if (strcmp(c, "measured_tokens_per_s") == 0)
+            r->kind[i] = COL_TOKENS;
+        else if (strcmp(c, "measured_peak_bytes") == 0)
+            r->kind[i] = COL_PEAK;
+        else if (strcmp(c, "run") == 0)
+            r->kind[i] = COL_RUN;
+        else if (strcmp(c, "framework") == 0 ||
+                 strcmp(c, "framework_file") == 0)
+            return usage_error("%s:%lld: column %s: the base framework is "
+                               "calibrate's --framework, for every run",
+                               r->path, (long long)line, c);
+        else if ((k = calc_option_kind(c)) == CALC_OPT_NONE)
+            return usage_error("%s:%lld: column %s: not a plan field, a "
+                               "model shape column or a measured_* column "
+                               "(tplan fields; tplan calc --help)",
+                               r->path, (long long)line, c);
+        else
+            r->kind[i] = k == CALC_OPT_FLAG && tplan_field_find_input(c) < 0
+                             ? COL_MFLAG
+                             : COL_OPTION;
+        mb |= strcmp(c, "micro_batch") == 0;
+        measured |= r->kind[i] == COL_STEP || r->kind[i] == COL_TOKENS ||
+                    r->kind[i] == COL_PEAK;
+    }
+    r->ncol = n;
+    if (!mb)
+        return usage_error("%s:%lld: no micro_batch column: give the "
+                           "micro-batch each run used",
+                           r->path, (long long)line);
+    if (!measured)
+        return usage_error("%s:%lld: no measured_step_time_s, "
+                           "measured_tokens_per_s or measured_peak_bytes "
+                           "column: nothing to calibrate to",
+                           r->path, (long long)line);
+    return 0;
+}
+
+/* A model flag's cell: true adds the flag; false adds its opposite where
+ * calc has one (--untied, --no-bias), else nothing. */
+static int model_flag(const reader *r, int64_t line, int i, const char *v,
+                      const char **argv, int *argc)
+{
+    static const char *const opposite[][2] = {{"--tied", "--untied"},
+                                              {"--untied", "--tied"},
+                                              {"--bias", "--no-bias"},
+                                              {"--no-bias", "--bias"}};
+
+    if (strcmp(v, "true") == 0 || strcmp(v, "1") == 0) {
+        argv[(*argc)++] = r->cols[i];
+        return 0;
+    }
+    if (strcmp(v, "false") != 0 && strcmp(v, "0") != 0)
+        return row_error(r, line, r->names[i], v, "true or false");
+    for (size_t k = 0; k < sizeof opposite / sizeof opposite[0]; k++)
+        if (strcmp(opposite[k][0], r->cols[i]) == 0)
+            argv[(*argc)++] = opposite[k][1];
+    return 0;
+}
+
+static int measured(const reader *r, int64_t line, int i, const char *v,
+                    double *out)
+{
+    if (!read_positive(v, 1e30, out))
+        return row_error(r, line, r->names[i], v, "a positive number");
+    return 0;
+}
+
+static int add_run(reader *r, int64_t line, const char *const *f)
+{
+    const char *argv[MAX_ARGS];
+    char opts[MAX_COLS][160], where[300];
+    double step = (double)NAN, tokens = (double)NAN, peak = (double)NAN;
+    tplan_calib_run *run;
+    calc_out out;
+    tplan_plan p;
+    tplan_err err;
+    int argc = 0, rc;
+
+    if (r->n == MAX_RUNS)
+        return usage_error("%s:%lld: more than %d runs", r->path,
+                           (long long)line, MAX_RUNS);
+    if (r->n == r->cap) {
+        int cap = r->cap ? 2 * r->cap : 64;
+        tplan_calib_run *nr = realloc(r->runs, sizeof *nr * (size_t)cap);
+        char(*nl)[LABEL_LEN];
+        int64_t *np;
+
+        if (nr)
+            r->runs = nr;
+        nl = nr ? realloc(r->labels, sizeof *nl * (size_t)cap) : NULL;
+        if (nl)
+            r->labels = nl;
+        np = nl ? realloc(r->params, sizeof *np * (size_t)cap) : NULL;
+        if (!np) {
+            fputs("tplan: out of memory\n", stderr);
+            return 1;
+        }
+        r->params = np;
+        r->cap = cap;
+    }
+    run = &r->runs[r->n];
+    snprintf(r->labels[r->n], LABEL_LEN, "line %lld", (long long)line);
+    argv[argc++] = "calc";
+    if (r->base) {
+        argv[argc++] = "--framework";
+        argv[argc++] = r->base;
+    }
+    if (r->base_file) {
+        argv[argc++] = "--framework-file";
+        argv[argc++] = r->base_file;
+    }
+    for (int i = 0; i < r->ncol; i++) {
+        const char *v = f[i];
+
+        rc = 0;
+        if (!v[0])
+            continue;
+        switch (r->kind[i]) {
+        case COL_RUN:
+            snprintf(r->labels[r->n], LABEL_LEN, "%s", v);
+            break;
+        case COL_STEP:
+            rc = measured(r, line, i, v, &step);
+            break;
+        case COL_TOKENS:
+            rc = measured(r, line, i, v, &tokens);
+            break;
+        case COL_PEAK:
+            rc = measured(r, line, i, v, &peak);
+            break;
+        case COL_MFLAG:
+            rc = model_flag(r, line, i, v, argv, &argc);
+            break;
+        case COL_OPTION:
+            snprintf(opts[i], sizeof opts[i], "%s=%s", r->cols[i], v);
+            argv[argc++] = opts[i];
+            break;
+        }
+        if (rc)
+            return rc;
+    }
+    if (!isnan(step) && !isnan(tokens))
+        return usage_error("%s:%lld: give measured_step_time_s or "
+                           "measured_tokens_per_s, not both",
+                           r->path, (long long)line);
+    if (isnan(step) && isnan(tokens) && isnan(peak))
+        return usage_error("%s:%lld: nothing measured in this run", r->path,
+                           (long long)line);
+    snprintf(where, sizeof where, "%s:%lld", r->path, (long long)line);
+    usage_context(where);
+    rc = calc_parse(argc, argv, &run->c, &out);
+    usage_context(NULL);
+    if (rc)
+        return rc;
+    if (tplan_plan_eval(&run->c, &p, &err))
+        return usage_error("%s: %s", where, err.msg);
+    if ((!isnan(step) || !isnan(tokens)) && !p.perf.timed)
+        return usage_error("%s: a step time for a model tplan does not "
+                           "time (give its shape or --flops-per-sample)",
+                           where);
+    /* a measured throughput is a step time: the tokens of a step over it */
+    run->step_s = !isnan(tokens) ? (double)p.tokens_per_step / tokens : step;
+    run->peak_bytes = peak;
+    r->params[r->n] = p.params;
+    r->n++;
+    return 0;
+}
+
+static int on_record(void *ud, int64_t line, bool is_header, int n,
+                     const char *const *f, tplan_err *err)
+{
+    int rc = is_header ? header(ud, line, n, f) : add_run(ud, line, f);
+
+    /* the message is printed; the code says it is bad input */
+    if (rc)
+        return tplan_err_set(err, TPLAN_EUSAGE, "calibrate", "%s", "");
+    return 0;
+}
+
+typedef struct kept {
+    tplan_framework *fw;
+    int n;
+    const char *name;
+} kept;
+
+static int keep_other(void *ud, const tplan_framework *f, tplan_err *err)
+{
+    kept *k = ud;
+
+    if (strcasecmp(f->name, k->name) == 0)
+        return TPLAN_OK;
+    if (k->n == MAX_KEPT)
+        return tplan_err_set(err, TPLAN_EINVAL, "calibrate",
+                             "more than %d frameworks", MAX_KEPT);
+    k->fw[k->n++] = *f;
+    return TPLAN_OK;
+}
+
+/* v to four significant digits, as the double nearest that decimal */
+static double round4(double v)
+{
+    char buf[32];
+
+    snprintf(buf, sizeof buf, "%.4g", v);
+    return strtod(buf, NULL);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The nearest-rank q-quantile of v[0..n-1] (sorted in place). */
+static double quantile(double *v, int n, double q)
+{
+    int k = (int)ceil(q * n);
+
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[k < 1 ? 0 : k > n ? n - 1 : k - 1];
+}
+
+/* Errors of one kind: predicted over measured less 1 (before, after,
+ * left out) and measured over left-out predicted less 1 for the band. */
+typedef struct errs {
+    double *before, *after, *loo, *r;
+    int n;
+} errs;
+
+static double median_abs(const double *e, int n, double *tmp)
+{
+    for (int i = 0; i < n; i++)
+        tmp[i] = fabs(e[i]);
+    return n ? quantile(tmp, n, 0.5) : (double)NAN;
+}
+
+static void usage(void)
+{
+    fputs("usage: tplan calibrate MEASURED.csv --name NAME -o PROFILE.csv\n"
+          "                       [--framework BASE] [--framework-file F]\n"
+          "\n"
+          "Fits a framework profile to runs you measured: one run per row\n"
+          "of MEASURED.csv, described by plan fields (columns named as in\n"
+          "tplan fields: micro_batch is required) and the model (model, a\n"
+          "preset, or shape columns named as calc's options: layers,\n"
+          "hidden, heads, kv_heads, ffn, vocab, mlp, norm, tied ...), with\n"
+          "any of measured_step_time_s, measured_tokens_per_s,\n"
+          "measured_peak_bytes (peak GPU memory, CUDA context included),\n"
+          "and an optional run label. At least 3 runs. Prints each run's\n"
+          "error before, after and left out of the fit, and writes the\n"
+          "profile NAME to PROFILE.csv (other frameworks there are kept):\n"
+          "use it with --framework-file PROFILE.csv --framework NAME, or\n"
+          "tplan.frameworks.load in Lua.\n",
+          stdout);
+}
+
+typedef struct opts {
+    const char *measured, *base, *base_file, *name, *out;
+} opts;
+
+static int parse_opts(int argc, char **argv, opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], **slot = NULL;
+
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage();
+            return -1;
+        }
+        if (strcmp(a, "--framework") == 0)
+            slot = &o->base;
+        else if (strcmp(a, "--framework-file") == 0)
+            slot = &o->base_file;
+        else if (strcmp(a, "--name") == 0)
+            slot = &o->name;
+        else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
+            slot = &o->out;
+        else if (a[0] == '-' && a[1])
+            return usage_error("calibrate: unknown option %s; see tplan "
+                               "calibrate --help",
+                               a);
+        if (!slot) {
+            if (o->measured)
+                return usage_error("calibrate takes one MEASURED.csv (got "
+                                   "'%s' too)",
+                                   a);
+            o->measured = a;
+            continue;
+        }
+        if (i + 1 >= argc)
+            return usage_error("option %s needs a value", a);
+        *slot = argv[++i];
+    }
+    if (!o->measured)
+        return usage_error("calibrate: give MEASURED.csv; see tplan "
+                           "calibrate --help");
+    if (!o->name)
+        return usage_error("calibrate: give --name NAME for the profile");
+    if (!o->out)
+        return usage_error("calibrate: give -o PROFILE.csv for the profile");
+    if (o->base_file && !o->base)
+        return usage_error("--framework-file goes with --framework BASE "
+                           "naming one of its frameworks (framework-file=%s)",
+                           o->base_file);
+    if (tplan_same_file(o->out, o->measured))
+        return usage_error("-o %s is MEASURED.csv: give the profile a file "
+                           "of its own",
+                           o->out);
+    return 0;
+}
+
+/* The base framework: built in, from --framework-file, or none. */
+static int base_framework(const opts *o, tplan_framework *f)
+{
+    tplan_err err;
+    int rc;
+
+    /* the name is checked whatever the base */
+    if (tplan_framework_init(f, o->name, &err))
+        return report(&err);
+    if (!o->base)
+        return 0;
+    rc = o->base_file ? tplan_framework_csv_find(o->base_file, o->base, f, &err)
+                      : TPLAN_ENOTFOUND;
+    if (rc == TPLAN_ENOTFOUND)
+        rc = tplan_framework_lookup(o->base, f, &err);
+    if (rc)
+        return report(&err);
+    /* the profile is the base under its new name */
+    snprintf(f->name, sizeof f->name, "%s", o->name);
+    return 0;
+}
+
+static int set_value(tplan_framework *f, const char *field, double v)
+{
+    tplan_err err;
+    char buf[64];
+
+    tplan_field_text(tplan_field_find_input(field), v, buf, sizeof buf);
+    return tplan_framework_set(f, field, buf, &err) ? report(&err) : 0;
+}
+
+/* The band from measured over left-out predicted less 1: minus its 10th
+ * percentile below, its 90th above, rounded outwards to 4 decimals (as
+ * docs/MODEL.md section 14.3 made the built-in bands). */
+static int set_band(tplan_framework *f, const char *lo, const char *hi,
+                    double *r, int n)
+{
+    double l = fmax(0.0, -quantile(r, n, 0.1)),
+           h = fmax(0.0, quantile(r, n, 0.9));
+    int rc;
+
+    if ((rc = set_value(f, lo, fmin(ceil(l * 1e4) / 1e4, 0.99))))
+        return rc;
+    return set_value(f, hi, fmin(ceil(h * 1e4) / 1e4, 10.0));
+}
+
+static int set_range(tplan_framework *f, const char *min, const char *max,
+                     double lo, double hi)
+{
+    int rc = set_value(f, min, lo);
+
+    return rc ? rc : set_value(f, max, hi);
+}
+
+static void print_kind(const reader *r, const char *what, bool memory,
+                       const errs *e, const int *idx, double *tmp)
+{
+    printf("\n%-24s %14s %9s %9s %9s\n", what, "measured", "before", "after",
+           "left out");
+    for (int j = 0; j < e->n; j++) {
+        const tplan_calib_run *run = &r->runs[idx[j]];
+
+        if (memory)
+            printf("%-24.24s %10.2f GiB %+8.1f%% %+8.1f%% %+8.1f%%\n",
+                   r->labels[idx[j]], run->peak_bytes / (1024.0 * 1024 * 1024),
+                   e->before[j] * 100, e->after[j] * 100, e->loo[j] * 100);
+        else
+            printf("%-24.24s %12.4f s %+8.1f%% %+8.1f%% %+8.1f%%\n",
+                   r->labels[idx[j]], run->step_s, e->before[j] * 100,
+                   e->after[j] * 100, e->loo[j] * 100);
+    }
+    printf("%-24s %14s %8.1f%% %8.1f%% %8.1f%%\n", "median |error|", "",
+           median_abs(e->before, e->n, tmp) * 100,
+           median_abs(e->after, e->n, tmp) * 100,
+           median_abs(e->loo, e->n, tmp) * 100);
+}
+
+/* Each run's errors of one kind (memory or time): before (the base),
+ * after (the fit) and left out (a fit without it, or without its fold),
+ * in e's arrays; xl[f * k ..] holds fold f's fit. */
+static int run_errors(const reader *r, const tplan_calib_term *t, int k,
+                      const double *x, const double *xl, int folds, bool memory,
+                      errs *e, int *idx)
+{
+    tplan_err err;
+    int rc = 0;
+
+    e->n = 0;
+    for (int i = 0; i < r->n && !rc; i++) {
+        const tplan_calib_run *run = &r->runs[i];
+        double meas = memory ? run->peak_bytes : run->step_s, s, p, b, a, l;
+
+        if (isnan(meas))
+            continue;
+        if ((rc = tplan_calib_predict(run, t, k, NULL, &s, &p, &err)))
+            break;
+        b = memory ? p : s;
+        if ((rc = tplan_calib_predict(run, t, k, x, &s, &p, &err)))
+            break;
+        a = memory ? p : s;
+        if ((rc = tplan_calib_predict(run, t, k, xl + (i % folds) * k, &s, &p,
+                                      &err)))
+            break;
+        l = memory ? p : s;
+        idx[e->n] = i;
+        e->before[e->n] = b / meas - 1.0;
+        e->after[e->n] = a / meas - 1.0;
+        e->loo[e->n] = l / meas - 1.0;
+        e->r[e->n] = meas / l - 1.0;
+        e->n++;
+    }
+    return rc ? report(&err) : 0;
+}
+
+/* An existing profile file's other frameworks, read before anything is
+ * fitted: a file that is not a profile is refused and left alone. */
+static int read_kept(const opts *o, kept *k)
+{
+    tplan_err err;
+
+    if (!(k->fw = malloc(sizeof *k->fw * (MAX_KEPT + 1)))) {
+        fputs("tplan: out of memory\n", stderr);
+        return 1;
+    }
+    if (access(o->out, F_OK) == 0 &&
+        tplan_framework_csv_read(o->out, keep_other, k, &err))
+        return usage_error("-o %s: not a framework file tplan can add to "
+                           "(%s): give another path",
+                           o->out, err.msg);
+    return 0;
+}
+
+static int write_profile(const opts *o, kept *k, const tplan_framework *f)
+{
+    tplan_err err;
+
+    k->fw[k->n++] = *f;
+    if (tplan_framework_csv_write(o->out, k->fw, k->n, &err))
+        return report(&err);
+    if (k->n > 1)
+        printf("kept the %d other framework%s of %s\n", k->n - 1,
+               k->n > 2 ? "s" : "", o->out);
+    return 0;
+}
+
+int cmd_calibrate(int argc, char **argv)
+{
+    opts o;
+    reader r;
+    tplan_calib_term t[TPLAN_CALIB_MAX_TERMS];
+    tplan_framework f;
+    double x[TPLAN_CALIB_MAX_TERMS], *buf = NULL, *xl;
+    int *idx = NULL, k, rc, folds;
+    errs et, em;
+    tplan_err err;
+    kept kp = {NULL, 0, NULL};
+
+    if ((rc = parse_opts(argc, argv, &o)))
+        return rc < 0 ? 0 : rc;
+    kp.name = o.name;
+    if (tplan_framework_builtin(o.name))
+        return usage_error("--name %s: a built-in framework's name: give "
+                           "yours one of its own",
+                           o.name);
+    memset(&r, 0, sizeof r);
+    if ((rc = base_framework(&o, &f)) || (rc = read_kept(&o, &kp)))
+        goto done;
+    r.path = o.measured;
+    r.base = o.base;
+    r.base_file = o.base_file;
+    if (tplan_csv_read(o.measured, on_record, &r, &err)) {
+        rc =
+            err.code == TPLAN_EUSAGE ? exit_status(TPLAN_EUSAGE) : report(&err);
+        goto done;
+    }
+    if (r.n < TPLAN_CALIB_MIN_RUNS) {
+        rc = usage_error("%s: %d run%s: calibration needs at least %d",
+                         o.measured, r.n, r.n == 1 ? "" : "s",
+                         TPLAN_CALIB_MIN_RUNS);
+        goto done;
+    }
+    if ((k = tplan_calib_terms(r.runs, r.n, t, &err)) < 0) {
+        rc = report(&err);
+        goto done;
+    }
+    if (k == 0) {
+        rc = usage_error("%s: no framework term changes these runs' "
+                         "predictions by 0.2%%: nothing to fit",
+                         o.measured);
+        goto done;
+    }
+    if (tplan_calib_fit(r.runs, r.n, 0, 0, t, k, x, &err)) {
+        rc = report(&err);
+        goto done;
+    }
+    /* four significant digits: the runs do not know the terms better */
+    for (int i = 0; i < k; i++) {
+        double eps = 1e-6 * fmax(1.0, fabs(t[i].start));
+
+        /* a term driven to its bound (overlap 0) is the bound */
+        if (fabs(x[i] - t[i].lo) < eps)
+            x[i] = t[i].lo;
+        else if (fabs(x[i] - t[i].hi) < eps)
+            x[i] = t[i].hi;
+        else if (x[i] != 0.0)
+            x[i] = round4(x[i]);
+    }
+    folds = r.n <= MAX_LOO ? r.n : 10;
+    buf = malloc(sizeof *buf * ((size_t)r.n * 9 + (size_t)(folds * k)));
+    idx = malloc(sizeof *idx * (size_t)r.n);
+    if (!buf || !idx) {
+        fputs("tplan: out of memory\n", stderr);
+        rc = 1;
+        goto done;
+    }
+    et = (errs){buf, buf + r.n, buf + 2 * r.n, buf + 3 * r.n, 0};
+    em = (errs){buf + 4 * r.n, buf + 5 * r.n, buf + 6 * r.n, buf + 7 * r.n, 0};
+    printf("calibrating %s from %d runs of %s (base: %s)\n", o.name, r.n,
+           o.measured, o.base ? o.base : "none, tplan's defaults");
+    for (int i = 0; i < k; i++) {
+        char a[64], b[64];
+
+        tplan_field_text(t[i].field, t[i].start, a, sizeof a);
+        snprintf(b, sizeof b, "%.4g", x[i]);
+        printf("  %-13s %s -> %s\n", tplan_field_at(t[i].field)->input, a, b);
+        if ((rc = set_value(&f, tplan_field_at(t[i].field)->input, x[i])))
+            goto done;
+    }
+    printf("(left out: each run predicted by a fit %s)\n",
+           folds == r.n ? "without it"
+                        : "without its tenth of the runs (every 10th)");
+    xl = buf + 9 * r.n;
+    for (int fo = 0; fo < folds; fo++)
+        if (tplan_calib_fit(r.runs, r.n, folds, fo, t, k, xl + fo * k, &err)) {
+            rc = report(&err);
+            goto done;
+        }
+    if ((rc = run_errors(&r, t, k, x, xl, folds, false, &et, idx)))
+        goto done;
+    if (et.n) {
+        print_kind(&r, "step time", false, &et, idx, buf + 8 * r.n);
+        if ((rc = set_band(&f, "time_band_lo", "time_band_hi", et.r, et.n)))
+            goto done;
+    }
+    if ((rc = run_errors(&r, t, k, x, xl, folds, true, &em, idx)))
+        goto done;
+    if (em.n) {
+        print_kind(&r, "peak memory", true, &em, idx, buf + 8 * r.n);
+        if ((rc = set_band(&f, "mem_band_lo", "mem_band_hi", em.r, em.n)))
+            goto done;
+    }
+    {
+        double plo = (double)INFINITY, phi = 0, glo = (double)INFINITY, ghi = 0,
+               slo = (double)INFINITY, shi = 0;
+
+        for (int i = 0; i < r.n; i++) {
+            plo = fmin(plo, (double)r.params[i]);
+            phi = fmax(phi, (double)r.params[i]);
+            glo = fmin(glo, (double)r.runs[i].c.gpus);
+            ghi = fmax(ghi, (double)r.runs[i].c.gpus);
+            slo = fmin(slo, (double)r.runs[i].c.seq);
+            shi = fmax(shi, (double)r.runs[i].c.seq);
+        }
+        if ((rc = set_range(&f, "calib_params_min", "calib_params_max", plo,
+                            phi)) ||
+            (rc =
+                 set_range(&f, "calib_gpus_min", "calib_gpus_max", glo, ghi)) ||
+            (rc = set_range(&f, "calib_seq_min", "calib_seq_max", slo, shi)))
+            goto done;
+    }
+    {
+        char ts[96] = "", m[96] = "";
+
+        if (et.n)
+            snprintf(ts, sizeof ts, "; step time %.1f%% (%d runs)",
+                     median_abs(et.loo, et.n, buf + 8 * r.n) * 100, et.n);
+        if (em.n)
+            snprintf(m, sizeof m, "; peak memory %.1f%% (%d runs)",
+                     median_abs(em.loo, em.n, buf + 8 * r.n) * 100, em.n);
+        snprintf(f.source, sizeof f.source,
+                 "tplan calibrate on %d runs of %s (base %s), left-out "
+                 "median error%s%s",
+                 r.n, o.measured, o.base ? o.base : "none", ts, m);
+    }
+    if ((rc = write_profile(&o, &kp, &f)))
+        goto done;
+    printf("\nwrote framework %s to %s: use it with --framework-file %s "
+           "--framework %s\n",
+           o.name, o.out, o.out, o.name);
+done:
+    free(kp.fw);
+    free(buf);
+    free(idx);
+    free(r.runs);
+    free(r.labels);
+    free(r.params);
+    return rc;
+}

@@ -1,0 +1,59 @@
+/* Calibration: fit a framework's efficiency and overhead terms to runs a
+ * user measured (docs/MODEL.md section 15). Least squares on relative
+ * error, step time and peak memory fitted apart (no time term moves
+ * memory and no memory term moves a run's time at its given micro-batch),
+ * by Nelder-Mead over the terms the runs can tell apart. Knows nothing
+ * of I/O. */
+#ifndef TPLAN_CALIBRATE_H
+#define TPLAN_CALIBRATE_H
+
+#include <stdbool.h>
+
+#include "config.h"
+#include "err.h"
+
+/* One measured run: its plan, with the base framework applied, and what
+ * was measured (NaN: not measured). */
+typedef struct tplan_calib_run {
+    tplan_config c;
+    double step_s;     /* measured step time */
+    double peak_bytes; /* measured peak GPU memory, context included */
+} tplan_calib_run;
+
+#define TPLAN_CALIB_MAX_TERMS 8
+
+typedef struct tplan_calib_term {
+    int field;    /* an input (fields.h), a framework term */
+    bool memory;  /* fitted to peaks (else to step times) */
+    double start; /* the base's value, in the field's input unit */
+    double value; /* the fitted value */
+    double lo, hi;
+} tplan_calib_term;
+
+/* The fewest runs a fit takes: with fewer, least squares has nothing to
+ * average over and leave-one-out nothing to leave. */
+#define TPLAN_CALIB_MIN_RUNS 3
+
+/* The terms the runs can tell apart, best first, into t (at most
+ * TPLAN_CALIB_MAX_TERMS): a term is kept when changing it moves some
+ * run's prediction by 0.2%, and at most one per three runs measured
+ * (time and memory counted apart), so the fit stays over-determined.
+ * Returns how many; -1 with err set when a run does not evaluate. */
+int tplan_calib_terms(const tplan_calib_run *runs, int n, tplan_calib_term *t,
+                      tplan_err *err);
+
+/* Predictions of run r with the terms at values x (t[i].start where x is
+ * NULL): its step time and peak (NaN where r has no measurement of it).
+ */
+int tplan_calib_predict(const tplan_calib_run *r, const tplan_calib_term *t,
+                        int k, const double *x, double *step_s, double *peak,
+                        tplan_err *err);
+
+/* Fit the terms, starting from their start values, to every run but
+ * those of fold `fold` of `folds` (run i is in fold i % folds; folds 0:
+ * every run); the result goes into x[0..k-1]. */
+int tplan_calib_fit(const tplan_calib_run *runs, int n, int folds, int fold,
+                    const tplan_calib_term *t, int k, double *x,
+                    tplan_err *err);
+
+#endif
