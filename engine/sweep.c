@@ -559,6 +559,10 @@ static void visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         w->stats.dropped[drop]++;
         return;
     }
+    if (s->filter.n > 0 && !tplan_expr_eval(&s->filter, p)) {
+        w->stats.dropped[TPLAN_DROP_WHERE]++;
+        return;
+    }
     if (r->hook) {
         int keep = r->hook(r->hook_ud, index, p, &score, &e);
 

@@ -13,6 +13,7 @@
 
 #include "config.h"
 #include "err.h"
+#include "expr.h"
 #include "fields.h"
 #include "plan.h"
 #include "rank.h"
@@ -70,6 +71,10 @@ typedef struct tplan_sweep_spec {
     int kept_field[16];
     double kept_value[16];
     tplan_constraints where;
+    /* a `where` expression over plan fields, checked after the limits in
+     * the worker threads (n 0: none); a plan it does not pass counts as
+     * TPLAN_DROP_WHERE */
+    tplan_expr filter;
     tplan_objective rank[TPLAN_MAX_OBJECTIVES];
     int n_rank;
     tplan_keep_mode keep_mode;
@@ -109,7 +114,7 @@ typedef enum {
     TPLAN_DROP_MAX_TIME_H,
     TPLAN_DROP_MAX_GPU_HOURS,
     TPLAN_DROP_MIN_MFU,
-    TPLAN_DROP_WHERE, /* the caller's hook said no */
+    TPLAN_DROP_WHERE, /* the where expression or the caller's hook said no */
     TPLAN_DROP_COUNT
 } tplan_drop;
 

@@ -222,17 +222,24 @@ static int l_sweep(lua_State *L)
     snprintf(r->name, sizeof r->name, "%s", name);
     lua_getfield(L, 1, "where"); /* t r where */
     lua_getfield(L, 1, "score"); /* t r where score */
-    if (!lua_isnil(L, -2) && !lua_isfunction(L, -2))
-        return lu_error(L, "tplan.sweep", "field 'where' must be a function");
+    if (!lua_isnil(L, -2) && !lua_isfunction(L, -2) &&
+        lua_type(L, -2) != LUA_TSTRING)
+        return lu_error(L, "tplan.sweep",
+                        "field 'where' must be an expression (a string) or "
+                        "a function");
     if (!lua_isnil(L, -1) && !lua_isfunction(L, -1))
         return lu_error(L, "tplan.sweep", "field 'score' must be a function");
-    h.where = lua_isnil(L, -2) ? 0 : lua_absindex(L, -2);
+    /* a string is compiled and checked in C, on every thread */
+    h.where = lua_isfunction(L, -2) ? lua_absindex(L, -2) : 0;
     h.score = lua_isnil(L, -1) ? 0 : lua_absindex(L, -1);
     r->has_score = h.score != 0;
     lt_push_view(L); /* t r where score view */
     h.view = lua_absindex(L, -1);
     h.res = r;
     lt_sweep_spec(L, 1, r->spec, r->has_score);
+    if (lua_type(L, 3) == LUA_TSTRING &&
+        tplan_expr_compile(lua_tostring(L, 3), &r->spec->filter, &err))
+        return lu_engine_error(L, "tplan.sweep", &err);
     lu_int(L, 1, "tplan.sweep", "threads", 1, TPLAN_MAX_THREADS, &threads);
     r->threads = (int)threads;
     if (tplan_sweep_validate(r->spec, &err))

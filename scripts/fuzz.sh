@@ -3,13 +3,13 @@
 # run each for SECONDS (default 60) from its seed corpus in tests/fuzz/.
 # New inputs go to a scratch corpus, not the repository's; a crash stops
 # the run with the reproducer in build-fuzz/crashes/.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: calc calibrate catalog lua_api db)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: calc calibrate catalog lua_api db expr)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(calc calibrate catalog lua_api db)
+[ ${#targets[@]} -gt 0 ] || targets=(calc calibrate catalog lua_api db expr)
 CC=clang cmake -S . -B build-fuzz -DTPLAN_FUZZ=ON -DTPLAN_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j "$(nproc)" >/dev/null

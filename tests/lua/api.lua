@@ -210,4 +210,27 @@ eq_spec.keep_equivalents = "yes"
 local ok_, msg = pcall(tplan.sweep, eq_spec)
 check(not ok_ and msg:find("keep_equivalents", 1, true), "keep_equivalents must be a boolean: " .. tostring(msg))
 
+-- a where expression keeps exactly what the same Lua function keeps, on
+-- any number of threads, and counts what it drops under `where`
+local wspec = {model = "llama3-8b", gpu = "h100-sxm", tokens = 1e12,
+  axes = {gpus = {8, 16, 32}, zero = {0, 1, 3}, micro_batch = {1, 2, 4},
+          recompute = {"none", "full"}, precision = {"bf16", "amp-bf16"}},
+  keep = "all", keep_equivalents = true}
+local function kept(res)
+  local t = {}
+  for p in res:each() do t[#t + 1] = p.index end
+  table.sort(t)
+  return table.concat(t, ",")
+end
+wspec.where = function(p) return p.fits and (p.precision == "bf16" or p.gpus * p.micro_batch >= 64) end
+local by_fn = tplan.sweep(wspec)
+wspec.where = "fits and (precision == 'bf16' or gpus * micro_batch >= 64)"
+wspec.threads = 1
+local by_expr1 = tplan.sweep(wspec)
+wspec.threads = 2
+local by_expr2 = tplan.sweep(wspec)
+check(by_fn:count() > 0 and by_fn:count() < by_fn:stats().evaluated, "the filter keeps some, drops some")
+check(kept(by_fn) == kept(by_expr1) and kept(by_fn) == kept(by_expr2), "where expression = where function, 1 or 2 threads")
+check(by_expr2:stats().dropped.where == by_fn:stats().dropped.where, "both count their drops under where")
+
 print(("ok %d checks"):format(n))
