@@ -1434,3 +1434,37 @@ void tplan_field_text(int id, double v, char *buf, size_t len)
                 break;
         }
 }
+
+tplan_reach tplan_field_reach(int id)
+{
+    switch (id) {
+    /* read by perf.c and what follows it only; nothing in memory, the
+     * batch solve or the layout rules reads them (tests/test_sweep.c
+     * checks staged sweeps against full evaluations, bit for bit) */
+    case F_OVERLAP:
+    case F_NIC_GBPS:
+    case F_LINK_GBS:
+    case F_EFFICIENCY:
+    case F_EFF_MAX:
+    case F_EFF_H0:
+    case F_EFF_TOK0:
+    case F_ATTN_EFF:
+    case F_FP8_RATIO:
+    case F_EFF_TP:
+    case F_EFF_SCALE:
+    case F_DP_BW_EFF:
+    case F_ZERO3_BW_EFF:
+    case F_TIME_BAND_LO:
+    case F_TIME_BAND_HI:
+    case F_MOE_OVERLAP:
+        return TPLAN_REACH_TIME;
+    /* read by run.c only */
+    case F_PRICE:
+    case F_PUE:
+    case F_POWER_UTIL:
+    case F_GRID:
+        return TPLAN_REACH_RUN;
+    default:
+        return TPLAN_REACH_ALL;
+    }
+}

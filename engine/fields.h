@@ -118,6 +118,18 @@ void tplan_fields_finish(tplan_config *c);
 int tplan_field_error(int id, const char *value, const char *why,
                       tplan_err *err);
 
+/* What a change of input id reaches in an evaluation (staged sweeps,
+ * plan.h's TPLAN_EVAL_REUSE_*): everything; only the time and what
+ * follows it (overlap, bandwidths, efficiency terms, step-time bands); or
+ * only the run's totals (price, PUE, power, grid). Ordered: a change of
+ * several fields reaches the lowest of theirs. */
+typedef enum {
+    TPLAN_REACH_ALL,
+    TPLAN_REACH_TIME,
+    TPLAN_REACH_RUN
+} tplan_reach;
+tplan_reach tplan_field_reach(int id);
+
 /* Input id's value v (as tplan_field_apply takes it) as the text calc
  * reads back: an enum's name, true or false, else the shortest decimal
  * (15 to 17 digits) that reads back as v. */

@@ -28,8 +28,14 @@ int tplan_plan_eval(const tplan_config *c, tplan_plan *out, tplan_err *err)
 _Static_assert(offsetof(tplan_plan, config) == 0,
                "tplan_plan starts with its config");
 
+#define REUSE (TPLAN_EVAL_REUSE_MEMORY | TPLAN_EVAL_REUSE_TIME)
+
 static int eval(const tplan_config *asked, tplan_act_cache *cache,
                 tplan_plan *out, unsigned flags, tplan_err *err);
+static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
+                  tplan_err *err);
+static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
+                bool keep_time, tplan_err *err);
 
 int tplan_plan_eval_ex(const tplan_config *asked, tplan_plan *out,
                        unsigned flags, tplan_err *err)
@@ -44,7 +50,10 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
     tplan_config copy;
     int rc;
 
-    rc = (flags & TPLAN_EVAL_TRUSTED_PARTS)
+    /* a time- or run-class change leaves the layout as valid as it was
+     * (those fields are only range-checked, when the sweep takes them) */
+    rc = (flags & REUSE) && (flags & TPLAN_EVAL_FIGURES) ? TPLAN_OK
+         : (flags & TPLAN_EVAL_TRUSTED_PARTS)
              ? tplan_config_validate_layout(asked, err)
              : tplan_config_validate(asked, err);
     if (rc)
@@ -52,10 +61,12 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
     if (&out->config == asked) { /* re-evaluating a plan in place */
         copy = *asked;
         asked = &copy;
-    } else {
+    } else if (!(flags & REUSE) || !(flags & TPLAN_EVAL_FIGURES)) {
         out->config = *asked;
     }
-    rc = eval(asked, cache, out, flags, err);
+    rc = (flags & REUSE) && (flags & TPLAN_EVAL_FIGURES)
+             ? reeval(asked, out, flags, err)
+             : eval(asked, cache, out, flags, err);
     /* the plan's config is the one asked for (micro_batch 0 = max) */
     out->config.micro_batch = micro_batch;
     out->config.accum = accum;
@@ -105,9 +116,62 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
     out->micro_batch = out->mem.micro_batch;
     out->max_micro_batch = out->mem.max_micro_batch;
     out->accum = c->accum;
+    out->solved_micro_batch = c->micro_batch;
     out->global_batch = out->micro_batch * out->dp * out->accum;
     out->tokens_per_step = out->global_batch * c->seq;
-    tplan_perf_eval(c, &out->mem, &out->perf);
+    return tail(asked, out, flags, false, err);
+}
+
+/* A re-evaluation after a time- or run-class change (plan.h): the kept
+ * stages copied aside, the plan cleared as eval() clears it, the kept
+ * stages put back and the rest evaluated by the same code. */
+static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
+                  tplan_err *err)
+{
+    int64_t params = out->params, trainable = out->trainable_params;
+    int64_t active = out->active_params, dp = out->dp;
+    int64_t b = out->micro_batch, bmax = out->max_micro_batch;
+    int64_t accum = out->accum, g = out->global_batch;
+    int64_t tokens = out->tokens_per_step, target = out->target_global_batch;
+    int64_t solved = out->solved_micro_batch;
+    bool exact = out->batch_exact, keep_time = flags & TPLAN_EVAL_REUSE_TIME;
+    tplan_memory mem = out->mem;
+    tplan_perf perf = out->perf;
+    tplan_config *work = &out->config;
+
+    *work = *asked;
+    work->micro_batch = solved;
+    work->accum = accum;
+    memset((char *)out + sizeof out->config, 0,
+           offsetof(tplan_plan, warnings) - sizeof out->config);
+    out->params = params;
+    out->trainable_params = trainable;
+    out->active_params = active;
+    out->dp = dp;
+    out->mem = mem;
+    out->micro_batch = b;
+    out->max_micro_batch = bmax;
+    out->accum = accum;
+    out->solved_micro_batch = solved;
+    out->global_batch = g;
+    out->tokens_per_step = tokens;
+    out->target_global_batch = target;
+    out->batch_exact = exact;
+    if (keep_time)
+        out->perf = perf;
+    return tail(asked, out, flags, keep_time, err);
+}
+
+/* Time, run, batch ramp, learning rate, the range checks and, unless only
+ * figures were asked for, the warnings. */
+static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
+                bool keep_time, tplan_err *err)
+{
+    const tplan_config *c = &out->config;
+    int rc;
+
+    if (!keep_time)
+        tplan_perf_eval(c, &out->mem, &out->perf);
     tplan_run_eval(c, &out->perf, out->params, out->tokens_per_step, &out->run);
     if ((rc = tplan_plan_ramp(asked, out, err)) ||
         (rc = tplan_plan_lr(c, out, err)))

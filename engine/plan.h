@@ -52,6 +52,8 @@ typedef struct tplan_plan {
     int64_t tokens_per_step;     /* global_batch * seq */
     int64_t target_global_batch; /* asked for, samples; 0: none */
     bool batch_exact;            /* the target was met exactly */
+    int64_t solved_micro_batch;  /* the config's micro_batch after the
+                                    batch solve (re-evaluation) */
     tplan_perf perf;
     tplan_run run;
     tplan_lr lr;
@@ -72,7 +74,17 @@ enum {
     TPLAN_EVAL_FIGURES = 1,
     /* the model and GPU were validated already (a sweep checks them once
      * before its walk): skip checking them again */
-    TPLAN_EVAL_TRUSTED_PARTS = 2
+    TPLAN_EVAL_TRUSTED_PARTS = 2,
+    /* Staged evaluation (sweeps): out already holds the figures-only plan
+     * of a config that differs from the one given only in fields of the
+     * time class (REUSE_MEMORY: overlap, bandwidths, efficiency terms,
+     * bands) or of the run class (REUSE_TIME: price, PUE, power, grid;
+     * tplan_field_stage says which). The parameters, memory and batch (and
+     * with REUSE_TIME the step time) are kept and the rest evaluated as a
+     * full evaluation would: the same figures, bit for bit. The caller
+     * guarantees the premise; with FULL advice it is ignored. */
+    TPLAN_EVAL_REUSE_MEMORY = 4,
+    TPLAN_EVAL_REUSE_TIME = 8
 };
 
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,

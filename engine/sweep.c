@@ -217,11 +217,22 @@ static void odometer_set(const tplan_sweep_spec *s, int64_t index, int *digit,
         reapply_struct(s, digit, c);
 }
 
-/* Advance by step indexes (the shard count); carries ripple left. */
-static void odometer_step(const tplan_sweep_spec *s, int64_t step, int *digit,
-                          tplan_config *c)
+/* What a change of axis a reaches (fields.h): the gpu and model axes
+ * replace whole structs, which everything reads. */
+static tplan_reach axis_reach(const tplan_axis *a)
+{
+    return replaces_struct(a->id) ? TPLAN_REACH_ALL
+                                  : tplan_field_reach(a->id);
+}
+
+/* Advance by step indexes (the shard count); carries ripple left.
+ * Returns the lowest reach of the axes it changed (TPLAN_REACH_RUN + 1:
+ * none). */
+static int odometer_step(const tplan_sweep_spec *s, int64_t step, int *digit,
+                         tplan_config *c)
 {
     bool replaced = false;
+    int reach = TPLAN_REACH_RUN + 1;
 
     if (step == 1) { /* one shard: no division */
         for (int i = s->n_axes - 1; i >= 0; i--) {
@@ -233,6 +244,8 @@ static void odometer_step(const tplan_sweep_spec *s, int64_t step, int *digit,
             if (a->n > 1) {
                 apply(s, a->id, a->values[digit[i]], c);
                 replaced = replaced || replaces_struct(a->id);
+                if ((int)axis_reach(a) < reach)
+                    reach = (int)axis_reach(a);
             }
             if (!carry)
                 break;
@@ -247,11 +260,14 @@ static void odometer_step(const tplan_sweep_spec *s, int64_t step, int *digit,
                 digit[i] = (int)(v % a->n);
                 apply(s, a->id, a->values[digit[i]], c);
                 replaced = replaced || replaces_struct(a->id);
+                if ((int)axis_reach(a) < reach)
+                    reach = (int)axis_reach(a);
             }
         }
     }
     if (replaced)
         reapply_struct(s, digit, c);
+    return reach;
 }
 
 int tplan_sweep_config_at(const tplan_sweep_spec *s, int64_t index,
@@ -531,8 +547,8 @@ static void fail(shared *sh, const tplan_err *e)
 }
 
 /* One index: evaluate, constrain, hook, rank. */
-static void visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
-                  tplan_config *c, tplan_act_cache *cache)
+static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
+                  tplan_config *c, tplan_act_cache *cache, unsigned reuse)
 {
     shared *sh = w->sh;
     const tplan_sweep_run *r = sh->run;
@@ -545,34 +561,36 @@ static void visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     w->stats.visited++;
     /* c is the index's config (work() sets it) */
     if (tplan_plan_eval_cached(c, cache, p,
-                               TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS,
+                               TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS |
+                                   reuse,
                                NULL) != TPLAN_OK) {
         w->stats.invalid++;
-        return;
+        return false;
     }
     w->stats.evaluated++;
+    w->stats.reused += reuse != 0;
     if (equivalent(&sh->eq, digit, c, p)) {
         w->stats.dropped[TPLAN_DROP_EQUIVALENT]++;
-        return;
+        return true;
     }
     if ((drop = passes(&s->where, p)) != TPLAN_DROP_COUNT) {
         w->stats.dropped[drop]++;
-        return;
+        return true;
     }
     if (s->filter.n > 0 && !tplan_expr_eval(&s->filter, p)) {
         w->stats.dropped[TPLAN_DROP_WHERE]++;
-        return;
+        return true;
     }
     if (r->hook) {
         int keep = r->hook(r->hook_ud, index, p, &score, &e);
 
         if (keep < 0) {
             fail(sh, &e);
-            return;
+            return true;
         }
         if (!keep) {
             w->stats.dropped[TPLAN_DROP_WHERE]++;
-            return;
+            return true;
         }
     }
     w->stats.passed++;
@@ -585,11 +603,11 @@ static void visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         tplan_front_push(&w->front, &rk);
     if (s->keep_mode == TPLAN_KEEP_TOP) {
         tplan_topk_push(&w->top, &rk);
-        return;
+        return true;
     }
     if (s->keep_mode == TPLAN_KEEP_FITS && !p->mem.fits) {
         w->stats.dropped[TPLAN_DROP_FITS]++; /* keep = "fits" */
-        return;
+        return true;
     }
     w->stats.kept++;
     w->stats.kept_unfit += !p->mem.fits;
@@ -599,6 +617,7 @@ static void visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         fail(sh, &e);
     }
     pthread_mutex_unlock(&sh->sink_lock);
+    return true;
 }
 
 static void *work(void *arg)
@@ -622,7 +641,8 @@ static void *work(void *arg)
         free(cache);
         return NULL;
     }
-    int digit[TPLAN_MAX_AXES];
+    int digit[TPLAN_MAX_AXES], reach;
+    bool have = false;
 
     *c = r->spec->base;
     while (!stopped(sh)) {
@@ -632,9 +652,20 @@ static void *work(void *arg)
             break;
         to = from + CHUNK < sh->local_n ? from + CHUNK : sh->local_n;
         odometer_set(r->spec, r->shard + from * r->shards, digit, c);
+        /* staged: p holds the figures of the configuration before, which
+         * differs from this one in the axes odometer_step changed; where
+         * those reach only the time or the run, the rest is kept */
+        reach = TPLAN_REACH_ALL;
         for (int64_t j = from; j < to && !atomic_load(&sh->failed); j++) {
-            visit(w, r->shard + j * r->shards, digit, p, c, cache);
-            odometer_step(r->spec, r->shards, digit, c);
+            unsigned reuse = r->spec->unstaged || !have ? 0
+                             : reach == TPLAN_REACH_TIME
+                                 ? TPLAN_EVAL_REUSE_MEMORY
+                             : reach > TPLAN_REACH_TIME ? TPLAN_EVAL_REUSE_TIME
+                                                        : 0;
+
+            have = visit(w, r->shard + j * r->shards, digit, p, c, cache,
+                         reuse);
+            reach = odometer_step(r->spec, r->shards, digit, c);
         }
         atomic_fetch_add(&sh->done, to - from);
         since_progress += to - from;
@@ -762,6 +793,7 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         r->stats.visited += ws[i].stats.visited;
         r->stats.invalid += ws[i].stats.invalid;
         r->stats.evaluated += ws[i].stats.evaluated;
+        r->stats.reused += ws[i].stats.reused;
         r->stats.passed += ws[i].stats.passed;
         r->stats.kept += ws[i].stats.kept;
         r->stats.kept_unfit += ws[i].stats.kept_unfit;

@@ -83,6 +83,11 @@ typedef struct tplan_sweep_spec {
     /* rank configurations that give the same plan each (see
      * TPLAN_DROP_EQUIVALENT); false: keep one, set the others aside */
     bool keep_equivalents;
+    /* evaluate every configuration in full instead of re-using the
+     * memory (and time) of the one before when only time- (run-) class
+     * axes changed; the figures are the same bits either way (tests and
+     * benchmarks compare the two) */
+    bool unstaged;
 } tplan_sweep_spec;
 
 /* A caller's hook on plans that passed the constraints: return 1 to keep,
@@ -126,6 +131,7 @@ typedef struct tplan_sweep_stats {
     int64_t visited;   /* indexes walked (this shard's) */
     int64_t invalid;   /* pruned: divisibility and other rules */
     int64_t evaluated; /* full plan evaluations */
+    int64_t reused;    /* of evaluated: staged, memory (and time) kept */
     int64_t passed;    /* through the constraints and hook */
     int64_t dropped[TPLAN_DROP_COUNT]; /* valid plans each limit dropped */
     int64_t kept;

@@ -211,6 +211,8 @@ static int r_stats(lua_State *L)
     lua_setfield(L, -2, "invalid");
     lua_pushinteger(L, s->evaluated);
     lua_setfield(L, -2, "evaluated");
+    lua_pushinteger(L, s->reused);
+    lua_setfield(L, -2, "staged");
     lua_pushinteger(L, s->passed);
     lua_setfield(L, -2, "passed");
     lua_pushinteger(L, r->n);

@@ -14,7 +14,7 @@
 /* The sweep's own fields beside the config's. */
 static const char *const sweep_fields_extra[] = {
     "name", "axes", "limits", "where",   "score",
-    "rank", "keep", "pareto", "keep_equivalents", "threads", NULL};
+    "rank", "keep", "pareto", "keep_equivalents", "threads", "staged", NULL};
 
 /* ---- spec parsing ----------------------------------------------------- */
 
@@ -371,4 +371,11 @@ void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score)
     parse_keep(L, idx, s);
     lu_bool(L, idx, "tplan.sweep", "pareto", &s->pareto);
     lu_bool(L, idx, "tplan.sweep", "keep_equivalents", &s->keep_equivalents);
+    {
+        bool staged = true;
+
+        /* staged = false evaluates every plan in full (benchmarks) */
+        lu_bool(L, idx, "tplan.sweep", "staged", &staged);
+        s->unstaged = !staged;
+    }
 }

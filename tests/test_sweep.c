@@ -420,6 +420,221 @@ static void test_equivalents_are_equal(void **state)
     free(q);
 }
 
+/* Staged evaluation: a sweep re-using memory (and time) across time- and
+ * run-class axes gives every plan the figures a full evaluation gives,
+ * bit for bit: one hash of every output field per index, with staging on
+ * and off, on 1 and 2 threads and over 3 shards. Axes of every reach,
+ * time and run axes both inside and outside the ones that reach all, the
+ * largest micro-batch among the micro-batches, a GPU-held term. */
+typedef struct hashes {
+    uint64_t *h;
+    int64_t n;
+} hashes;
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static int hash_plan(void *ud, int64_t index, const tplan_plan *p,
+                     double score)
+{
+    hashes *hs = ud;
+    uint64_t h = 14695981039346656037ull;
+    char buf[2048];
+
+    (void)score;
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+        tplan_value v;
+
+        if (!(f->flags & TPLAN_FIELD_OUT))
+            continue;
+        v = tplan_field_get(id, p, buf, sizeof buf);
+        h = fnv(h, &v.i, sizeof v.i);
+        h = fnv(h, &v.r, sizeof v.r);
+        if (v.s)
+            h = fnv(h, v.s, strlen(v.s));
+    }
+    hs->h[index] = h;
+    hs->n++;
+    return 0;
+}
+
+static void staged_run(tplan_sweep_spec *s, bool unstaged, int threads,
+                       int64_t shards, hashes *hs, tplan_sweep_stats *st)
+{
+    tplan_sweep_run r;
+    tplan_err err;
+
+    s->unstaged = unstaged;
+    for (int64_t k = 0; k < shards; k++) {
+        memset(&r, 0, sizeof r);
+        r.spec = s;
+        r.threads = threads;
+        r.shard = k;
+        r.shards = shards;
+        r.sink = hash_plan;
+        r.sink_ud = hs;
+        assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+        st->evaluated += r.stats.evaluated;
+        st->reused += r.stats.reused;
+        st->invalid += r.stats.invalid;
+        tplan_sweep_run_free(&r);
+    }
+}
+
+static void test_staged_bit_identical(void **state)
+{
+    static const double gpus[] = {8, 16, 32, 64}, tp[] = {1, 2, 4, 16},
+                        overlap[] = {0, 0.5, 1}, pp[] = {1, 2},
+                        zero[] = {0, 1, 3}, prec[] = {3, 6}, /* mixed, fp8 */
+        rec[] = {0, 2}, price[] = {2, 3}, mb[] = {0, 1, 2},
+                        nic[] = {100, 400}, eff[] = {0.9, 1.1},
+                        h0[] = {600, 900}, band[] = {0.05, 0.2},
+                        pue[] = {1.1, 1.3};
+    tplan_sweep_spec *s = calloc(1, sizeof *s);
+    hashes want = {NULL, 0}, got = {NULL, 0};
+    int64_t size;
+
+    (void)state;
+    config_for(&s->base, "llama3-8b", "h100-sxm");
+    s->base.seq = 4096;
+    s->base.tokens = 1e12;
+    add_axis(s, "gpus", 4, gpus);
+    add_axis(s, "tp", 4, tp);
+    add_axis(s, "overlap", 3, overlap);
+    add_axis(s, "pp", 2, pp);
+    add_axis(s, "zero", 3, zero);
+    add_axis(s, "precision", 2, prec);
+    add_axis(s, "recompute", 2, rec);
+    add_axis(s, "price", 2, price);
+    add_axis(s, "micro_batch", 3, mb);
+    add_axis(s, "nic_gbps", 2, nic);
+    add_axis(s, "eff_scale", 2, eff);
+    add_axis(s, "eff_h0", 2, h0);
+    add_axis(s, "time_band_hi", 2, band);
+    add_axis(s, "pue", 2, pue);
+    s->n_rank = 1;
+    s->rank[0].metric = TPLAN_M_COST_USD;
+    s->keep_mode = TPLAN_KEEP_ALL;
+    s->keep_equivalents = true;
+    {
+        tplan_err err;
+
+        assert_int_equal(tplan_sweep_validate(s, &err), TPLAN_OK);
+    }
+    size = tplan_sweep_size(s);
+    assert_true(size >= 100000);
+    want.h = calloc((size_t)size, sizeof *want.h);
+    got.h = calloc((size_t)size, sizeof *got.h);
+    assert_non_null(want.h);
+    assert_non_null(got.h);
+    {
+        tplan_sweep_stats full = {0}, one = {0}, two = {0}, sh = {0};
+
+        staged_run(s, true, 1, 1, &want, &full);
+        assert_int_equal(full.reused, 0);
+        assert_true(want.n > 50000); /* most are valid */
+        assert_true(full.invalid > 10000); /* tp 16 on 8 GPUs is not */
+        staged_run(s, false, 1, 1, &got, &one);
+        assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+        assert_int_equal(one.evaluated, full.evaluated);
+        assert_int_equal(one.invalid, full.invalid);
+        assert_true(one.reused * 2 > one.evaluated); /* staging happened */
+        memset(got.h, 0, sizeof *got.h * (size_t)size);
+        staged_run(s, false, 2, 1, &got, &two);
+        assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+        memset(got.h, 0, sizeof *got.h * (size_t)size);
+        staged_run(s, false, 2, 3, &got, &sh);
+        assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+        print_message("%lld configurations, %lld evaluated, %lld staged\n",
+                      (long long)size, (long long)one.evaluated,
+                      (long long)one.reused);
+    }
+    free(want.h);
+    free(got.h);
+    free(s);
+}
+
+/* Each field of the time or run class, innermost (so it alone changes
+ * between neighbours), under axes that reach everything: staged equals
+ * full. The table must name every such field. */
+static void test_staged_each_field(void **state)
+{
+    static const struct {
+        const char *name;
+        double v[2];
+    } vals[] = {
+        {"overlap", {0.3, 0.8}},       {"nic_gbps", {100, 400}},
+        {"link_gbs", {300, 900}},      {"efficiency", {0.3, 0.5}},
+        {"eff_max", {0.6, 0.8}},       {"eff_h0", {500, 900}},
+        {"eff_tok0", {256, 1024}},     {"attn_eff", {0.2, 0.4}},
+        {"fp8_ratio", {0.5, 0.8}},     {"eff_tp", {0.01, 0.05}},
+        {"eff_scale", {0.9, 1.1}},     {"dp_bw_eff", {0.3, 0.9}},
+        {"zero3_bw_eff", {0.3, 0.9}},  {"time_band_lo", {0.05, 0.1}},
+        {"time_band_hi", {0.05, 0.2}}, {"moe_overlap", {0.2, 0.8}},
+        {"price", {2, 3}},             {"pue", {1.1, 1.4}},
+        {"power_util", {0.5, 0.9}},    {"grid", {0.2, 0.5}},
+    };
+    static const double gpus[] = {8, 16}, tp[] = {1, 2, 16}, zero[] = {0, 3},
+                        mb[] = {0, 1}, prec[] = {3, 6};
+    int covered = 0;
+
+    (void)state;
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+        size_t k = 0;
+        tplan_sweep_spec *s;
+        hashes want = {NULL, 0}, got = {NULL, 0};
+        tplan_sweep_stats full = {0}, st = {0};
+        int64_t size;
+
+        if (tplan_field_reach(id) == TPLAN_REACH_ALL)
+            continue;
+        while (k < sizeof vals / sizeof vals[0] &&
+               strcmp(vals[k].name, f->input) != 0)
+            k++;
+        if (k == sizeof vals / sizeof vals[0]) {
+            print_error("no values for staged field %s\n", f->input);
+            fail();
+        }
+        s = calloc(1, sizeof *s);
+        config_for(&s->base, "llama3-8b", "h100-sxm");
+        s->base.seq = 4096;
+        s->base.tokens = 1e12;
+        add_axis(s, "gpus", 2, gpus);
+        add_axis(s, "tp", 3, tp);
+        add_axis(s, "zero", 2, zero);
+        add_axis(s, "micro_batch", 2, mb);
+        add_axis(s, "precision", 2, prec);
+        add_axis(s, f->input, 2, vals[k].v);
+        s->n_rank = 1;
+        s->rank[0].metric = TPLAN_M_COST_USD;
+        s->keep_mode = TPLAN_KEEP_ALL;
+        s->keep_equivalents = true;
+        size = tplan_sweep_size(s);
+        want.h = calloc((size_t)size, sizeof *want.h);
+        got.h = calloc((size_t)size, sizeof *got.h);
+        staged_run(s, true, 1, 1, &want, &full);
+        staged_run(s, false, 1, 1, &got, &st);
+        if (memcmp(want.h, got.h, sizeof *got.h * (size_t)size) != 0) {
+            print_error("staged %s differs from full evaluation\n", f->input);
+            fail();
+        }
+        assert_true(st.reused * 2 >= st.evaluated && st.evaluated > 0);
+        covered++;
+        free(want.h);
+        free(got.h);
+        free(s);
+    }
+    assert_int_equal(covered, (int)(sizeof vals / sizeof vals[0]));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -429,6 +644,8 @@ int main(void)
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_equivalents_counted),
         cmocka_unit_test(test_equivalents_are_equal),
+        cmocka_unit_test(test_staged_bit_identical),
+        cmocka_unit_test(test_staged_each_field),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

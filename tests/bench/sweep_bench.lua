@@ -3,8 +3,8 @@
 -- (checked in C on every thread) and with a trivial Lua `where` hook.
 -- Run by scripts/bench_sweep.sh; the figures go in the README.
 --
---   tplan run tests/bench/sweep_bench.lua --threads 2 [-- size=small]
-local a = tplan.args(arg, {size = "full", hook_limit = 0})
+--   tplan run tests/bench/sweep_bench.lua --threads 2 [-- size=small] [staged=false]
+local a = tplan.args(arg, {size = "full", hook_limit = 0, staged = "true"})
 
 -- GPT-3 175B on 1024 A100-80GB, the space Calculon searches (TP x PP x DP
 -- x interleaving x recomputation x ZeRO x micro-batch; Isaev et al.,
@@ -60,7 +60,8 @@ local spaces = {
 }
 
 local function run(sp, where)
-  local spec = {rank = {"time_h", "cost_usd"}, keep = 100, pareto = true, where = where}
+  local spec = {rank = {"time_h", "cost_usd"}, keep = 100, pareto = true, where = where,
+                staged = a.staged ~= "false"}
   for k, v in pairs(sp) do spec[k] = v end
   local res = tplan.sweep(spec)
   local s = res:stats()
