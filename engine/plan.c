@@ -52,7 +52,10 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
 
     /* a time- or run-class change leaves the layout as valid as it was
      * (those fields are only range-checked, when the sweep takes them) */
-    rc = (flags & REUSE) && (flags & TPLAN_EVAL_FIGURES) ? TPLAN_OK
+    rc = ((flags & REUSE) && (flags & TPLAN_EVAL_FIGURES)) ||
+                 ((flags & TPLAN_EVAL_LAYOUT_CHECKED) &&
+                  (flags & TPLAN_EVAL_TRUSTED_PARTS))
+             ? TPLAN_OK
          : (flags & TPLAN_EVAL_TRUSTED_PARTS)
              ? tplan_config_validate_layout(asked, err)
              : tplan_config_validate(asked, err);
@@ -122,43 +125,21 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
     return tail(asked, out, flags, false, err);
 }
 
-/* A re-evaluation after a time- or run-class change (plan.h): the kept
- * stages copied aside, the plan cleared as eval() clears it, the kept
- * stages put back and the rest evaluated by the same code. */
+/* A re-evaluation after a time- or run-class change (plan.h): the
+ * stages kept stay where they are, what follows them is cleared as eval()
+ * clears it and evaluated by the same code. */
 static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                   tplan_err *err)
 {
-    int64_t params = out->params, trainable = out->trainable_params;
-    int64_t active = out->active_params, dp = out->dp;
-    int64_t b = out->micro_batch, bmax = out->max_micro_batch;
-    int64_t accum = out->accum, g = out->global_batch;
-    int64_t tokens = out->tokens_per_step, target = out->target_global_batch;
-    int64_t solved = out->solved_micro_batch;
-    bool exact = out->batch_exact, keep_time = flags & TPLAN_EVAL_REUSE_TIME;
-    tplan_memory mem = out->mem;
-    tplan_perf perf = out->perf;
+    bool keep_time = flags & TPLAN_EVAL_REUSE_TIME;
+    size_t from = keep_time ? offsetof(tplan_plan, run)
+                            : offsetof(tplan_plan, perf);
     tplan_config *work = &out->config;
 
     *work = *asked;
-    work->micro_batch = solved;
-    work->accum = accum;
-    memset((char *)out + sizeof out->config, 0,
-           offsetof(tplan_plan, warnings) - sizeof out->config);
-    out->params = params;
-    out->trainable_params = trainable;
-    out->active_params = active;
-    out->dp = dp;
-    out->mem = mem;
-    out->micro_batch = b;
-    out->max_micro_batch = bmax;
-    out->accum = accum;
-    out->solved_micro_batch = solved;
-    out->global_batch = g;
-    out->tokens_per_step = tokens;
-    out->target_global_batch = target;
-    out->batch_exact = exact;
-    if (keep_time)
-        out->perf = perf;
+    work->micro_batch = out->solved_micro_batch;
+    work->accum = out->accum;
+    memset((char *)out + from, 0, offsetof(tplan_plan, warnings) - from);
     return tail(asked, out, flags, keep_time, err);
 }
 

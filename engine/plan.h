@@ -84,7 +84,10 @@ enum {
      * full evaluation would: the same figures, bit for bit. The caller
      * guarantees the premise; with FULL advice it is ignored. */
     TPLAN_EVAL_REUSE_MEMORY = 4,
-    TPLAN_EVAL_REUSE_TIME = 8
+    TPLAN_EVAL_REUSE_TIME = 8,
+    /* the caller checked tplan_config_validate_layout already (sweeps,
+     * to tell layouts that are invalid from plans that fail later) */
+    TPLAN_EVAL_LAYOUT_CHECKED = 16
 };
 
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,

@@ -524,12 +524,15 @@ typedef struct shared {
     tplan_err err; /* the first failure */
 } shared;
 
+/* Each worker on cache lines of its own: the counters are written for
+ * every configuration, and two workers sharing a line slow each other. */
 typedef struct worker {
-    shared *sh;
+    _Alignas(64) shared *sh;
     tplan_topk top;
     tplan_front front;
     tplan_sweep_stats stats;
     bool main;
+    bool layout_bad; /* the last configuration visited broke a layout rule */
     pthread_t thread;
 } worker;
 
@@ -559,10 +562,18 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     double score = 0.0;
 
     w->stats.visited++;
-    /* c is the index's config (work() sets it) */
+    w->layout_bad = false;
+    /* c is the index's config (work() sets it); a layout the rules refuse
+     * is told apart from a plan that fails later (work() skips the
+     * layout's time- and run-class neighbours) */
+    if (!reuse && tplan_config_validate_layout(c, NULL) != TPLAN_OK) {
+        w->layout_bad = true;
+        w->stats.invalid++;
+        return false;
+    }
     if (tplan_plan_eval_cached(c, cache, p,
                                TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS |
-                                   reuse,
+                                   TPLAN_EVAL_LAYOUT_CHECKED | reuse,
                                NULL) != TPLAN_OK) {
         w->stats.invalid++;
         return false;
@@ -656,6 +667,7 @@ static void *work(void *arg)
          * differs from this one in the axes odometer_step changed; where
          * those reach only the time or the run, the rest is kept */
         reach = TPLAN_REACH_ALL;
+        w->layout_bad = false;
         for (int64_t j = from; j < to && !atomic_load(&sh->failed); j++) {
             unsigned reuse = r->spec->unstaged || !have ? 0
                              : reach == TPLAN_REACH_TIME
@@ -663,8 +675,16 @@ static void *work(void *arg)
                              : reach > TPLAN_REACH_TIME ? TPLAN_EVAL_REUSE_TIME
                                                         : 0;
 
-            have = visit(w, r->shard + j * r->shards, digit, p, c, cache,
-                         reuse);
+            /* time- and run-class fields are only range-checked by the
+             * layout rules: a layout they refused stays refused */
+            if (w->layout_bad && reach != TPLAN_REACH_ALL &&
+                !r->spec->unstaged) {
+                w->stats.visited++;
+                w->stats.invalid++;
+            } else {
+                have = visit(w, r->shard + j * r->shards, digit, p, c, cache,
+                             reuse);
+            }
             reach = odometer_step(r->spec, r->shards, digit, c);
         }
         atomic_fetch_add(&sh->done, to - from);
@@ -762,7 +782,9 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
     atomic_init(&sh.done, 0);
     atomic_init(&sh.failed, 0);
     pthread_mutex_init(&sh.sink_lock, NULL);
-    if (!(ws = calloc((size_t)nw, sizeof *ws)))
+    if ((ws = aligned_alloc(64, (size_t)nw * sizeof *ws)))
+        memset(ws, 0, (size_t)nw * sizeof *ws);
+    if (!ws)
         goto nomem;
     for (int i = 0; i < nw; i++) {
         ws[i].sh = &sh;
