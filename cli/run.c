@@ -3,13 +3,16 @@
  * whole script under one protected call. A script error prints
  * "tplan: file:line: message" once (--traceback adds the stack) and exits
  * 1. SIGINT or SIGTERM ends the running sweep cleanly, keeping the plans
- * found so far, and the script goes on to print or save them; the exit
- * status is then 130 (143 for SIGTERM). A second signal, a second or more
- * after the first, stops the script itself. */
+ * found so far, and the script goes on to print or save them; outside a
+ * sweep it stops the Lua code at its next instruction. The exit status is
+ * then 130 (143 for SIGTERM). A second signal, a second or more after the
+ * first, stops the script itself, or ends the process at once when the
+ * script was told to stop already. */
 #include "run.h"
 
 #include <errno.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@
 #include <lualib.h>
 
 #include "args.h"
+#include "csv_in.h"
 #include "script_limits.h"
 #include "progress.h"
 #include "run_outputs.h"
@@ -33,6 +37,8 @@ static volatile sig_atomic_t stop_signal;
  * arriving while a file is written cancels that write (run_outputs.c) */
 static volatile sig_atomic_t signal_count;
 static lua_State *signal_state;
+/* 1 while a sweep walks (tplan_lua_options.sweeping) */
+static volatile sig_atomic_t sweeping;
 
 static void run_usage(void)
 {
@@ -81,6 +87,10 @@ typedef struct run_ctx {
     char *args; /* owned: the arguments joined, for provenance */
     char *src;  /* owned: the script's bytes, read once */
     size_t src_len;
+    bool ending; /* outputs finished, the state closing: os.exit in a
+                    finaliser must not finish them again, and may make a
+                    success a failure but never a failure a success */
+    int status;  /* the run's status when ending */
 } run_ctx;
 
 /* os.exit for scripts: finish the run's output files first (rename the
@@ -92,6 +102,18 @@ static int os_exit(lua_State *L)
     int status = EXIT_SUCCESS;
     tplan_err err;
 
+    if (ctx->ending) {
+        int want = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? 0 : 1)
+                                       : (int)luaL_optinteger(L, 1, 0);
+
+        /* a finaliser while the run ends: the outputs are finished; a
+         * failure it reports stands, it cannot undo the run's own */
+        if (ctx->status == 0 && want != 0) {
+            fflush(stdout);
+            exit(want);
+        }
+        return 0;
+    }
     if (lua_isboolean(L, 1))
         status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
     else
@@ -168,11 +190,25 @@ static void on_signal(int sig)
         first = now;
         stop_signal = sig;
         signal_count++;
+        /* a sweep stops at its next poll and returns what it found; Lua
+         * code (a loop, a catalog load, a write) stops at its next
+         * instruction */
+        if (!sweeping)
+            stop_lua();
         return;
     }
     if (now.tv_sec - first.tv_sec >= 1 &&
         (now.tv_sec - first.tv_sec > 1 || now.tv_nsec >= first.tv_nsec)) {
+        static const char again[] = "tplan: interrupted again: exiting now; "
+                                    "committed database sweeps are kept\n";
+
         signal_count++;
+        /* the Lua code was told to stop already: end at once */
+        if (hard_stop) {
+            if (write(STDERR_FILENO, again, sizeof again - 1) < 0)
+                _exit(exit_signal(stop_signal));
+            _exit(exit_signal(stop_signal));
+        }
         stop_lua();
     }
 }
@@ -641,6 +677,8 @@ int cmd_run(int argc, char **argv)
     ctx.lo.threads = default_threads();
     ctx.lo.shards = 1;
     ctx.lo.stop = &stop_signal;
+    ctx.lo.sweeping = &sweeping;
+    tplan_csv_set_stop(&stop_signal);
     if ((status = parse_args(&ctx, argc, argv)))
         return status < 0 ? 0 : status;
     if ((status = prepare(&ctx, argc, argv)))
@@ -671,6 +709,8 @@ int cmd_run(int argc, char **argv)
         status = exit_status(err.code);
     }
     signal_state = NULL;
+    ctx.ending = true;
+    ctx.status = stop_signal ? exit_signal(stop_signal) : status;
     lua_close(L);
     free(ctx.args);
     free(ctx.src);

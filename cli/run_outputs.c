@@ -1,5 +1,6 @@
 /* --csv, --db, --yes and --safe for `tplan run`. */
 #include "run_outputs.h"
+#include "script_limits.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -200,6 +201,11 @@ static int may_read(void *ud, const char *path, tplan_err *err)
                              "%.200s is this run's %s output: a catalog "
                              "must be a file of its own",
                              path, opt);
+    if (o->safe && limits_proc_path(path))
+        return tplan_err_set(err, TPLAN_EUSAGE, "safe",
+                             "--safe: a script may not read %.200s (/proc "
+                             "and /sys hold other processes' secrets)",
+                             path);
     return TPLAN_OK;
 }
 

@@ -1,3 +1,5 @@
+/* realpath (X/Open): --safe resolves links before it checks a path */
+#define _XOPEN_SOURCE 700
 /* Script limits. */
 #include "script_limits.h"
 
@@ -34,6 +36,7 @@ void *limits_alloc(void *ud, void *ptr, size_t osize, size_t nsize)
  * os.remove, os.rename, os.tmpname). tplan's own writers honour --safe
  * too: only the --csv and --db files named on the command line. */
 static const char sandbox[] =
+    "local proc_path = ...\n"
     "local open, load, loadfile, error = io.open, load, loadfile, error\n"
     "local function deny(name)\n"
     "  return function() error('--safe: ' .. name .. ' is not allowed', 2) "
@@ -61,6 +64,10 @@ static const char sandbox[] =
     "    error(\"--safe: io.open may only read (mode '\" .. tostring(mode) "
     ".. \"')\", 2)\n"
     "  end\n"
+    "  if type(path) == 'string' and proc_path(path) then\n"
+    "    error('--safe: io.open may not read ' .. path .. ' (/proc and "
+    "/sys hold other processes\\' secrets)', 2)\n"
+    "  end\n"
     "  return open(path, mode)\n"
     "end\n"
     "local output = io.output\n"
@@ -78,11 +85,29 @@ static const char sandbox[] =
     "  return f()\n"
     "end\n";
 
+bool limits_proc_path(const char *path)
+{
+    char *real = realpath(path, NULL);
+    const char *p = real ? real : path;
+    bool in = strncmp(p, "/proc", 5) == 0 && (p[5] == '/' || !p[5]);
+
+    in = in || (strncmp(p, "/sys", 4) == 0 && (p[4] == '/' || !p[4]));
+    free(real);
+    return in;
+}
+
+static int l_proc_path(lua_State *L)
+{
+    lua_pushboolean(L, limits_proc_path(luaL_checkstring(L, 1)));
+    return 1;
+}
+
 int limits_sandbox(lua_State *L)
 {
     if (luaL_loadbuffer(L, sandbox, sizeof sandbox - 1, "=--safe") != LUA_OK)
         return 1;
-    return lua_pcall(L, 0, 0, 0) != LUA_OK;
+    lua_pushcfunction(L, l_proc_path);
+    return lua_pcall(L, 1, 0, 0) != LUA_OK;
 }
 
 extern char **environ;

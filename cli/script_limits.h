@@ -22,6 +22,10 @@ void *limits_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
  * open. Returns non-zero (message on the stack) if that failed. */
 int limits_sandbox(lua_State *L);
 
+/* Whether path is under /proc or /sys once links are resolved (what
+ * --safe keeps scripts from reading: other processes' environment). */
+bool limits_proc_path(const char *path);
+
 /* --safe: overwrite the process environment in place, so that neither
  * os.getenv nor /proc/self/environ shows it to the script. Call after
  * reading what tplan itself needs (SLURM_ARRAY_*), before the state. */

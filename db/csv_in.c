@@ -86,6 +86,47 @@ static void on_record(int c, void *ud)
     clear(r);
 }
 
+static volatile sig_atomic_t *stop_flag;
+
+void tplan_csv_set_stop(volatile sig_atomic_t *stop)
+{
+    stop_flag = stop;
+}
+
+/* One line into *buf (grown as needed, at most TPLAN_CSV_MAX_LINE bytes
+ * with its newline): its length, 0 at the end of the file, -1 when it is
+ * longer or memory runs out (*too_long says which). */
+static ssize_t read_line(FILE *f, char **buf, size_t *cap, bool *too_long)
+{
+    size_t n = 0;
+    int ch;
+
+    *too_long = false;
+    while ((ch = getc_unlocked(f)) != EOF) {
+        if (n + 2 > *cap) {
+            size_t want = *cap ? *cap * 2 : 256;
+            char *nb;
+
+            if (n + 1 >= TPLAN_CSV_MAX_LINE) {
+                *too_long = true;
+                return -1;
+            }
+            if (want > TPLAN_CSV_MAX_LINE + 1)
+                want = TPLAN_CSV_MAX_LINE + 1;
+            if (!(nb = realloc(*buf, want)))
+                return -1;
+            *buf = nb;
+            *cap = want;
+        }
+        (*buf)[n++] = (char)ch;
+        if (ch == '\n')
+            break;
+    }
+    if (n > 0)
+        (*buf)[n] = '\0';
+    return (ssize_t)n;
+}
+
 int tplan_csv_read(const char *path, tplan_csv_record_fn fn, void *ud,
                    tplan_err *err)
 {
@@ -95,6 +136,7 @@ int tplan_csv_read(const char *path, tplan_csv_record_fn fn, void *ud,
     char *line = NULL;
     size_t cap = 0;
     ssize_t n;
+    bool too_long = false;
 
     memset(&r, 0, sizeof r);
     r.path = path;
@@ -109,11 +151,16 @@ int tplan_csv_read(const char *path, tplan_csv_record_fn fn, void *ud,
         return tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
     }
     /* a line at a time, so that every message knows its line */
-    while (!r.rc && (n = getline(&line, &cap, f)) > 0) {
+    while (!r.rc && (n = read_line(f, &line, &cap, &too_long)) > 0) {
         const char *text = line;
         size_t len = (size_t)n;
 
         r.line++;
+        if (stop_flag && *stop_flag) {
+            r.rc = tplan_err_set(err, TPLAN_EINTR, "csv",
+                                 "interrupted while reading %s", path);
+            break;
+        }
         if (r.line == 1 && len >= 3 && memcmp(text, "\xEF\xBB\xBF", 3) == 0) {
             text += 3; /* a UTF-8 byte-order mark */
             len -= 3;
@@ -123,6 +170,18 @@ int tplan_csv_read(const char *path, tplan_csv_record_fn fn, void *ud,
                 err, TPLAN_EINVAL, "csv", "%s:%lld: malformed CSV: %s", path,
                 (long long)r.line, csv_strerror(csv_error(&p)));
     }
+    /* a read the signal cut short, or the line after it */
+    if (!r.rc && stop_flag && *stop_flag)
+        r.rc = tplan_err_set(err, TPLAN_EINTR, "csv",
+                             "interrupted while reading %s", path);
+    if (!r.rc && n < 0)
+        r.rc = too_long
+                   ? tplan_err_set(err, TPLAN_EINVAL, "csv",
+                                   "%s:%lld: a line of more than %d bytes "
+                                   "(not a CSV catalog?)",
+                                   path, (long long)r.line + 1,
+                                   TPLAN_CSV_MAX_LINE)
+                   : tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
     free(line);
     if (!r.rc && ferror(f))
         r.rc = tplan_err_set(err, TPLAN_EIO, "csv", "cannot read %s: %s",

@@ -5,6 +5,7 @@
 #ifndef TPLAN_CSV_IN_H
 #define TPLAN_CSV_IN_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -18,5 +19,13 @@ typedef int (*tplan_csv_record_fn)(void *ud, int64_t line, bool header, int n,
 
 int tplan_csv_read(const char *path, tplan_csv_record_fn fn, void *ud,
                    tplan_err *err);
+
+/* Lines longer than this are refused as they are read (a catalog row is
+ * short; /dev/zero is not a catalog). */
+#define TPLAN_CSV_MAX_LINE (1 << 20)
+
+/* A flag a signal handler sets: reading stops at the next line with
+ * TPLAN_EINTR ("interrupted while reading F"). NULL: never. */
+void tplan_csv_set_stop(volatile sig_atomic_t *stop);
 
 #endif

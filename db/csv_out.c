@@ -1,3 +1,5 @@
+/* realpath (X/Open): outputs follow symbolic links */
+#define _XOPEN_SOURCE 700
 /* The CSV plan writer. */
 #include "csv_out.h"
 
@@ -121,20 +123,52 @@ tplan_csv *tplan_csv_create(const char *path, tplan_err *err)
         }
         return w;
     }
-    if (!w || !(w->path = strdup(path)) || !(w->tmp = malloc(n + 40))) {
-        tplan_csv_abort(w);
+    if (!w) {
         tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
         return NULL;
     }
     {
         struct stat st;
+        char *real;
 
+        /* a device or a pipe (also through a link: /dev/stdout) would be
+         * replaced by a regular file */
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) &&
+            !S_ISDIR(st.st_mode)) {
+            tplan_err_set(err, TPLAN_EINVAL, "csv",
+                          "%s is not a regular file (a device or a pipe): "
+                          "give - for standard output",
+                          path);
+            free(w);
+            return NULL;
+        }
+        /* a symbolic link is followed: the file it names is replaced, the
+         * link stays (a link to nothing is refused) */
+        if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+            if (!(real = realpath(path, NULL))) {
+                tplan_err_set(err, TPLAN_EINVAL, "csv",
+                              "%s: a symbolic link to a file that does not "
+                              "exist: give the file's own path",
+                              path);
+                free(w);
+                return NULL;
+            }
+            n = strlen(real);
+            w->path = real;
+        }
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             tplan_err_set(err, TPLAN_EINVAL, "csv", "%s is a directory", path);
             tplan_csv_abort(w);
             return NULL;
         }
     }
+    if ((!w->path && !(w->path = strdup(path))) ||
+        !(w->tmp = malloc(n + 40))) {
+        tplan_csv_abort(w);
+        tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
+        return NULL;
+    }
+    path = w->path;
     /* the temporary lives beside the target so rename() stays atomic, and
      * its name says whose it is: a killed run's is removed by the next */
     remove_stale(path);

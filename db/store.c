@@ -190,6 +190,18 @@ static tplan_store *open_db(const char *path, int flags, const char *vfs,
         return NULL;
     }
     snprintf(s->path, sizeof s->path, "%s", path);
+    /* SQLite takes these as an in-memory or URI database: a result that
+     * vanishes at exit, or options in a name */
+    if (!path[0] || strcmp(path, ":memory:") == 0 ||
+        strncmp(path, "file:", 5) == 0) {
+        tplan_err_set(err, TPLAN_EINVAL, "db",
+                      "'%s': %s: give the path of a database file", path,
+                      !path[0] ? "an empty name"
+                      : path[0] == ':' ? "SQLite's in-memory database"
+                                       : "a URI, not a file name");
+        free(s);
+        return NULL;
+    }
     /* one thread per connection: no SQLite mutexes */
     if (sqlite3_open_v2(path, &s->db, flags | SQLITE_OPEN_NOMUTEX, vfs) !=
         SQLITE_OK) {

@@ -357,12 +357,16 @@ int tplan_gpu_validate(const tplan_gpu *g, tplan_err *err)
                              "mem_bw=%g, link=%g, nic=%g bytes/s)",
                              g->name, g->mem_bw_bytes_per_s,
                              g->link_bytes_per_s, g->nic_bytes_per_s);
-    if (!(g->tdp_w >= 0 && g->tdp_w < 1e6 && g->price_usd_per_h >= 0 &&
-          g->price_usd_per_h < 1e6))
+    if (!(g->tdp_w >= 0 && g->tdp_w < 1e6))
+        return tplan_err_set(err, TPLAN_EINVAL, "tdp_w",
+                             "tdp_w must be in [0, 1e6) watts (gpu=%s, "
+                             "tdp_w=%g)",
+                             g->name, g->tdp_w);
+    if (!(g->price_usd_per_h >= 0 && g->price_usd_per_h < 1e6))
         return tplan_err_set(err, TPLAN_EINVAL, "price",
-                             "tdp and price must be >= 0 (gpu=%s, tdp=%g, "
-                             "price=%g)",
-                             g->name, g->tdp_w, g->price_usd_per_h);
+                             "price must be in [0, 1e6) USD per GPU-hour "
+                             "(gpu=%s, price=%g)",
+                             g->name, g->price_usd_per_h);
     if (!(g->eff_max > 0 && g->eff_max <= 1 && g->attn_eff > 0 &&
           g->attn_eff <= 1 && g->eff_h0 >= 0 && g->eff_tok0 >= 0 &&
           g->fp8_ratio >= 0 && g->fp8_ratio <= 1 && g->eff_h0 < 1e9 &&

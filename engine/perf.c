@@ -75,6 +75,18 @@ static tplan_dtype compute_dtype(const tplan_config *c, bool *fallback)
         return TPLAN_DTYPE_BF16;
     if (d == TPLAN_DTYPE_FP8 && c->gpu.peak_flops[TPLAN_DTYPE_FP16] > 0)
         return TPLAN_DTYPE_FP16;
+    if (c->gpu.peak_flops[TPLAN_DTYPE_FP32] > 0)
+        return TPLAN_DTYPE_FP32;
+    /* a catalog entry without an fp32 rate: the nearest rate it has
+     * (the plan says which, never a step of NaN) */
+    {
+        static const tplan_dtype order[] = {TPLAN_DTYPE_BF16, TPLAN_DTYPE_FP16,
+                                            TPLAN_DTYPE_FP8};
+
+        for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+            if (c->gpu.peak_flops[order[i]] > 0)
+                return order[i];
+    }
     return TPLAN_DTYPE_FP32;
 }
 

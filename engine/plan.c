@@ -165,7 +165,7 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
                              "step time out of range (%g s): check the "
                              "efficiency and bandwidth settings",
                              out->perf.step_time_s);
-    if (out->run.has_budget &&
+    if (out->run.has_budget && out->perf.timed &&
         !(out->run.time_h < 1e12 && out->run.cost_usd < 1e18))
         return tplan_err_set(err, TPLAN_EINVAL, "tokens",
                              "training time out of range (%g h): check the "

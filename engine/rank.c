@@ -46,17 +46,24 @@ int tplan_metric_parse(const char *name, tplan_metric *out, bool *maximize,
                          name);
 }
 
+/* A run figure for ranking: unknown (no budget, no step time) ranks
+ * last. */
+static double run_figure(const tplan_plan *p, double v)
+{
+    return p->run.has_budget && !isnan(v) ? v : (double)INFINITY;
+}
+
 double tplan_metric_value(tplan_metric m, const tplan_plan *p, double score)
 {
     switch (m) {
     case TPLAN_M_COST_USD:
-        return p->run.has_budget ? p->run.cost_usd : (double)INFINITY;
+        return run_figure(p, p->run.cost_usd);
     case TPLAN_M_TIME_H:
-        return p->run.has_budget ? p->run.time_h : (double)INFINITY;
+        return run_figure(p, p->run.time_h);
     case TPLAN_M_GPU_HOURS:
-        return p->run.has_budget ? p->run.gpu_hours : (double)INFINITY;
+        return run_figure(p, p->run.gpu_hours);
     case TPLAN_M_ENERGY_KWH:
-        return p->run.has_budget ? p->run.energy_kwh : (double)INFINITY;
+        return run_figure(p, p->run.energy_kwh);
     case TPLAN_M_STEP_TIME_S:
         return p->perf.timed ? p->perf.step_time_s : (double)INFINITY;
     case TPLAN_M_TOKENS_PER_S:

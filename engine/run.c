@@ -42,6 +42,13 @@ void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
     }
     out->has_budget = true;
     out->steps = (int64_t)ceil(out->tokens / (double)tokens_per_step);
+    /* a model without FLOPs has no step time: its time, cost and energy
+     * are unknown (NaN: null in every output), never a free run */
+    if (!perf->timed) {
+        out->time_h = out->gpu_hours = out->cost_usd = (double)NAN;
+        out->energy_kwh = out->co2_kg = (double)NAN;
+        return;
+    }
     out->time_h = (double)out->steps * perf->step_time_s / 3600.0;
     out->gpu_hours = out->time_h * gpus;
     out->cost_usd = tplan_cost_usd(out->time_h, gpus, out->price_usd_per_h);

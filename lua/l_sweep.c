@@ -250,7 +250,12 @@ static int l_sweep(lua_State *L)
                                (double)st->o.shards,
                            h.where || h.score, r->threads, &err))
         return lu_engine_error(L, "tplan.sweep", &err);
-    if ((rc = walk(L, r, &h, &err))) {
+    if (st->o.sweeping)
+        *st->o.sweeping = 1;
+    rc = walk(L, r, &h, &err);
+    if (st->o.sweeping)
+        *st->o.sweeping = 0;
+    if (rc) {
         if (rc != TPLAN_ESTOP)
             return lu_engine_error(L, "tplan.sweep", &err);
         lua_pushstring(L, err.msg); /* a hook's message says where */

@@ -17,6 +17,9 @@ typedef struct tplan_lua_options {
     int threads;                 /* default for sweeps without threads = N */
     int64_t shard, shards;       /* evaluate index % shards == shard */
     volatile sig_atomic_t *stop; /* set (by a signal) to end sweeps early */
+    /* set to 1 while a sweep walks, 0 otherwise (may be NULL): a signal
+     * then ends the sweep, elsewhere the Lua code */
+    volatile sig_atomic_t *sweeping;
     /* progress: done < 0 means the sweep finished (clear the bar) */
     void (*progress)(void *ud, int64_t done, int64_t total);
     void *progress_ud;

@@ -276,7 +276,8 @@ static void test_cost_reference(void **state)
     config_for(&c, "gpt2", "a100-80g");
     c.price_usd_per_h = 4.0;
     c.tokens = 36000.0 * 1024; /* 36,000 steps of 1024 tokens */
-    perf.step_time_s = 1.0;    /* 36,000 s = 10 h */
+    perf.timed = true;
+    perf.step_time_s = 1.0; /* 36,000 s = 10 h */
     c.gpus = 1;
     tplan_run_eval(&c, &perf, 124439808, 1024, &r);
     assert_int_equal(r.steps, 36000);

@@ -133,4 +133,5 @@ expect(function() tplan.lr_at({}, 3) end, L .. "field 'peak' is required")
 expect(function() tplan.lr_at({peak = 1e-3, kind = "zigzag"}, 3) end, L .. "unknown schedule (schedule=zigzag); expected constant, linear, cosine, wsd or inverse-sqrt")
 expect(function() tplan.lr_at({peak = 1e-3, decay_fraction = 2}, 3) end, L .. "decay_fraction must be in [0, 1] (decay_fraction=2)")
 
+expect(function() tplan.gpu{base = "h100-sxm", tdp_w = 1e6} end, "tplan.gpu: tdp_w must be in [0, 1e6) watts (gpu=h100-sxm, tdp_w=1e+06)")
 print(("ok %d error paths"):format(n))

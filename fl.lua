@@ -1,0 +1,2 @@
+tplan.gpus.load("fifo.csv")
+print("loaded")
