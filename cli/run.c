@@ -39,6 +39,19 @@ static volatile sig_atomic_t signal_count;
 static lua_State *signal_state;
 /* 1 while a sweep walks (tplan_lua_options.sweeping) */
 static volatile sig_atomic_t sweeping;
+/* the --csv file's temporary, removed when a signal ends the process */
+static const char *volatile csv_tmp;
+
+/* End the process from the signal handler: the --csv temporary goes
+ * (unlink and _exit are async-signal-safe), committed sweeps stay. */
+static void end_now(const char *msg, size_t len)
+{
+    if (csv_tmp)
+        unlink(csv_tmp);
+    if (write(STDERR_FILENO, msg, len) < 0)
+        _exit(exit_signal(stop_signal));
+    _exit(exit_signal(stop_signal));
+}
 
 static void run_usage(void)
 {
@@ -118,6 +131,7 @@ static int os_exit(lua_State *L)
         status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
     else
         status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
+    csv_tmp = NULL; /* finishing renames or removes it */
     if (outputs_finish(&ctx->out, status != EXIT_SUCCESS, &err)) {
         fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
         if (status == EXIT_SUCCESS)
@@ -176,11 +190,8 @@ static void on_signal(int sig)
 
     clock_gettime(CLOCK_MONOTONIC, &now);
     if (sig == SIGALRM) {
-        if (hard_stop) {
-            if (write(STDERR_FILENO, msg, sizeof msg - 1) < 0)
-                _exit(exit_signal(stop_signal));
-            _exit(exit_signal(stop_signal));
-        }
+        if (hard_stop)
+            end_now(msg, sizeof msg - 1);
         stop_signal = sig; /* --timeout: stop sweeps and the script now */
         signal_count++;
         stop_lua();
@@ -204,11 +215,8 @@ static void on_signal(int sig)
 
         signal_count++;
         /* the Lua code was told to stop already: end at once */
-        if (hard_stop) {
-            if (write(STDERR_FILENO, again, sizeof again - 1) < 0)
-                _exit(exit_signal(stop_signal));
-            _exit(exit_signal(stop_signal));
-        }
+        if (hard_stop)
+            end_now(again, sizeof again - 1);
         stop_lua();
     }
 }
@@ -691,6 +699,7 @@ int cmd_run(int argc, char **argv)
         return exit_status(TPLAN_ENOMEM);
     }
 
+    csv_tmp = tplan_csv_tmp_path(ctx.out.csv);
     signals_catch(L, old, ctx.timeout);
     lua_pushcfunction(L, run_in_state);
     lua_pushlightuserdata(L, &ctx);
@@ -704,6 +713,7 @@ int cmd_run(int argc, char **argv)
     tplan_lua_sweeps(L, &interrupted);
     /* the plans of completed (or interrupted) sweeps are kept even when
      * the script failed after them */
+    csv_tmp = NULL; /* finishing renames or removes it */
     if (outputs_finish(&ctx.out, status != 0 || stop_signal, &err)) {
         fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
         status = exit_status(err.code);

@@ -55,6 +55,11 @@ static int io_error(tplan_err *err, const char *path, const char *doing)
                          strerror(errno));
 }
 
+const char *tplan_csv_tmp_path(const tplan_csv *w)
+{
+    return w ? w->tmp : NULL;
+}
+
 void tplan_csv_abort(tplan_csv *w)
 {
     if (!w)
@@ -71,6 +76,10 @@ void tplan_csv_abort(tplan_csv *w)
 /* Remove PATH.tmp.PID.* files whose process PID no longer runs: what a
  * run killed with SIGKILL (or a power cut) left while writing PATH. A
  * live process's file (another run writing the same name) is left alone. */
+/* Temporary names keep at most this much of the target's name, so that
+ * with ".tmp.PID.XXXXXX" they stay under the 255 bytes a name may have. */
+#define TMP_BASE_MAX 200
+
 static void remove_stale(const char *path)
 {
     char dir[4096], prefix[512], victim[4608];
@@ -79,7 +88,8 @@ static void remove_stale(const char *path)
     struct dirent *e;
     DIR *d;
 
-    plen = (size_t)snprintf(prefix, sizeof prefix, "%s.tmp.", base);
+    plen = (size_t)snprintf(prefix, sizeof prefix, "%.*s.tmp.",
+                            TMP_BASE_MAX, base);
     if (plen >= sizeof prefix || !(d = opendir(dir)))
         return;
     while ((e = readdir(d))) {
@@ -172,7 +182,14 @@ tplan_csv *tplan_csv_create(const char *path, tplan_err *err)
     /* the temporary lives beside the target so rename() stays atomic, and
      * its name says whose it is: a killed run's is removed by the next */
     remove_stale(path);
-    snprintf(w->tmp, n + 40, "%s.tmp.%ld.XXXXXX", path, (long)getpid());
+    {
+        char dir[4096];
+        const char *base = tplan_path_split(path, dir, sizeof dir);
+
+        snprintf(w->tmp, n + 40, "%.*s%.*s.tmp.%ld.XXXXXX",
+                 (int)(base - path), path, TMP_BASE_MAX, base,
+                 (long)getpid());
+    }
     if ((fd = mkstemp(w->tmp)) < 0) {
         io_error(err, path, "cannot create");
         free(w->tmp);

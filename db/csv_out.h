@@ -34,6 +34,10 @@ int tplan_csv_row(tplan_csv *w, const char *sweep, int64_t rank,
 /* Flush, sync and rename into place; frees w whatever happens. */
 int tplan_csv_close(tplan_csv *w, tplan_err *err);
 
+/* The temporary file w writes (NULL for standard output): a signal
+ * handler that must end the process removes it. */
+const char *tplan_csv_tmp_path(const tplan_csv *w);
+
 /* Drop the temporary file; frees w. Accepts NULL. */
 void tplan_csv_abort(tplan_csv *w);
 

@@ -420,6 +420,15 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err)
 
     if (!s)
         return NULL;
+    /* SQLite opens a file it cannot write read-only without a word: say
+     * so now, not after the sweep */
+    if (sqlite3_db_readonly(s->db, "main") == 1) {
+        tplan_err_set(err, TPLAN_EIO, "db",
+                      "cannot write to %s: the file or its file system is "
+                      "read-only",
+                      path);
+        goto fail;
+    }
     if (check(s, &empty, err))
         goto fail;
     if (empty) {
@@ -566,6 +575,30 @@ void tplan_store_abort(tplan_store *s)
         s->sweep_tx = false;
 }
 
+/* A text value with NUL bytes inside (SQL can make one: char(0)) would be
+ * cut at the first: each NUL is shown as the two characters \0 in a copy
+ * that lives until the row's callback returns. */
+static int show_nul(tplan_cell *c, int bytes, char **copy, tplan_err *err)
+{
+    size_t n = bytes > 0 ? (size_t)bytes : 0, k = 0;
+
+    if (!memchr(c->s, 0, n))
+        return TPLAN_OK;
+    if (!(*copy = malloc(2 * n + 1)))
+        return tplan_err_set(err, TPLAN_ENOMEM, "sql", "out of memory");
+    for (size_t i = 0; i < n; i++) {
+        if (c->s[i]) {
+            (*copy)[k++] = c->s[i];
+        } else {
+            (*copy)[k++] = '\\';
+            (*copy)[k++] = '0';
+        }
+    }
+    (*copy)[k] = '\0';
+    c->s = *copy;
+    return TPLAN_OK;
+}
+
 int tplan_store_query(tplan_store *s, const char *sql, const tplan_cell *params,
                       int nparams, tplan_row_fn fn, void *ud, tplan_err *err)
 {
@@ -573,6 +606,7 @@ int tplan_store_query(tplan_store *s, const char *sql, const tplan_cell *params,
     const char *tail = NULL;
     const char **names = NULL;
     tplan_cell *row = NULL;
+    char **shown = NULL; /* copies of text with NUL bytes, per column */
     int n, rc = TPLAN_OK, step;
 
     if ((rc = tplan_store_writer_stop(s, true, err)))
@@ -621,7 +655,8 @@ int tplan_store_query(tplan_store *s, const char *sql, const tplan_cell *params,
     n = sqlite3_column_count(st);
     names = malloc(sizeof *names * (size_t)(n ? n : 1));
     row = malloc(sizeof *row * (size_t)(n ? n : 1));
-    if (!names || !row) {
+    shown = calloc((size_t)(n ? n : 1), sizeof *shown);
+    if (!names || !row || !shown) {
         rc = tplan_err_set(err, TPLAN_ENOMEM, "sql", "out of memory");
         goto done;
     }
@@ -650,16 +685,27 @@ int tplan_store_query(tplan_store *s, const char *sql, const tplan_cell *params,
                 c->s = (const char *)sqlite3_column_text(st, i);
                 if (!c->s)
                     c->s = "";
+                else if ((rc = show_nul(c, sqlite3_column_bytes(st, i),
+                                        &shown[i], err)))
+                    goto done;
                 break;
             }
         }
-        if ((rc = fn(ud, n, names, row)))
+        rc = fn(ud, n, names, row);
+        for (int i = 0; i < n; i++) {
+            free(shown[i]);
+            shown[i] = NULL;
+        }
+        if (rc)
             goto done;
     }
     if (step != SQLITE_DONE)
         rc = tplan_err_set(err, TPLAN_EINVAL, "sql", "%s",
                            sqlite3_errmsg(s->db));
 done:
+    for (int i = 0; shown && i < n; i++)
+        free(shown[i]);
+    free(shown);
     free(names);
     free(row);
     sqlite3_finalize(st);

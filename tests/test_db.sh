@@ -48,6 +48,26 @@ hold_close() {
 # --- --db, the schema, query ------------------------------------------------
 "$tplan" run "$dir/lua/db_sweep.lua" --db r.db --csv r.csv >/dev/null || bad "run --db"
 [ "$(q r.db 'PRAGMA integrity_check')" = ok ] && ok || bad "integrity_check"
+# a database tplan cannot write is refused before the sweep runs (SQLite
+# would open it read-only without a word): a read-only file for a user, a
+# read-only file system for root (skipped where neither can be made)
+ro_done=false
+if [ "$(id -u)" != 0 ]; then
+    cp r.db ro.db && chmod 444 ro.db && ro_path=ro.db && ro_done=true
+elif mkdir -p romnt && mount -t tmpfs -o size=8m tmpfs romnt 2>/dev/null; then
+    cp r.db romnt/ro.db && mount -o remount,ro romnt && ro_path=romnt/ro.db && ro_done=true
+fi
+if $ro_done; then
+    expect 1 "tplan: --db: cannot write to $ro_path: the file or its file system is read-only" run "$dir/lua/db_sweep.lua" --db "$ro_path"
+    [ -d romnt ] && umount romnt 2>/dev/null
+else
+    echo "skipped: no read-only file or file system could be made here"
+fi
+# a text value with a NUL byte inside is shown whole, the NUL as \0, in
+# every output (it used to stop at the NUL)
+[ "$(q r.db "SELECT 'ab' || char(0) || 'cd'")" = 'ab\0cd' ] && ok || bad "NUL in a CSV cell: $(q r.db "SELECT 'ab' || char(0) || 'cd'")"
+[ "$("$tplan" query r.db "SELECT 'ab' || char(0) || 'cd' AS v" --json | jq -r '.[0].v')" = 'ab\0cd' ] && ok || bad "NUL in JSON"
+
 [ "$(q r.db 'SELECT name, completed, shard, shards, kept FROM sweeps')" = "db,1,0,1,40" ] && ok ||
     bad "sweep row: $(q r.db 'SELECT * FROM sweeps')"
 [ "$(q r.db 'SELECT count(*) FROM plans WHERE rank IS NOT NULL')" = 40 ] && ok || bad "40 ranked rows"

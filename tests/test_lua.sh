@@ -511,6 +511,14 @@ out=$("$tplan" run proc.lua --safe 2>&1)
 # a GPU with no fp32 rate times an fp32 plan at a rate it has, and says so
 printf 'local g = tplan.gpu{name = "bf16only", memory_gib = 80, bf16_flops = 9e14}\nlocal p = tplan.plan{model = "gpt2", gpu = g, precision = "fp32"}\nprint(p.step_time_s > 0, p.warnings[1])\n' >nofp32.lua
 [ "$("$tplan" run nofp32.lua 2>&1)" = "true	bf16only has no fp32 units: timed at the bf16 rate" ] && ok || bad "fp32 on a GPU without fp32: $("$tplan" run nofp32.lua 2>&1)"
+# a 250-byte output name: its temporary name stays under 255 bytes
+long=$(printf 'n%.0s' $(seq 1 246)).csv
+"$tplan" run tiny.lua --csv "$long" 2>/dev/null && [ "$(wc -l <"$long")" = 3 ] && ok || bad "a 250-byte --csv name"
+# a hard stop (a call stuck in C past --timeout) leaves no temporary behind
+printf 'tplan.sweep{model = "gpt2", axes = {gpus = {1, 2}}}\nlocal s = string.rep("a", 40)\nprint(s:find(string.rep("a*", 30) .. "b"))\n' >cstuck.lua
+"$tplan" run cstuck.lua --csv cstuck.csv --timeout 1 >/dev/null 2>&1
+rc=$?
+[ "$rc" = 124 ] && [ -z "$(ls -- cstuck.csv* 2>/dev/null)" ] && ok || bad "hard stop: exit $rc, left $(ls -- cstuck.csv* 2>/dev/null)"
 # a model without FLOPs has no time or cost: nil in Lua, empty in CSV, and
 # it ranks after every timed plan by cost
 printf 'local p = tplan.plan{model = tplan.model{params = 1e9}, tokens = 1e12}\nassert(p.cost_usd == nil and p.time_h == nil and p.energy_kwh == nil and p.steps ~= nil)\nlocal r = tplan.sweep{model = tplan.model{params = 1e9}, tokens = 1e12, axes = {gpus = {1, 2}}}\nfor q in r:each() do assert(q.cost_usd == nil) end\nprint("ok")\n' >untimed.lua
