@@ -474,10 +474,12 @@ if kill -0 $pid 2>/dev/null; then kill -9 $pid; bad "a second SIGINT did not end
 fi
 
 # --- defects a reliability audit found (issue 20), one reproducer each ------
-# many script arguments: every one reaches arg (the Lua stack is grown)
-printf 'print(#arg, arg[200])\n' >manyargs.lua
-out=$("$tplan" run manyargs.lua -- $(seq 1 200) 2>&1)
-[ "$out" = "200	200" ] && ok || bad "200 script arguments: '$out'"
+# the sweep's name read through an __index that clears it and collects
+# garbage while the spec is read (ASan: no use after free)
+printf 'local spec = {name = ("n"):rep(40) .. "y", axes = {gpus = {1, 2}}}\nsetmetatable(spec, {__index = function(t, k)\n  if k == "model" then rawset(t, "name", nil); collectgarbage(); return "gpt2" end\nend})\nlocal r = tplan.sweep(spec)\ncollectgarbage()\nr:csv("uaf.csv")\n' >uaf.lua
+expect_run 0 "" run uaf.lua
+[ "$(cut -d, -f1 uaf.csv | sort -u | tr '\n' ' ')" = "$(printf 'n%.0s' $(seq 40))y sweep " ] && ok ||
+    bad "a sweep name cleared by __index: $(cut -d, -f1 uaf.csv | sort -u | tr '\n' ' ')"
 # os.exit(0) in a finaliser at close cannot turn a script error into
 # success, nor finish the outputs twice (the completed sweep's rows stay)
 printf 'setmetatable({}, {__gc = function() os.exit(0) end})\nlocal r = tplan.sweep{name = "x", model = "gpt2", axes = {gpus = {1, 2}}}\nerror("boom")\n' >gcerr.lua
