@@ -1441,9 +1441,6 @@ tplan_reach tplan_field_reach(int id)
     /* read by perf.c and what follows it only; nothing in memory, the
      * batch solve or the layout rules reads them (tests/test_sweep.c
      * checks staged sweeps against full evaluations, bit for bit) */
-    case F_OVERLAP:
-    case F_NIC_GBPS:
-    case F_LINK_GBS:
     case F_EFFICIENCY:
     case F_EFF_MAX:
     case F_EFF_H0:
@@ -1452,12 +1449,17 @@ tplan_reach tplan_field_reach(int id)
     case F_FP8_RATIO:
     case F_EFF_TP:
     case F_EFF_SCALE:
-    case F_DP_BW_EFF:
-    case F_ZERO3_BW_EFF:
     case F_TIME_BAND_LO:
     case F_TIME_BAND_HI:
     case F_MOE_OVERLAP:
         return TPLAN_REACH_TIME;
+    /* read only by perf.c's communication part (comm_and_total) */
+    case F_OVERLAP:
+    case F_NIC_GBPS:
+    case F_LINK_GBS:
+    case F_DP_BW_EFF:
+    case F_ZERO3_BW_EFF:
+        return TPLAN_REACH_COMM;
     /* read by run.c only */
     case F_PRICE:
     case F_PUE:

@@ -120,12 +120,14 @@ int tplan_field_error(int id, const char *value, const char *why,
 
 /* What a change of input id reaches in an evaluation (staged sweeps,
  * plan.h's TPLAN_EVAL_REUSE_*): everything; only the time and what
- * follows it (overlap, bandwidths, efficiency terms, step-time bands); or
- * only the run's totals (price, PUE, power, grid). Ordered: a change of
+ * follows it (efficiency terms, step-time bands); of the time only the
+ * communication (overlap, bandwidths, collective efficiencies); or only
+ * the run's totals (price, PUE, power, grid). Ordered: a change of
  * several fields reaches the lowest of theirs. */
 typedef enum {
     TPLAN_REACH_ALL,
     TPLAN_REACH_TIME,
+    TPLAN_REACH_COMM, /* of the time, only communication (perf.h) */
     TPLAN_REACH_RUN
 } tplan_reach;
 tplan_reach tplan_field_reach(int id);

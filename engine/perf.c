@@ -283,8 +283,10 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
     *attn = fmin(*attn * c->eff_scale, 1.0);
 }
 
-void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
-                     tplan_perf *out)
+/* Communication, the optimizer step and the totals: what follows the
+ * compute of a step (tplan_perf_eval_comm re-runs it alone). */
+static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
+                           tplan_perf *out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     double gpus = (double)c->gpus, t = (double)c->tp, p = (double)c->pp;
@@ -296,67 +298,20 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
     double nic =
         c->nic_bytes_per_s > 0 ? c->nic_bytes_per_s : c->gpu.nic_bytes_per_s;
     double b = (double)mem->micro_batch, s = (double)c->seq;
-    /* a context-parallel rank holds s / cp tokens of each sequence */
     double s_rank = s / cp;
-    double samples = b * dp * m, peak_mm, peak_attn, mm_s, attn_s;
+    double samples = b * dp * m, peak_mm = out->peak_flops;
     double act_bytes = pi->act == TPLAN_ACT_FP32 ? 4.0 : 2.0;
     double gather_bytes = pi->compute == TPLAN_DTYPE_FP32 ? 4.0 : 2.0;
     double w_bytes, g_bytes, bw, bw_tp, bw_dp, bw_pp, lat, window, hidden;
-    tplan_flops fl;
-    tplan_dtype d;
 
-    *out = (tplan_perf){0};
-    if (c->model.arch == TPLAN_ARCH_GENERIC &&
-        !(c->model.generic_flops_per_sample > 0))
-        return;
-    out->timed = true;
-    d = compute_dtype(c, &out->dtype_fallback);
-    out->dtype = d;
-    tplan_flops_eval(&c->model, c->seq, samples, c->recompute, c->attention,
-                     true, &fl);
-    if (c->lora_rank > 0)
-        tplan_flops_lora(&c->model,
-                         (double)tplan_lora_params(&c->model, c->lora_rank,
-                                                   c->lora_targets),
-                         c->seq, samples, c->recompute, &fl);
-    out->flops_per_step = fl.model;
-    out->hw_flops_per_step = fl.hardware;
-    peak_mm = c->gpu.peak_flops[d];
-    /* The attention core runs in 16 bits even under fp8 recipes. */
-    peak_attn =
-        d == TPLAN_DTYPE_FP8 ? c->gpu.peak_flops[TPLAN_DTYPE_BF16] : peak_mm;
-    efficiency(c, mem, d, &out->matmul_eff, &out->attn_eff);
-    out->peak_flops = peak_mm;
-    mm_s = fl.matmul_hw / gpus / (peak_mm * out->matmul_eff);
-    attn_s = fl.attn_hw / gpus / (peak_attn * out->attn_eff);
-    out->compute_s = mm_s + attn_s;
-    /* Pipeline stages are as fast as the slowest: the last one also runs
-     * the LM head (p x its share of the work, over a balanced split). */
-    out->stage_imbalance = 1.0;
-    if (c->pp > 1 && fl.hardware > 0) {
-        double layers = fl.hardware - fl.head_hw, L = (double)c->model.layers;
-        /* an uneven split: the first stage has ceil(L/p) layers, the last
-         * floor(L/p) and the head; the slower sets the pace */
-        double first = (double)tplan_config_stage_layers(c) / L * layers;
-        double last = (double)(c->model.layers / c->pp) / L * layers +
-                      fl.head_hw;
-
-        out->stage_imbalance = p * fmax(first, last) / fl.hardware;
-        out->compute_s *= out->stage_imbalance;
-    }
-    /* Expert parallelism: the step waits for the busiest expert rank,
-     * which runs moe_load times the average routed tokens. */
-    if (c->ep > 1 && fl.expert_hw > 0) {
-        out->moe_wait_s = (tplan_config_moe_load(c) - 1.0) * fl.expert_hw /
-                          gpus / (peak_mm * out->matmul_eff) *
-                          out->stage_imbalance;
-        out->compute_s += out->moe_wait_s;
-    }
-
-    /* Pipeline bubble: (p-1)/(v m) of the ideal time (Narayanan 2021). */
-    out->bubble_fraction = (p - 1.0) / (v * m);
-    out->bubble_s = out->compute_s * out->bubble_fraction;
-
+    /* everything this part sets, cleared: a re-run starts where a first
+     * evaluation would */
+    out->tp_comm_s = out->pp_comm_s = out->dp_comm_s = out->dp_exposed_s = 0;
+    out->optimizer_s = out->dequant_s = out->offload_s = 0;
+    out->cpu_optimizer_s = out->ep_comm_s = out->ep_exposed_s = 0;
+    out->cp_comm_s = out->cp_exposed_s = 0;
+    out->dp_inter_node = out->tp_inter_node = out->pp_inter_node = false;
+    out->ep_inter_node = out->cp_inter_node = false;
     /* Megatron's rank order puts TP innermost, then CP, EP and DP, then
      * PP (tp-cp-ep-dp-pp). */
     bw_tp = group_bw(t, 1.0, gpn, link, nic, &out->tp_inter_node);
@@ -390,8 +345,7 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
         lat = out->pp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
         out->pp_comm_s = 2.0 * m * v * (msg / bw_pp + lat);
     }
-    ep_cp_time(c, mem, m, fl.attn_hw / gpus / (peak_attn * out->attn_eff),
-               link, nic, gpn, out);
+    ep_cp_time(c, mem, m, out->attn_core_s, link, nic, gpn, out);
     /* Data parallelism and ZeRO over the data x context-parallel group
      * (context-parallel ranks hold the same weights). */
     if (dp * cp > 1) {
@@ -464,9 +418,82 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
                        out->cp_exposed_s;
     out->samples_per_s = samples / out->step_time_s;
     out->tokens_per_s = out->samples_per_s * s;
-    out->mfu = fl.model / (out->step_time_s * gpus * peak_mm);
-    out->hfu = fl.hardware / (out->step_time_s * gpus * peak_mm);
+    out->mfu = out->flops_per_step / (out->step_time_s * gpus * peak_mm);
+    out->hfu = out->hw_flops_per_step / (out->step_time_s * gpus * peak_mm);
     out->compute_fraction = out->compute_s / out->step_time_s;
     out->step_time_s_lo = out->step_time_s * (1.0 - c->time_band_lo);
-    out->step_time_s_hi = out->step_time_s * (1.0 + c->time_band_hi);
+    out->step_time_s_hi = out->step_time_s * (1.0 + c->time_band_hi);}
+
+void tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
+                          tplan_perf *out)
+{
+    if (out->timed)
+        comm_and_total(c, mem, out);
 }
+
+void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
+                     tplan_perf *out)
+{
+    double gpus = (double)c->gpus, p = (double)c->pp;
+    double v = (double)c->vpp, m = (double)c->accum;
+    double dp = (double)tplan_config_dp(c);
+    double b = (double)mem->micro_batch;
+    double samples = b * dp * m, peak_mm, peak_attn, mm_s, attn_s;
+    tplan_flops fl;
+    tplan_dtype d;
+
+    *out = (tplan_perf){0};
+    if (c->model.arch == TPLAN_ARCH_GENERIC &&
+        !(c->model.generic_flops_per_sample > 0))
+        return;
+    out->timed = true;
+    d = compute_dtype(c, &out->dtype_fallback);
+    out->dtype = d;
+    tplan_flops_eval(&c->model, c->seq, samples, c->recompute, c->attention,
+                     true, &fl);
+    if (c->lora_rank > 0)
+        tplan_flops_lora(&c->model,
+                         (double)tplan_lora_params(&c->model, c->lora_rank,
+                                                   c->lora_targets),
+                         c->seq, samples, c->recompute, &fl);
+    out->flops_per_step = fl.model;
+    out->hw_flops_per_step = fl.hardware;
+    peak_mm = c->gpu.peak_flops[d];
+    /* The attention core runs in 16 bits even under fp8 recipes. */
+    peak_attn =
+        d == TPLAN_DTYPE_FP8 ? c->gpu.peak_flops[TPLAN_DTYPE_BF16] : peak_mm;
+    efficiency(c, mem, d, &out->matmul_eff, &out->attn_eff);
+    out->peak_flops = peak_mm;
+    mm_s = fl.matmul_hw / gpus / (peak_mm * out->matmul_eff);
+    attn_s = fl.attn_hw / gpus / (peak_attn * out->attn_eff);
+    out->compute_s = mm_s + attn_s;
+    /* Pipeline stages are as fast as the slowest: the last one also runs
+     * the LM head (p x its share of the work, over a balanced split). */
+    out->stage_imbalance = 1.0;
+    if (c->pp > 1 && fl.hardware > 0) {
+        double layers = fl.hardware - fl.head_hw, L = (double)c->model.layers;
+        /* an uneven split: the first stage has ceil(L/p) layers, the last
+         * floor(L/p) and the head; the slower sets the pace */
+        double first = (double)tplan_config_stage_layers(c) / L * layers;
+        double last = (double)(c->model.layers / c->pp) / L * layers +
+                      fl.head_hw;
+
+        out->stage_imbalance = p * fmax(first, last) / fl.hardware;
+        out->compute_s *= out->stage_imbalance;
+    }
+    /* Expert parallelism: the step waits for the busiest expert rank,
+     * which runs moe_load times the average routed tokens. */
+    if (c->ep > 1 && fl.expert_hw > 0) {
+        out->moe_wait_s = (tplan_config_moe_load(c) - 1.0) * fl.expert_hw /
+                          gpus / (peak_mm * out->matmul_eff) *
+                          out->stage_imbalance;
+        out->compute_s += out->moe_wait_s;
+    }
+
+    /* Pipeline bubble: (p-1)/(v m) of the ideal time (Narayanan 2021). */
+    out->bubble_fraction = (p - 1.0) / (v * m);
+    out->bubble_s = out->compute_s * out->bubble_fraction;
+    out->attn_core_s = fl.attn_hw / gpus / (peak_attn * out->attn_eff);
+    comm_and_total(c, mem, out);
+}
+

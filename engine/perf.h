@@ -47,12 +47,21 @@ typedef struct tplan_perf {
         cp_inter_node;
     bool dtype_fallback; /* the GPU lacks the recipe's dtype */
     tplan_dtype dtype;   /* the dtype the matmuls are timed at */
+    double attn_core_s;  /* the attention core alone (context parallelism
+                            hides its K/V exchange under it) */
 } tplan_perf;
 
 /* Time one step of a validated config whose memory was evaluated (the
  * micro-batch is mem->micro_batch). */
 void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
                      tplan_perf *out);
+
+/* Only the communication, the optimizer step and the totals of *out,
+ * which holds the time of a config that differs from c only in fields of
+ * the communication class (fields.h, TPLAN_REACH_COMM): the same figures
+ * tplan_perf_eval gives, bit for bit. */
+void tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
+                          tplan_perf *out);
 
 /* Ring collectives (docs/MODEL.md section 5): seconds to all-reduce, or to
  * all-gather / reduce-scatter, `bytes` (the full buffer) over n ranks at

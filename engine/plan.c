@@ -28,7 +28,8 @@ int tplan_plan_eval(const tplan_config *c, tplan_plan *out, tplan_err *err)
 _Static_assert(offsetof(tplan_plan, config) == 0,
                "tplan_plan starts with its config");
 
-#define REUSE (TPLAN_EVAL_REUSE_MEMORY | TPLAN_EVAL_REUSE_TIME)
+#define REUSE                                                                  \
+    (TPLAN_EVAL_REUSE_MEMORY | TPLAN_EVAL_REUSE_TIME | TPLAN_EVAL_REUSE_COMPUTE)
 
 static int eval(const tplan_config *asked, tplan_act_cache *cache,
                 tplan_plan *out, unsigned flags, tplan_err *err);
@@ -132,15 +133,18 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                   tplan_err *err)
 {
     bool keep_time = flags & TPLAN_EVAL_REUSE_TIME;
-    size_t from = keep_time ? offsetof(tplan_plan, run)
-                            : offsetof(tplan_plan, perf);
+    bool keep_compute = flags & TPLAN_EVAL_REUSE_COMPUTE;
+    size_t from = keep_time || keep_compute ? offsetof(tplan_plan, run)
+                                            : offsetof(tplan_plan, perf);
     tplan_config *work = &out->config;
 
     *work = *asked;
     work->micro_batch = out->solved_micro_batch;
     work->accum = out->accum;
     memset((char *)out + from, 0, offsetof(tplan_plan, warnings) - from);
-    return tail(asked, out, flags, keep_time, err);
+    if (keep_compute && !keep_time)
+        tplan_perf_eval_comm(&out->config, &out->mem, &out->perf);
+    return tail(asked, out, flags, keep_time || keep_compute, err);
 }
 
 /* Time, run, batch ramp, learning rate, the range checks and, unless only

@@ -77,14 +77,18 @@ enum {
     TPLAN_EVAL_TRUSTED_PARTS = 2,
     /* Staged evaluation (sweeps): out already holds the figures-only plan
      * of a config that differs from the one given only in fields of the
-     * time class (REUSE_MEMORY: overlap, bandwidths, efficiency terms,
-     * bands) or of the run class (REUSE_TIME: price, PUE, power, grid;
-     * tplan_field_stage says which). The parameters, memory and batch (and
+     * time class (REUSE_MEMORY: efficiency terms, bands), the
+     * communication class (REUSE_COMPUTE: overlap, bandwidths) or the run
+     * class (REUSE_TIME: price, PUE, power, grid; tplan_field_reach says
+     * which). The parameters, memory and batch (and
      * with REUSE_TIME the step time) are kept and the rest evaluated as a
      * full evaluation would: the same figures, bit for bit. The caller
      * guarantees the premise; with FULL advice it is ignored. */
     TPLAN_EVAL_REUSE_MEMORY = 4,
     TPLAN_EVAL_REUSE_TIME = 8,
+    /* as REUSE_MEMORY, keeping the compute part of the time too: only
+     * communication-class fields changed (tplan_perf_eval_comm) */
+    TPLAN_EVAL_REUSE_COMPUTE = 32,
     /* the caller checked tplan_config_validate_layout already (sweeps,
      * to tell layouts that are invalid from plans that fail later) */
     TPLAN_EVAL_LAYOUT_CHECKED = 16

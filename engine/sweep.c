@@ -672,7 +672,9 @@ static void *work(void *arg)
             unsigned reuse = r->spec->unstaged || !have ? 0
                              : reach == TPLAN_REACH_TIME
                                  ? TPLAN_EVAL_REUSE_MEMORY
-                             : reach > TPLAN_REACH_TIME ? TPLAN_EVAL_REUSE_TIME
+                             : reach == TPLAN_REACH_COMM
+                                 ? TPLAN_EVAL_REUSE_COMPUTE
+                             : reach == TPLAN_REACH_RUN ? TPLAN_EVAL_REUSE_TIME
                                                         : 0;
 
             /* time- and run-class fields are only range-checked by the
