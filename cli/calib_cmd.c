@@ -153,10 +153,13 @@ static int measured(const reader *r, int64_t line, int i, const char *v,
     return 0;
 }
 
-static int add_run(reader *r, int64_t line, const char *const *f)
+/* One run from its row; opts[] receives the "--name=value" options it
+ * builds (the caller frees them). */
+static int read_run(reader *r, int64_t line, const char *const *f,
+                    char **opts)
 {
     const char *argv[MAX_ARGS];
-    char opts[MAX_COLS][160], where[300];
+    char where[300];
     double step = (double)NAN, tokens = (double)NAN, peak = (double)NAN;
     tplan_calib_run *run;
     calc_out out;
@@ -219,10 +222,17 @@ static int add_run(reader *r, int64_t line, const char *const *f)
         case COL_MFLAG:
             rc = model_flag(r, line, i, v, argv, &argc);
             break;
-        case COL_OPTION:
-            snprintf(opts[i], sizeof opts[i], "%s=%s", r->cols[i], v);
+        case COL_OPTION: {
+            size_t len = strlen(r->cols[i]) + strlen(v) + 2;
+
+            if (!(opts[i] = malloc(len))) {
+                fputs("tplan: out of memory\n", stderr);
+                return 1;
+            }
+            snprintf(opts[i], len, "%s=%s", r->cols[i], v);
             argv[argc++] = opts[i];
             break;
+        }
         }
         if (rc)
             return rc;
@@ -240,6 +250,12 @@ static int add_run(reader *r, int64_t line, const char *const *f)
     usage_context(NULL);
     if (rc)
         return rc;
+    /* the fit keeps each run's micro-batch: one solved from memory would
+     * move with the memory terms */
+    if (run->c.micro_batch == 0)
+        return usage_error("%s: micro_batch: max: give the micro-batch the "
+                           "run used",
+                           where);
     if (tplan_plan_eval(&run->c, &p, &err))
         return usage_error("%s: %s", where, err.msg);
     if ((!isnan(step) || !isnan(tokens)) && !p.perf.timed)
@@ -252,6 +268,16 @@ static int add_run(reader *r, int64_t line, const char *const *f)
     r->params[r->n] = p.params;
     r->n++;
     return 0;
+}
+
+static int add_run(reader *r, int64_t line, const char *const *f)
+{
+    char *opts[MAX_COLS] = {NULL};
+    int rc = read_run(r, line, f, opts);
+
+    for (int i = 0; i < MAX_COLS; i++)
+        free(opts[i]);
+    return rc;
 }
 
 static int on_record(void *ud, int64_t line, bool is_header, int n,

@@ -39,7 +39,9 @@ static volatile sig_atomic_t signal_count;
 static lua_State *signal_state;
 /* 1 while a sweep walks (tplan_lua_options.sweeping) */
 static volatile sig_atomic_t sweeping;
-/* the --csv file's temporary, removed when a signal ends the process */
+/* the --csv file's temporary, removed when a signal ends the process: a
+ * copy of its name (the writer's own may be freed by an abort first) */
+static char csv_tmp_name[4200];
 static const char *volatile csv_tmp;
 
 /* End the process from the signal handler: the --csv temporary goes
@@ -138,6 +140,9 @@ static int os_exit(lua_State *L)
             status = exit_status(err.code);
     }
     fflush(stdout);
+    /* finalisers run by the close meet a finished run */
+    ctx->ending = true;
+    ctx->status = status;
     if (lua_toboolean(L, 2))
         lua_close(L);
     exit(status);
@@ -699,7 +704,11 @@ int cmd_run(int argc, char **argv)
         return exit_status(TPLAN_ENOMEM);
     }
 
-    csv_tmp = tplan_csv_tmp_path(ctx.out.csv);
+    if (tplan_csv_tmp_path(ctx.out.csv) &&
+        strlen(tplan_csv_tmp_path(ctx.out.csv)) < sizeof csv_tmp_name) {
+        strcpy(csv_tmp_name, tplan_csv_tmp_path(ctx.out.csv));
+        csv_tmp = csv_tmp_name;
+    }
     signals_catch(L, old, ctx.timeout);
     lua_pushcfunction(L, run_in_state);
     lua_pushlightuserdata(L, &ctx);

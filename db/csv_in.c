@@ -107,7 +107,7 @@ static ssize_t read_line(FILE *f, char **buf, size_t *cap, bool *too_long)
             size_t want = *cap ? *cap * 2 : 256;
             char *nb;
 
-            if (n + 1 >= TPLAN_CSV_MAX_LINE) {
+            if (n >= TPLAN_CSV_MAX_LINE) {
                 *too_long = true;
                 return -1;
             }

@@ -314,16 +314,16 @@ static void text_compare(parser *ps, const operand *f, const operand *t,
             return;
         }
     }
-    off = 0;
-    while (off < TPLAN_EXPR_MAX_TEXT && ps->e->text[off])
-        off += strlen(ps->e->text + off) + 1;
-    if (off + t->lit_len + 1 >= TPLAN_EXPR_MAX_TEXT) {
+    /* counted, not found by scanning: an empty literal is one NUL */
+    off = (size_t)ps->e->text_used;
+    if (off + t->lit_len + 1 > TPLAN_EXPR_MAX_TEXT) {
         ps->start = t->at;
         fail(ps, "more than %d bytes of text", TPLAN_EXPR_MAX_TEXT);
         return;
     }
     memcpy(ps->e->text + off, t->lit, t->lit_len);
     ps->e->text[off + t->lit_len] = '\0';
+    ps->e->text_used = (int)(off + t->lit_len + 1);
     emit(ps, eq ? OP_TEQ : OP_TNE, f->field, (double)off);
 }
 

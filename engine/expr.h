@@ -30,6 +30,7 @@ typedef struct tplan_expr {
     int n; /* 0: no expression */
     tplan_expr_op code[TPLAN_EXPR_MAX_CODE];
     char text[TPLAN_EXPR_MAX_TEXT];
+    int text_used; /* bytes of text taken, NULs included */
     char source[TPLAN_EXPR_MAX_LEN + 1];
 } tplan_expr;
 

@@ -328,7 +328,7 @@ static const tplan_field fields[F_COUNT] = {
       "price", 1e-9, 1e6, NULL, "the catalog's",
       "price per GPU-hour (output: the price used)"),
     I(F_NIC_GBPS, "nic_gbps", REAL, REAL, AX, "Gb/s", "--nic-gbps",
-      "nic_gbps", 0.1, 1e7, NULL, "the GPU's",
+      "nic_gbps", 0.1, 8e6, NULL, "the GPU's",
       "inter-node network per GPU (output: the one used)"),
     I(F_LINK_GBS, "link_gbs", REAL, REAL, AX, "GB/s", "--link-gbs",
       "link_gbs", 0.1, 1e6, NULL, "the GPU's",

@@ -514,6 +514,11 @@ static void band(const tplan_config *c, tplan_memory *out)
 {
     double t = (double)out->total_bytes, usable = (double)out->usable_bytes;
 
+    /* the band's high end must fit the int64 contract too */
+    if (!(t * (1.0 + c->mem_band_hi) < 1e18)) {
+        out->out_of_range = true;
+        return;
+    }
     out->total_bytes_lo = llround(t * (1.0 - c->mem_band_lo));
     out->total_bytes_hi = llround(t * (1.0 + c->mem_band_hi));
     if (out->fits)

@@ -185,6 +185,10 @@ int tplan_plan_ramp(const tplan_config *c, tplan_plan *p, tplan_err *err)
                             i + 1, (double)phase.tokens_per_step);
     }
     p->run.steps = (int64_t)steps;
+    /* without FLOPs the phases have no time: time, cost and energy stay
+     * unknown (NaN), never the zero a sum of nothing would give */
+    if (!p->perf.timed)
+        return TPLAN_OK;
     p->run.time_h = hours;
     p->run.gpu_hours = hours * (double)c->gpus;
     p->run.cost_usd =

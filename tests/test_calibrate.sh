@@ -74,6 +74,8 @@ sed '3s/,[^,]*$/,abc/' m.csv >badv.csv
 expect_error 2 "tplan: badv.csv:3: measured_peak_bytes: 'abc': a positive number" calibrate badv.csv --name x -o p.csv
 sed '4s/,2048,/,0,/' m.csv >badseq.csv
 expect_error 2 "tplan: badseq.csv:4: seq: 0: out of range (valid: an integer from 1 to 100000000)" calibrate badseq.csv --name x -o p.csv
+sed '2s/,1,4,4096,/,max,4,4096,/' m.csv >mbmax.csv
+expect_error 2 "tplan: mbmax.csv:2: micro_batch: max: give the micro-batch the run used" calibrate mbmax.csv --name x -o p.csv
 sed '1s/^run,/framework,/' m.csv >fw.csv
 expect_error 2 "tplan: fw.csv:1: column framework: the base framework is calibrate's --framework, for every run" calibrate fw.csv --name x -o p.csv
 expect_error 2 "tplan: --name FSDP: a built-in framework's name: give yours one of its own" calibrate m.csv --name FSDP -o p.csv
@@ -101,4 +103,6 @@ b=$("$tplan" "${M[@]}" --alloc-frac 0.5 --json | jq '.fields.max_micro_batch')
 [ "$b" -lt "$a" ] && ok || bad "the allocator's share lowers the largest micro-batch ($a -> $b)"
 "$tplan" "${M[@]}" --micro-batch 1 | grep -q "^fits: yes (confidence: yes)$" && ok || bad "calc prints the confidence"
 expect_error 2 "tplan: calib_gpus_min: 64 is above calib_gpus_max 8" "${M[@]}" --calib-gpus-min 64 --calib-gpus-max 8
+# the band's high end stays inside the int64 contract
+expect_error 2 "tplan: per-GPU memory out of range (over 1e18 bytes): check seq, micro_batch and the model's sizes (seq=8192, micro_batch=14000000)" calc --model llama3-8b --micro-batch 14000000 --seq 8192 --mem-band-hi 10
 finish

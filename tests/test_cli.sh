@@ -84,8 +84,8 @@ expect_error 2 "tplan: --act-bytes goes with --params (act-bytes=5); transformer
 expect_error 2 "tplan: give --json or --inventory, not both" calc --model gpt2 --json --inventory
 expect_error 2 "tplan: unknown model preset (model=gpt?2): did you mean gpt2? (\`tplan models\` lists all)" calc --model $'gpt\n2'
 # time, cost and energy inputs
-expect_error 2 "tplan: nic_gbps: 0: out of range (valid: a number from 0.1 to 10000000)" "${C[@]}" --nic-gbps 0
-expect_error 2 "tplan: nic_gbps: -100: out of range (valid: a number from 0.1 to 10000000)" "${C[@]}" --nic-gbps -100
+expect_error 2 "tplan: nic_gbps: 0: out of range (valid: a number from 0.1 to 8000000)" "${C[@]}" --nic-gbps 0
+expect_error 2 "tplan: nic_gbps: -100: out of range (valid: a number from 0.1 to 8000000)" "${C[@]}" --nic-gbps -100
 expect_error 2 "tplan: link_gbs: 0: out of range (valid: a number from 0.1 to 1000000)" "${C[@]}" --link-gbs 0
 expect_error 2 "tplan: price: 0: out of range (valid: a number from 1e-09 to 1000000)" "${C[@]}" --price 0
 expect_error 2 "tplan: price: -4: out of range (valid: a number from 1e-09 to 1000000)" "${C[@]}" --price -4

@@ -66,6 +66,11 @@ static void test_operators(void **state)
     assert_true(pass("precision != 'bf16' AND NOT sp", &plan));
     assert_true(pass("model == 'llama3-8b' and gpu == 'h100-sxm'", &plan));
     assert_true(pass("'llama3-8b' == model", &plan));
+    /* an empty text takes room of its own in the pool */
+    assert_true(pass("gpu != \"\" and gpu == \"h100-sxm\"", &plan));
+    assert_true(pass("not (model == '') and model == 'llama3-8b' and "
+                     "gpu == 'h100-sxm'",
+                     &plan));
     assert_true(pass("fit_confidence == 'yes' or fit_confidence == 'likely' "
                      "or not fits",
                      &plan));
