@@ -17,6 +17,7 @@
 #include "calc_opts.h"
 #include "calibrate.h"
 #include "csv_in.h"
+#include "csv_out.h"
 #include "fields.h"
 #include "framework.h"
 #include "framework_csv.h"
@@ -24,11 +25,8 @@
 #include "plan.h"
 #include "status.h"
 
-#define MAX_COLS 64
-#define MAX_RUNS 1000
-/* Up to this many runs each is predicted by a fit without it; beyond, by
- * a fit without its tenth (ten-fold cross-validation), to bound the fits. */
-#define MAX_LOO   50
+#define MAX_COLS  64
+#define MAX_RUNS  1000
 #define MAX_ARGS  (2 * MAX_COLS + 8)
 #define LABEL_LEN 48
 #define MAX_KEPT  256 /* other frameworks kept from an existing -o file */
@@ -51,7 +49,6 @@ typedef struct reader {
     tplan_calib_run *runs;
     char (*labels)[LABEL_LEN];
     int n, cap;
-    int64_t *params; /* each run's model size */
 } reader;
 
 static int row_error(const reader *r, int64_t line, const char *col,
@@ -155,8 +152,7 @@ static int measured(const reader *r, int64_t line, int i, const char *v,
 
 /* One run from its row; opts[] receives the "--name=value" options it
  * builds (the caller frees them). */
-static int read_run(reader *r, int64_t line, const char *const *f,
-                    char **opts)
+static int read_run(reader *r, int64_t line, const char *const *f, char **opts)
 {
     const char *argv[MAX_ARGS];
     char where[300];
@@ -174,19 +170,15 @@ static int read_run(reader *r, int64_t line, const char *const *f,
         int cap = r->cap ? 2 * r->cap : 64;
         tplan_calib_run *nr = realloc(r->runs, sizeof *nr * (size_t)cap);
         char(*nl)[LABEL_LEN];
-        int64_t *np;
 
         if (nr)
             r->runs = nr;
         nl = nr ? realloc(r->labels, sizeof *nl * (size_t)cap) : NULL;
-        if (nl)
-            r->labels = nl;
-        np = nl ? realloc(r->params, sizeof *np * (size_t)cap) : NULL;
-        if (!np) {
+        if (!nl) {
             fputs("tplan: out of memory\n", stderr);
             return 1;
         }
-        r->params = np;
+        r->labels = nl;
         r->cap = cap;
     }
     run = &r->runs[r->n];
@@ -265,7 +257,6 @@ static int read_run(reader *r, int64_t line, const char *const *f,
     /* a measured throughput is a step time: the tokens of a step over it */
     run->step_s = !isnan(tokens) ? (double)p.tokens_per_step / tokens : step;
     run->peak_bytes = peak;
-    r->params[r->n] = p.params;
     r->n++;
     return 0;
 }
@@ -308,45 +299,6 @@ static int keep_other(void *ud, const tplan_framework *f, tplan_err *err)
                              "more than %d frameworks", MAX_KEPT);
     k->fw[k->n++] = *f;
     return TPLAN_OK;
-}
-
-/* v to four significant digits, as the double nearest that decimal */
-static double round4(double v)
-{
-    char buf[32];
-
-    snprintf(buf, sizeof buf, "%.4g", v);
-    return strtod(buf, NULL);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-/* The nearest-rank q-quantile of v[0..n-1] (sorted in place). */
-static double quantile(double *v, int n, double q)
-{
-    int k = (int)ceil(q * n);
-
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[k < 1 ? 0 : k > n ? n - 1 : k - 1];
-}
-
-/* Errors of one kind: predicted over measured less 1 (before, after,
- * left out) and measured over left-out predicted less 1 for the band. */
-typedef struct errs {
-    double *before, *after, *loo, *r;
-    int n;
-} errs;
-
-static double median_abs(const double *e, int n, double *tmp)
-{
-    for (int i = 0; i < n; i++)
-        tmp[i] = fabs(e[i]);
-    return n ? quantile(tmp, n, 0.5) : (double)NAN;
 }
 
 static void usage(void)
@@ -422,6 +374,11 @@ static int parse_opts(int argc, char **argv, opts *o)
         return usage_error("-o %s is MEASURED.csv: give the profile a file "
                            "of its own",
                            o->out);
+    /* no command writes over one of its inputs, kept rows or not */
+    if (o->base_file && tplan_same_file(o->out, o->base_file))
+        return usage_error("-o %s is the --framework-file the base comes "
+                           "from: give the profile another file",
+                           o->out);
     return 0;
 }
 
@@ -452,91 +409,16 @@ static int set_value(tplan_framework *f, const char *field, double v)
     tplan_err err;
     char buf[64];
 
-    tplan_field_text(tplan_field_find_input(field), v, buf, sizeof buf);
+    tplan_fmt_field(buf, sizeof buf, tplan_field_find_input(field), v);
     return tplan_framework_set(f, field, buf, &err) ? report(&err) : 0;
 }
 
-/* The band from measured over left-out predicted less 1: minus its 10th
- * percentile below, its 90th above, rounded outwards to 4 decimals (as
- * docs/MODEL.md section 14.3 made the built-in bands). */
-static int set_band(tplan_framework *f, const char *lo, const char *hi,
-                    double *r, int n)
-{
-    double l = fmax(0.0, -quantile(r, n, 0.1)),
-           h = fmax(0.0, quantile(r, n, 0.9));
-    int rc;
-
-    if ((rc = set_value(f, lo, fmin(ceil(l * 1e4) / 1e4, 0.99))))
-        return rc;
-    return set_value(f, hi, fmin(ceil(h * 1e4) / 1e4, 10.0));
-}
-
 static int set_range(tplan_framework *f, const char *min, const char *max,
-                     double lo, double hi)
+                     const double r[2])
 {
-    int rc = set_value(f, min, lo);
+    int rc = set_value(f, min, r[0]);
 
-    return rc ? rc : set_value(f, max, hi);
-}
-
-static void print_kind(const reader *r, const char *what, bool memory,
-                       const errs *e, const int *idx, double *tmp)
-{
-    printf("\n%-24s %14s %9s %9s %9s\n", what, "measured", "before", "after",
-           "left out");
-    for (int j = 0; j < e->n; j++) {
-        const tplan_calib_run *run = &r->runs[idx[j]];
-
-        if (memory)
-            printf("%-24.24s %10.2f GiB %+8.1f%% %+8.1f%% %+8.1f%%\n",
-                   r->labels[idx[j]], run->peak_bytes / (1024.0 * 1024 * 1024),
-                   e->before[j] * 100, e->after[j] * 100, e->loo[j] * 100);
-        else
-            printf("%-24.24s %12.4f s %+8.1f%% %+8.1f%% %+8.1f%%\n",
-                   r->labels[idx[j]], run->step_s, e->before[j] * 100,
-                   e->after[j] * 100, e->loo[j] * 100);
-    }
-    printf("%-24s %14s %8.1f%% %8.1f%% %8.1f%%\n", "median |error|", "",
-           median_abs(e->before, e->n, tmp) * 100,
-           median_abs(e->after, e->n, tmp) * 100,
-           median_abs(e->loo, e->n, tmp) * 100);
-}
-
-/* Each run's errors of one kind (memory or time): before (the base),
- * after (the fit) and left out (a fit without it, or without its fold),
- * in e's arrays; xl[f * k ..] holds fold f's fit. */
-static int run_errors(const reader *r, const tplan_calib_term *t, int k,
-                      const double *x, const double *xl, int folds, bool memory,
-                      errs *e, int *idx)
-{
-    tplan_err err;
-    int rc = 0;
-
-    e->n = 0;
-    for (int i = 0; i < r->n && !rc; i++) {
-        const tplan_calib_run *run = &r->runs[i];
-        double meas = memory ? run->peak_bytes : run->step_s, s, p, b, a, l;
-
-        if (isnan(meas))
-            continue;
-        if ((rc = tplan_calib_predict(run, t, k, NULL, &s, &p, &err)))
-            break;
-        b = memory ? p : s;
-        if ((rc = tplan_calib_predict(run, t, k, x, &s, &p, &err)))
-            break;
-        a = memory ? p : s;
-        if ((rc = tplan_calib_predict(run, t, k, xl + (i % folds) * k, &s, &p,
-                                      &err)))
-            break;
-        l = memory ? p : s;
-        idx[e->n] = i;
-        e->before[e->n] = b / meas - 1.0;
-        e->after[e->n] = a / meas - 1.0;
-        e->loo[e->n] = l / meas - 1.0;
-        e->r[e->n] = meas / l - 1.0;
-        e->n++;
-    }
-    return rc ? report(&err) : 0;
+    return rc ? rc : set_value(f, max, r[1]);
 }
 
 /* An existing profile file's other frameworks, read before anything is
@@ -557,6 +439,40 @@ static int read_kept(const opts *o, kept *k)
     return 0;
 }
 
+/* The band of one kind, when runs measured it. */
+static int set_band(tplan_framework *f, const char *lo, const char *hi,
+                    const double b[2])
+{
+    int rc;
+
+    if (isnan(b[0]))
+        return 0;
+    return (rc = set_value(f, lo, b[0])) ? rc : set_value(f, hi, b[1]);
+}
+
+static void print_kind(const reader *r, const char *what, bool memory,
+                       const tplan_calib_error *e, int n)
+{
+    if (n == 0)
+        return;
+    printf("\n%-24s %14s %9s %9s %9s\n", what, "measured", "before", "after",
+           "left out");
+    for (int j = 0; j < n; j++) {
+        const tplan_calib_run *run = &r->runs[e[j].run];
+
+        if (memory)
+            printf("%-24.24s %10.2f GiB", r->labels[e[j].run],
+                   run->peak_bytes / (1024.0 * 1024 * 1024));
+        else
+            printf("%-24.24s %12.4f s", r->labels[e[j].run], run->step_s);
+        printf(" %+8.1f%% %+8.1f%% %+8.1f%%\n", e[j].before * 100,
+               e[j].after * 100, e[j].left_out * 100);
+    }
+    printf("%-24s %14s %8.1f%% %8.1f%% %8.1f%%\n", "median |error|", "",
+           tplan_calib_median(e, n, 0) * 100, tplan_calib_median(e, n, 1) * 100,
+           tplan_calib_median(e, n, 2) * 100);
+}
+
 static int write_profile(const opts *o, kept *k, const tplan_framework *f)
 {
     tplan_err err;
@@ -574,14 +490,14 @@ int cmd_calibrate(int argc, char **argv)
 {
     opts o;
     reader r;
-    tplan_calib_term t[TPLAN_CALIB_MAX_TERMS];
+    tplan_calib_result res;
     tplan_framework f;
-    double x[TPLAN_CALIB_MAX_TERMS], *buf = NULL, *xl;
-    int *idx = NULL, k, rc, folds;
-    errs et, em;
     tplan_err err;
     kept kp = {NULL, 0, NULL};
+    char ts[96] = "", ms[96] = "";
+    int rc;
 
+    memset(&res, 0, sizeof res);
     if ((rc = parse_opts(argc, argv, &o)))
         return rc < 0 ? 0 : rc;
     kp.name = o.name;
@@ -600,126 +516,55 @@ int cmd_calibrate(int argc, char **argv)
             err.code == TPLAN_EUSAGE ? exit_status(TPLAN_EUSAGE) : report(&err);
         goto done;
     }
-    if (r.n < TPLAN_CALIB_MIN_RUNS) {
-        rc = usage_error("%s: %d run%s: calibration needs at least %d",
-                         o.measured, r.n, r.n == 1 ? "" : "s",
-                         TPLAN_CALIB_MIN_RUNS);
+    if (tplan_calibrate(r.runs, r.n, &res, &err)) {
+        rc = err.code == TPLAN_EINVAL
+                 ? usage_error("%s: %s", o.measured, err.msg)
+                 : report(&err);
         goto done;
     }
-    if ((k = tplan_calib_terms(r.runs, r.n, t, &err)) < 0) {
-        rc = report(&err);
-        goto done;
-    }
-    if (k == 0) {
-        rc = usage_error("%s: no framework term changes these runs' "
-                         "predictions by 0.2%%: nothing to fit",
-                         o.measured);
-        goto done;
-    }
-    if (tplan_calib_fit(r.runs, r.n, 0, 0, t, k, x, &err)) {
-        rc = report(&err);
-        goto done;
-    }
-    /* four significant digits: the runs do not know the terms better */
-    for (int i = 0; i < k; i++) {
-        double eps = 1e-6 * fmax(1.0, fabs(t[i].start));
-
-        /* a term driven to its bound (overlap 0) is the bound */
-        if (fabs(x[i] - t[i].lo) < eps)
-            x[i] = t[i].lo;
-        else if (fabs(x[i] - t[i].hi) < eps)
-            x[i] = t[i].hi;
-        else if (x[i] != 0.0)
-            x[i] = round4(x[i]);
-    }
-    folds = r.n <= MAX_LOO ? r.n : 10;
-    buf = malloc(sizeof *buf * ((size_t)r.n * 9 + (size_t)(folds * k)));
-    idx = malloc(sizeof *idx * (size_t)r.n);
-    if (!buf || !idx) {
-        fputs("tplan: out of memory\n", stderr);
-        rc = 1;
-        goto done;
-    }
-    et = (errs){buf, buf + r.n, buf + 2 * r.n, buf + 3 * r.n, 0};
-    em = (errs){buf + 4 * r.n, buf + 5 * r.n, buf + 6 * r.n, buf + 7 * r.n, 0};
     printf("calibrating %s from %d runs of %s (base: %s)\n", o.name, r.n,
            o.measured, o.base ? o.base : "none, tplan's defaults");
-    for (int i = 0; i < k; i++) {
-        char a[64], b[64];
+    for (int i = 0; i < res.k; i++) {
+        const char *name = tplan_field_at(res.t[i].field)->input;
+        char a[64];
 
-        tplan_field_text(t[i].field, t[i].start, a, sizeof a);
-        snprintf(b, sizeof b, "%.4g", x[i]);
-        printf("  %-13s %s -> %s\n", tplan_field_at(t[i].field)->input, a, b);
-        if ((rc = set_value(&f, tplan_field_at(t[i].field)->input, x[i])))
+        tplan_fmt_field(a, sizeof a, res.t[i].field, res.t[i].start);
+        printf("  %-13s %s -> %.4g\n", name, a, res.x[i]);
+        if ((rc = set_value(&f, name, res.x[i])))
             goto done;
     }
     printf("(left out: each run predicted by a fit %s)\n",
-           folds == r.n ? "without it"
-                        : "without its tenth of the runs (every 10th)");
-    xl = buf + 9 * r.n;
-    for (int fo = 0; fo < folds; fo++)
-        if (tplan_calib_fit(r.runs, r.n, folds, fo, t, k, xl + fo * k, &err)) {
-            rc = report(&err);
-            goto done;
-        }
-    if ((rc = run_errors(&r, t, k, x, xl, folds, false, &et, idx)))
+           res.folds == r.n ? "without it"
+                            : "without its tenth of the runs (every 10th)");
+    print_kind(&r, "step time", false, res.time, res.n_time);
+    print_kind(&r, "peak memory", true, res.memory, res.n_memory);
+    if ((rc = set_band(&f, "time_band_lo", "time_band_hi", res.time_band)) ||
+        (rc = set_band(&f, "mem_band_lo", "mem_band_hi", res.mem_band)) ||
+        (rc = set_range(&f, "calib_params_min", "calib_params_max",
+                        res.params)) ||
+        (rc = set_range(&f, "calib_gpus_min", "calib_gpus_max", res.gpus)) ||
+        (rc = set_range(&f, "calib_seq_min", "calib_seq_max", res.seq)))
         goto done;
-    if (et.n) {
-        print_kind(&r, "step time", false, &et, idx, buf + 8 * r.n);
-        if ((rc = set_band(&f, "time_band_lo", "time_band_hi", et.r, et.n)))
-            goto done;
-    }
-    if ((rc = run_errors(&r, t, k, x, xl, folds, true, &em, idx)))
-        goto done;
-    if (em.n) {
-        print_kind(&r, "peak memory", true, &em, idx, buf + 8 * r.n);
-        if ((rc = set_band(&f, "mem_band_lo", "mem_band_hi", em.r, em.n)))
-            goto done;
-    }
-    {
-        double plo = (double)INFINITY, phi = 0, glo = (double)INFINITY, ghi = 0,
-               slo = (double)INFINITY, shi = 0;
-
-        for (int i = 0; i < r.n; i++) {
-            plo = fmin(plo, (double)r.params[i]);
-            phi = fmax(phi, (double)r.params[i]);
-            glo = fmin(glo, (double)r.runs[i].c.gpus);
-            ghi = fmax(ghi, (double)r.runs[i].c.gpus);
-            slo = fmin(slo, (double)r.runs[i].c.seq);
-            shi = fmax(shi, (double)r.runs[i].c.seq);
-        }
-        if ((rc = set_range(&f, "calib_params_min", "calib_params_max", plo,
-                            phi)) ||
-            (rc =
-                 set_range(&f, "calib_gpus_min", "calib_gpus_max", glo, ghi)) ||
-            (rc = set_range(&f, "calib_seq_min", "calib_seq_max", slo, shi)))
-            goto done;
-    }
-    {
-        char ts[96] = "", m[96] = "";
-
-        if (et.n)
-            snprintf(ts, sizeof ts, "; step time %.1f%% (%d runs)",
-                     median_abs(et.loo, et.n, buf + 8 * r.n) * 100, et.n);
-        if (em.n)
-            snprintf(m, sizeof m, "; peak memory %.1f%% (%d runs)",
-                     median_abs(em.loo, em.n, buf + 8 * r.n) * 100, em.n);
-        snprintf(f.source, sizeof f.source,
-                 "tplan calibrate on %d runs of %s (base %s), left-out "
-                 "median error%s%s",
-                 r.n, o.measured, o.base ? o.base : "none", ts, m);
-    }
+    if (res.n_time)
+        snprintf(ts, sizeof ts, "; step time %.1f%% (%d runs)",
+                 tplan_calib_median(res.time, res.n_time, 2) * 100, res.n_time);
+    if (res.n_memory)
+        snprintf(ms, sizeof ms, "; peak memory %.1f%% (%d runs)",
+                 tplan_calib_median(res.memory, res.n_memory, 2) * 100,
+                 res.n_memory);
+    snprintf(f.source, sizeof f.source,
+             "tplan calibrate on %d runs of %s (base %s), left-out median "
+             "error%s%s",
+             r.n, o.measured, o.base ? o.base : "none", ts, ms);
     if ((rc = write_profile(&o, &kp, &f)))
         goto done;
     printf("\nwrote framework %s to %s: use it with --framework-file %s "
            "--framework %s\n",
            o.name, o.out, o.out, o.name);
 done:
+    tplan_calib_result_free(&res);
     free(kp.fw);
-    free(buf);
-    free(idx);
     free(r.runs);
     free(r.labels);
-    free(r.params);
     return rc;
 }

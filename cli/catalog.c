@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "csv_out.h"
 #include "fields.h"
 #include "framework.h"
 #include "hardware.h"
@@ -245,8 +246,7 @@ int cmd_frameworks(int argc, char **argv)
                 const tplan_field *fd = tplan_field_at(f.set[k].field);
 
                 if (fd->kind == TPLAN_FK_ENUM || fd->kind == TPLAN_FK_BOOL) {
-                    tplan_field_text(f.set[k].field, f.set[k].value, v,
-                                 sizeof v);
+                    tplan_fmt_field(v, sizeof v, f.set[k].field, f.set[k].value);
                     if (fd->kind == TPLAN_FK_BOOL)
                         json_bool(&w, fd->input, f.set[k].value != 0.0);
                     else
@@ -262,7 +262,7 @@ int cmd_frameworks(int argc, char **argv)
         }
         printf("%s\n ", f.name);
         for (int k = 0; k < f.n; k++) {
-            tplan_field_text(f.set[k].field, f.set[k].value, v, sizeof v);
+            tplan_fmt_field(v, sizeof v, f.set[k].field, f.set[k].value);
             printf(" %s=%s", tplan_field_at(f.set[k].field)->input, v);
         }
         printf("\n  %s\n", f.source);

@@ -114,25 +114,20 @@ typedef struct run_ctx {
 static int os_exit(lua_State *L)
 {
     run_ctx *ctx = lua_touserdata(L, lua_upvalueindex(1));
-    int status = EXIT_SUCCESS;
+    int status = lua_isboolean(L, 1)
+                     ? (lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE)
+                     : (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
     tplan_err err;
 
     if (ctx->ending) {
-        int want = lua_isboolean(L, 1) ? (lua_toboolean(L, 1) ? 0 : 1)
-                                       : (int)luaL_optinteger(L, 1, 0);
-
         /* a finaliser while the run ends: the outputs are finished; a
          * failure it reports stands, it cannot undo the run's own */
-        if (ctx->status == 0 && want != 0) {
+        if (ctx->status == EXIT_SUCCESS && status != EXIT_SUCCESS) {
             fflush(stdout);
-            exit(want);
+            exit(status);
         }
         return 0;
     }
-    if (lua_isboolean(L, 1))
-        status = lua_toboolean(L, 1) ? EXIT_SUCCESS : EXIT_FAILURE;
-    else
-        status = (int)luaL_optinteger(L, 1, EXIT_SUCCESS);
     csv_tmp = NULL; /* finishing renames or removes it */
     if (outputs_finish(&ctx->out, status != EXIT_SUCCESS, &err)) {
         fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);

@@ -45,4 +45,8 @@ void tplan_csv_abort(tplan_csv *w);
  * significant digits (15 to 17). Returns the length. */
 int tplan_fmt_real(char *buf, size_t len, double v);
 
+/* Input id's value v (as tplan_field_apply takes it) as the text calc
+ * reads back: its name (enums, booleans) or tplan_fmt_real's decimal. */
+void tplan_fmt_field(char *buf, size_t len, int id, double v);
+
 #endif

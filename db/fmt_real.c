@@ -15,6 +15,7 @@
  * tiny or huge values, infinities, NaN) takes the printf/strtod loop.
  * tests/test_store.c compares the two paths on a million values. */
 #include "csv_out.h"
+#include "fields.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -226,4 +227,14 @@ int tplan_fmt_real(char *buf, size_t len, double v)
         return emit(buf, len, v < 0, q, n, xn);
     }
     return fmt_printf(buf, len, v); /* not reached: 17 digits read back */
+}
+
+void tplan_fmt_field(char *buf, size_t len, int id, double v)
+{
+    const char *name = tplan_field_value_name(id, v);
+
+    if (name)
+        snprintf(buf, len, "%s", name);
+    else
+        tplan_fmt_real(buf, len, v);
 }

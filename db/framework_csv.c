@@ -189,7 +189,7 @@ int tplan_framework_csv_write(const char *path, const tplan_framework *fw,
                 tplan_csv_null(w);
                 continue;
             }
-            tplan_field_text(cols[c], fw[i].set[k].value, buf, sizeof buf);
+            tplan_fmt_field(buf, sizeof buf, cols[c], fw[i].set[k].value);
             tplan_csv_text(w, buf);
         }
         if (tplan_csv_end_row(w, err))

@@ -3,9 +3,12 @@
 #include "calibrate.h"
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fields.h"
+#include "model.h"
 #include "plan.h"
 
 /* The candidates, in the order they are kept: the compute efficiency
@@ -94,19 +97,18 @@ static int sensitivity(const tplan_calib_run *runs, int n,
 }
 
 static int pick(const tplan_calib_run *runs, int n, const char *const *names,
-                bool memory, int room, tplan_calib_term *t, int k,
-                tplan_err *err)
+                bool memory, tplan_calib_term *t, int k, tplan_err *err)
 {
     int measured = 0, took = 0, rc;
 
     for (int i = 0; i < n; i++)
         measured += !isnan(memory ? runs[i].peak_bytes : runs[i].step_s);
     for (int j = 0; names[j] && took < measured / RUNS_PER_TERM &&
-                    k < TPLAN_CALIB_MAX_TERMS && took < room;
+                    k < TPLAN_CALIB_MAX_TERMS;
          j++) {
         int id = tplan_field_find_input(names[j]);
         const tplan_field *f = tplan_field_at(id);
-        tplan_calib_term c = {id, memory, 0.0, 0.0, f->min, f->max};
+        tplan_calib_term c = {id, memory, 0.0, f->min, f->max};
         double v = 0.0, s;
         bool same = true, have = false;
 
@@ -123,7 +125,6 @@ static int pick(const tplan_calib_run *runs, int n, const char *const *names,
         }
         if (!same || !have)
             continue;
-        c.value = c.start;
         /* move it a quarter of the way along its range or by a quarter */
         v = c.start > 0.0 ? fmin(c.start * 1.25, c.hi) > c.start
                                 ? fmin(c.start * 1.25, c.hi)
@@ -142,11 +143,11 @@ static int pick(const tplan_calib_run *runs, int n, const char *const *names,
 int tplan_calib_terms(const tplan_calib_run *runs, int n, tplan_calib_term *t,
                       tplan_err *err)
 {
-    int k = pick(runs, n, time_terms, false, TPLAN_CALIB_MAX_TERMS, t, 0, err);
+    int k = pick(runs, n, time_terms, false, t, 0, err);
 
     if (k < 0)
         return -1;
-    return pick(runs, n, memory_terms, true, TPLAN_CALIB_MAX_TERMS, t, k, err);
+    return pick(runs, n, memory_terms, true, t, k, err);
 }
 
 /* The fit's state: the runs and the terms of one kind. */
@@ -293,4 +294,178 @@ int tplan_calib_fit(const tplan_calib_run *runs, int n, int folds, int fold,
             x[idx[j]] = term_value(&t[idx[j]], u[j]);
     }
     return TPLAN_OK;
+}
+
+/* v to four significant digits, as the double nearest that decimal */
+static double round4(double v)
+{
+    char buf[32];
+
+    snprintf(buf, sizeof buf, "%.4g", v);
+    return strtod(buf, NULL);
+}
+
+/* Four significant digits: the runs do not know the terms better; a term
+ * driven to its bound (overlap 0) is the bound. */
+static void settle(const tplan_calib_term *t, int k, double *x)
+{
+    for (int i = 0; i < k; i++) {
+        double eps = 1e-6 * fmax(1.0, fabs(t[i].start));
+
+        if (fabs(x[i] - t[i].lo) < eps)
+            x[i] = t[i].lo;
+        else if (fabs(x[i] - t[i].hi) < eps)
+            x[i] = t[i].hi;
+        else if (x[i] != 0.0)
+            x[i] = round4(x[i]);
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The nearest-rank q-quantile of v[0..n-1] (sorted in place). */
+static double quantile(double *v, int n, double q)
+{
+    int k = (int)ceil(q * n);
+
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return v[k < 1 ? 0 : k > n ? n - 1 : k - 1];
+}
+
+double tplan_calib_median(const tplan_calib_error *e, int n, int which)
+{
+    double *v = n > 0 ? malloc(sizeof *v * (size_t)n) : NULL, m;
+
+    if (!v)
+        return (double)NAN;
+    for (int i = 0; i < n; i++)
+        v[i] = fabs(which == 0   ? e[i].before
+                    : which == 1 ? e[i].after
+                                 : e[i].left_out);
+    m = quantile(v, n, 0.5);
+    free(v);
+    return m;
+}
+
+/* The band from measured over left-out predicted less 1 (section 14.3):
+ * minus its 10th percentile below, its 90th above, rounded outwards to
+ * four decimals and kept in the fields' ranges. */
+static int band(const tplan_calib_error *e, int n, double out[2])
+{
+    double *r = malloc(sizeof *r * (size_t)(n ? n : 1));
+
+    out[0] = out[1] = (double)NAN;
+    if (!r)
+        return TPLAN_ENOMEM;
+    for (int i = 0; i < n; i++)
+        r[i] = 1.0 / (1.0 + e[i].left_out) - 1.0;
+    if (n > 0) {
+        out[0] = fmin(ceil(fmax(0.0, -quantile(r, n, 0.1)) * 1e4) / 1e4, 0.99);
+        out[1] = fmin(ceil(fmax(0.0, quantile(r, n, 0.9)) * 1e4) / 1e4, 10.0);
+    }
+    free(r);
+    return TPLAN_OK;
+}
+
+/* Each measured run's errors of one kind; xl[f * k ..] holds fold f's fit. */
+static int errors(const tplan_calib_run *runs, int n,
+                  const tplan_calib_result *res, const double *xl, bool memory,
+                  tplan_calib_error *out, int *m, tplan_err *err)
+{
+    *m = 0;
+    for (int i = 0; i < n; i++) {
+        const tplan_calib_run *run = &runs[i];
+        double meas = memory ? run->peak_bytes : run->step_s, v[3], s, p;
+        const double *xs[3] = {NULL, res->x, xl + (i % res->folds) * res->k};
+        int rc;
+
+        if (isnan(meas))
+            continue;
+        for (int j = 0; j < 3; j++) {
+            if ((rc = tplan_calib_predict(run, res->t, res->k, xs[j], &s, &p,
+                                          err)))
+                return rc;
+            v[j] = (memory ? p : s) / meas - 1.0;
+        }
+        out[*m] = (tplan_calib_error){i, v[0], v[1], v[2]};
+        (*m)++;
+    }
+    return TPLAN_OK;
+}
+
+/* Grow the range r[0..1] (NaN: empty) to hold v. */
+static void widen(double r[2], double v)
+{
+    r[0] = isnan(r[0]) || v < r[0] ? v : r[0];
+    r[1] = isnan(r[1]) || v > r[1] ? v : r[1];
+}
+
+void tplan_calib_result_free(tplan_calib_result *res)
+{
+    free(res->time);
+    free(res->memory);
+    res->time = res->memory = NULL;
+}
+
+int tplan_calibrate(const tplan_calib_run *runs, int n, tplan_calib_result *res,
+                    tplan_err *err)
+{
+    double *xl = NULL;
+    int rc;
+
+    memset(res, 0, sizeof *res);
+    if (n < TPLAN_CALIB_MIN_RUNS)
+        return tplan_err_set(err, TPLAN_EINVAL, "runs",
+                             "%d run%s: calibration needs at least %d", n,
+                             n == 1 ? "" : "s", TPLAN_CALIB_MIN_RUNS);
+    if ((res->k = tplan_calib_terms(runs, n, res->t, err)) < 0)
+        return err->code;
+    if (res->k == 0)
+        return tplan_err_set(err, TPLAN_EINVAL, "runs",
+                             "no framework term changes these runs' "
+                             "predictions by 0.2%%: nothing to fit");
+    if ((rc = tplan_calib_fit(runs, n, 0, 0, res->t, res->k, res->x, err)))
+        return rc;
+    settle(res->t, res->k, res->x);
+    res->folds = n <= TPLAN_CALIB_MAX_LOO ? n : 10;
+    res->time = malloc(sizeof *res->time * (size_t)n);
+    res->memory = malloc(sizeof *res->memory * (size_t)n);
+    xl = malloc(sizeof *xl * (size_t)(res->folds * res->k));
+    if (!res->time || !res->memory || !xl) {
+        rc = tplan_err_set(err, TPLAN_ENOMEM, "runs", "out of memory");
+        goto done;
+    }
+    for (int f = 0; f < res->folds; f++)
+        if ((rc = tplan_calib_fit(runs, n, res->folds, f, res->t, res->k,
+                                  xl + f * res->k, err)))
+            goto done;
+    if ((rc = errors(runs, n, res, xl, false, res->time, &res->n_time, err)) ||
+        (rc = errors(runs, n, res, xl, true, res->memory, &res->n_memory,
+                     err)) ||
+        (rc = band(res->time, res->n_time, res->time_band)) ||
+        (rc = band(res->memory, res->n_memory, res->mem_band))) {
+        if (rc == TPLAN_ENOMEM)
+            tplan_err_set(err, TPLAN_ENOMEM, "runs", "out of memory");
+        goto done;
+    }
+    for (int j = 0; j < 2; j++)
+        res->params[j] = res->gpus[j] = res->seq[j] = (double)NAN;
+    for (int i = 0; i < n; i++) {
+        tplan_param_count pc;
+
+        tplan_model_params(&runs[i].c.model, &pc);
+        widen(res->params, (double)pc.total);
+        widen(res->gpus, (double)runs[i].c.gpus);
+        widen(res->seq, (double)runs[i].c.seq);
+    }
+done:
+    free(xl);
+    if (rc)
+        tplan_calib_result_free(res);
+    return rc;
 }

@@ -26,7 +26,6 @@ typedef struct tplan_calib_term {
     int field;    /* an input (fields.h), a framework term */
     bool memory;  /* fitted to peaks (else to step times) */
     double start; /* the base's value, in the field's input unit */
-    double value; /* the fitted value */
     double lo, hi;
 } tplan_calib_term;
 
@@ -55,5 +54,45 @@ int tplan_calib_predict(const tplan_calib_run *r, const tplan_calib_term *t,
 int tplan_calib_fit(const tplan_calib_run *runs, int n, int folds, int fold,
                     const tplan_calib_term *t, int k, double *x,
                     tplan_err *err);
+
+/* One run's error of one kind, predicted over measured less 1: with the
+ * base's terms, with the fit, and left out of the fit (predicted by a fit
+ * without it, or without its fold). */
+typedef struct tplan_calib_error {
+    int run; /* index into the runs */
+    double before, after, left_out;
+} tplan_calib_error;
+
+/* Up to this many runs each is left out alone; beyond, ten folds (run i
+ * in fold i mod 10), to bound the work to eleven fits. */
+#define TPLAN_CALIB_MAX_LOO 50
+
+/* A whole calibration (docs/MODEL.md section 15). */
+typedef struct tplan_calib_result {
+    int k;                               /* terms fitted */
+    tplan_calib_term t[TPLAN_CALIB_MAX_TERMS];
+    double x[TPLAN_CALIB_MAX_TERMS];     /* their values, four digits */
+    int folds;                           /* n: leave-one-out; else 10 */
+    tplan_calib_error *time, *memory;    /* per measured run */
+    int n_time, n_memory;
+    /* bands from the left-out errors as section 14.3 makes them (minus
+     * the 10th percentile of measured / predicted - 1, and the 90th);
+     * NaN where no run measured that kind */
+    double time_band[2], mem_band[2];
+    /* the runs' range: smallest and largest model, GPU count, sequence */
+    double params[2], gpus[2], seq[2];
+} tplan_calib_result;
+
+/* Pick the terms, fit them, settle them to four significant digits (a
+ * value at a bound is the bound), fit again per fold, and fill res. Fewer
+ * than TPLAN_CALIB_MIN_RUNS runs, or runs that move no term, are
+ * TPLAN_EINVAL with the reason. Free res with tplan_calib_result_free. */
+int tplan_calibrate(const tplan_calib_run *runs, int n,
+                    tplan_calib_result *res, tplan_err *err);
+void tplan_calib_result_free(tplan_calib_result *res);
+
+/* The median of |error| over e[0..n-1]: of before, after or left_out
+ * (which 0, 1, 2). NaN when n is 0. */
+double tplan_calib_median(const tplan_calib_error *e, int n, int which);
 
 #endif

@@ -232,8 +232,9 @@ static operand parse_primary(parser *ps)
         o = parse_or(ps);
         o.at = o.at ? o.at : ps->start;
         if (ps->kind != T_RP)
-            fail(ps, ps->kind == T_END ? "expected ')' at the end%.*s"
-                                       : "expected ')' instead of '%.*s'",
+            fail(ps,
+                 ps->kind == T_END ? "expected ')' at the end%.*s"
+                                   : "expected ')' instead of '%.*s'",
                  (int)ps->len, ps->start);
         next(ps);
     } else {
@@ -246,22 +247,27 @@ static operand parse_primary(parser *ps)
     return o;
 }
 
-static operand parse_unary(parser *ps)
+/* A prefix operator (unary -, not) over the operand rule that follows it
+ * (itself again), or the next rule when the token is not that operator. */
+static operand prefix(parser *ps, bool here, int op, operand (*self)(parser *),
+                      operand (*rest)(parser *))
 {
-    if (is_op(ps, "-")) {
-        const char *at = ps->start;
-        operand o;
+    const char *at = ps->start;
+    operand o;
 
-        next(ps);
-        o = number_operand(ps, parse_unary(ps));
-        emit(ps, OP_NEG, 0, 0.0);
-        o.at = at;
-        return o;
-    }
-    return parse_primary(ps);
+    if (!here)
+        return rest(ps);
+    next(ps);
+    o = number_operand(ps, self(ps));
+    emit(ps, op, 0, 0.0);
+    o.at = at;
+    return o;
 }
 
-static operand parse_binary(parser *ps, int level);
+static operand parse_unary(parser *ps)
+{
+    return prefix(ps, is_op(ps, "-"), OP_NEG, parse_unary, parse_primary);
+}
 
 /* * and / (level 1), + and - (level 0) */
 static operand parse_binary(parser *ps, int level)
@@ -374,43 +380,33 @@ static operand parse_compare(parser *ps)
 
 static operand parse_not(parser *ps)
 {
-    if (is_word(ps, "not")) {
-        const char *at = ps->start;
-        operand o;
+    return prefix(ps, is_word(ps, "not"), OP_NOT, parse_not, parse_compare);
+}
 
+/* A left-associative chain of a word operator (and, or) over the next
+ * rule. */
+static operand chain(parser *ps, const char *word, int op,
+                     operand (*rest)(parser *))
+{
+    operand l = rest(ps);
+
+    while (is_word(ps, word) && !ps->rc) {
+        number_operand(ps, l);
         next(ps);
-        o = number_operand(ps, parse_not(ps));
-        emit(ps, OP_NOT, 0, 0.0);
-        o.at = at;
-        return o;
+        number_operand(ps, rest(ps));
+        emit(ps, op, 0, 0.0);
     }
-    return parse_compare(ps);
+    return l;
 }
 
 static operand parse_and(parser *ps)
 {
-    operand l = parse_not(ps);
-
-    while (is_word(ps, "and") && !ps->rc) {
-        number_operand(ps, l);
-        next(ps);
-        number_operand(ps, parse_not(ps));
-        emit(ps, OP_AND, 0, 0.0);
-    }
-    return l;
+    return chain(ps, "and", OP_AND, parse_not);
 }
 
 static operand parse_or(parser *ps)
 {
-    operand l = parse_and(ps);
-
-    while (is_word(ps, "or") && !ps->rc) {
-        number_operand(ps, l);
-        next(ps);
-        number_operand(ps, parse_and(ps));
-        emit(ps, OP_OR, 0, 0.0);
-    }
-    return l;
+    return chain(ps, "or", OP_OR, parse_and);
 }
 
 /* The deepest the stack gets (each op's net effect is known). */

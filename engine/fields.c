@@ -1419,20 +1419,15 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
     }
 }
 
-void tplan_field_text(int id, double v, char *buf, size_t len)
+const char *tplan_field_value_name(int id, double v)
 {
     const tplan_field *f = tplan_field_at(id);
 
     if (f && f->kind == TPLAN_FK_ENUM && v >= 0.0)
-        snprintf(buf, len, "%s", f->values[(int)v]);
-    else if (f && f->kind == TPLAN_FK_BOOL)
-        snprintf(buf, len, "%s", v != 0.0 ? "true" : "false");
-    else
-        for (int digits = 15; digits <= 17; digits++) {
-            snprintf(buf, len, "%.*g", digits, v);
-            if (strtod(buf, NULL) == v)
-                break;
-        }
+        return f->values[(int)v];
+    if (f && f->kind == TPLAN_FK_BOOL)
+        return v != 0.0 ? "true" : "false";
+    return NULL;
 }
 
 tplan_reach tplan_field_reach(int id)

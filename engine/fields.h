@@ -132,10 +132,10 @@ typedef enum {
 } tplan_reach;
 tplan_reach tplan_field_reach(int id);
 
-/* Input id's value v (as tplan_field_apply takes it) as the text calc
- * reads back: an enum's name, true or false, else the shortest decimal
- * (15 to 17 digits) that reads back as v. */
-void tplan_field_text(int id, double v, char *buf, size_t len);
+/* The name input id's value v (as tplan_field_apply takes it) has: an
+ * enum's name, or true or false; NULL for a number (db's tplan_fmt_field
+ * writes either as calc reads it back). */
+const char *tplan_field_value_name(int id, double v);
 
 /* The valid values of input id, in words ("0 to 3", "true, false",
  * "fp32, amp-bf16, ..."), into buf. */

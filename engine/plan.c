@@ -48,29 +48,26 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
                            tplan_plan *out, unsigned flags, tplan_err *err)
 {
     int64_t micro_batch = asked->micro_batch, accum = asked->accum;
+    bool staged = (flags & REUSE) && (flags & TPLAN_EVAL_FIGURES);
+    bool trusted = flags & TPLAN_EVAL_TRUSTED_PARTS;
     tplan_config copy;
-    int rc;
+    int rc = TPLAN_OK;
 
-    /* a time- or run-class change leaves the layout as valid as it was
-     * (those fields are only range-checked, when the sweep takes them) */
-    rc = ((flags & REUSE) && (flags & TPLAN_EVAL_FIGURES)) ||
-                 ((flags & TPLAN_EVAL_LAYOUT_CHECKED) &&
-                  (flags & TPLAN_EVAL_TRUSTED_PARTS))
-             ? TPLAN_OK
-         : (flags & TPLAN_EVAL_TRUSTED_PARTS)
-             ? tplan_config_validate_layout(asked, err)
-             : tplan_config_validate(asked, err);
+    /* a staged change leaves the layout as valid as it was (those fields
+     * are only range-checked, when the sweep takes them) */
+    if (!staged && !(trusted && (flags & TPLAN_EVAL_LAYOUT_CHECKED)))
+        rc = trusted ? tplan_config_validate_layout(asked, err)
+                     : tplan_config_validate(asked, err);
     if (rc)
         return rc;
     if (&out->config == asked) { /* re-evaluating a plan in place */
         copy = *asked;
         asked = &copy;
-    } else if (!(flags & REUSE) || !(flags & TPLAN_EVAL_FIGURES)) {
+    } else if (!staged) { /* reeval copies it itself */
         out->config = *asked;
     }
-    rc = (flags & REUSE) && (flags & TPLAN_EVAL_FIGURES)
-             ? reeval(asked, out, flags, err)
-             : eval(asked, cache, out, flags, err);
+    rc = staged ? reeval(asked, out, flags, err)
+                : eval(asked, cache, out, flags, err);
     /* the plan's config is the one asked for (micro_batch 0 = max) */
     out->config.micro_batch = micro_batch;
     out->config.accum = accum;

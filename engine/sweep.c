@@ -176,26 +176,6 @@ static void apply(const tplan_sweep_spec *s, tplan_axis_id id, double v,
     }
 }
 
-/* Set every axis field of c for index. Fields no axis touches keep
- * their values, so a worker copies the base once and applies axes only. */
-static void apply_axes(const tplan_sweep_spec *s, int64_t index,
-                       tplan_config *c)
-{
-    int digit[TPLAN_MAX_AXES];
-    bool replaced = false;
-
-    for (int i = s->n_axes - 1; i >= 0; i--) {
-        const tplan_axis *a = &s->axes[i];
-
-        digit[i] = (int)(index % a->n);
-        apply(s, a->id, a->values[digit[i]], c);
-        replaced = replaced || replaces_struct(a->id);
-        index /= a->n;
-    }
-    if (replaced)
-        reapply_struct(s, digit, c);
-}
-
 /* Walking indexes in order, a worker keeps the mixed-radix digits of the
  * current index and re-applies only the axes whose digit changed: the
  * divisions of a full decode cost more than a whole plan evaluation's
@@ -215,6 +195,16 @@ static void odometer_set(const tplan_sweep_spec *s, int64_t index, int *digit,
     }
     if (replaced)
         reapply_struct(s, digit, c);
+}
+
+/* Set every axis field of c for index. Fields no axis touches keep
+ * their values, so a worker copies the base once and applies axes only. */
+static void apply_axes(const tplan_sweep_spec *s, int64_t index,
+                       tplan_config *c)
+{
+    int digit[TPLAN_MAX_AXES];
+
+    odometer_set(s, index, digit, c);
 }
 
 /* What a change of axis a reaches (fields.h): the gpu and model axes

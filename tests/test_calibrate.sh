@@ -79,6 +79,7 @@ expect_error 2 "tplan: mbmax.csv:2: micro_batch: max: give the micro-batch the r
 sed '1s/^run,/framework,/' m.csv >fw.csv
 expect_error 2 "tplan: fw.csv:1: column framework: the base framework is calibrate's --framework, for every run" calibrate fw.csv --name x -o p.csv
 expect_error 2 "tplan: --name FSDP: a built-in framework's name: give yours one of its own" calibrate m.csv --name FSDP -o p.csv
+expect_error 2 "tplan: -o ./prof.csv is the --framework-file the base comes from: give the profile another file" calibrate m.csv --framework-file prof.csv --framework mine --name x -o ./prof.csv
 expect_error 2 "tplan: -o m.csv is MEASURED.csv: give the profile a file of its own" calibrate m.csv --name x -o m.csv
 expect_error 2 "tplan: calibrate: give --name NAME for the profile" calibrate m.csv -o p.csv
 expect_error 2 "tplan: calibrate: give -o PROFILE.csv for the profile" calibrate m.csv --name x

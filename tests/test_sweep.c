@@ -488,6 +488,22 @@ static void staged_run(tplan_sweep_spec *s, bool unstaged, int threads,
     }
 }
 
+/* Llama 3 8B on H100s at 4096 tokens, a budget, every valid plan kept
+ * (equivalent ones too) and ranked by cost: the staged tests' base. */
+static tplan_sweep_spec *staged_spec(void)
+{
+    tplan_sweep_spec *s = calloc(1, sizeof *s);
+
+    config_for(&s->base, "llama3-8b", "h100-sxm");
+    s->base.seq = 4096;
+    s->base.tokens = 1e12;
+    s->n_rank = 1;
+    s->rank[0].metric = TPLAN_M_COST_USD;
+    s->keep_mode = TPLAN_KEEP_ALL;
+    s->keep_equivalents = true;
+    return s;
+}
+
 static void test_staged_bit_identical(void **state)
 {
     static const double gpus[] = {8, 16, 32, 64}, tp[] = {1, 2, 4, 16},
@@ -497,14 +513,11 @@ static void test_staged_bit_identical(void **state)
                         nic[] = {100, 400}, eff[] = {0.9, 1.1},
                         h0[] = {600, 900}, band[] = {0.05, 0.2},
                         pue[] = {1.1, 1.3};
-    tplan_sweep_spec *s = calloc(1, sizeof *s);
+    tplan_sweep_spec *s = staged_spec();
     hashes want = {NULL, 0}, got = {NULL, 0};
     int64_t size;
 
     (void)state;
-    config_for(&s->base, "llama3-8b", "h100-sxm");
-    s->base.seq = 4096;
-    s->base.tokens = 1e12;
     add_axis(s, "gpus", 4, gpus);
     add_axis(s, "tp", 4, tp);
     add_axis(s, "overlap", 3, overlap);
@@ -519,10 +532,6 @@ static void test_staged_bit_identical(void **state)
     add_axis(s, "eff_h0", 2, h0);
     add_axis(s, "time_band_hi", 2, band);
     add_axis(s, "pue", 2, pue);
-    s->n_rank = 1;
-    s->rank[0].metric = TPLAN_M_COST_USD;
-    s->keep_mode = TPLAN_KEEP_ALL;
-    s->keep_equivalents = true;
     {
         tplan_err err;
 
@@ -619,20 +628,13 @@ static void test_staged_each_field(void **state)
             print_error("no values for staged field %s\n", f->input);
             fail();
         }
-        s = calloc(1, sizeof *s);
-        config_for(&s->base, "llama3-8b", "h100-sxm");
-        s->base.seq = 4096;
-        s->base.tokens = 1e12;
+        s = staged_spec();
         add_axis(s, "gpus", 2, gpus);
         add_axis(s, "tp", 3, tp);
         add_axis(s, "zero", 2, zero);
         add_axis(s, "micro_batch", 2, mb);
         add_axis(s, "precision", 2, prec);
         add_axis(s, f->input, 2, vals[k].v);
-        s->n_rank = 1;
-        s->rank[0].metric = TPLAN_M_COST_USD;
-        s->keep_mode = TPLAN_KEEP_ALL;
-        s->keep_equivalents = true;
         size = tplan_sweep_size(s);
         want.h = calloc((size_t)size, sizeof *want.h);
         got.h = calloc((size_t)size, sizeof *got.h);

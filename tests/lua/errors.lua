@@ -98,6 +98,7 @@ expect(function() tplan.sweep{model = "gpt2", where = 3} end, S .. "field 'where
 expect(function() tplan.sweep{model = "gpt2", where = "mfu >> 0.4"} end, S .. "where: 'mfu >> 0.4': expected a field, a number or '(' instead of '>' at character 6")
 expect(function() tplan.sweep{model = "gpt2", where = "precision == 'bf61'"} end, S .. "where: 'precision == 'bf61'': 'bf61' is none of the field's names at character 14 (precision: fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp8)")
 expect(function() tplan.sweep{model = "gpt2", score = 3} end, S .. "field 'score' must be a function")
+expect(function() tplan.sweep{model = "gpt2", staged = "no"} end, S .. "field 'staged' must be a boolean (got string)")
 expect(function() tplan.sweep{model = "gpt2", threads = 0} end, S .. "threads must be in [1, 256] (threads=0)")
 expect(function() tplan.sweep{model = "gpt2", pareto = "yes"} end, S .. "field 'pareto' must be a boolean (got string)")
 -- a sweep that keeps nothing says why
