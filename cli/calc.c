@@ -325,6 +325,11 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_int(&w, "work_copy_bytes", m->work_copy_bytes);
     json_int(&w, "context_bytes", m->context_bytes);
     json_int(&w, "gather_bytes", m->gather_bytes);
+    json_int(&w, "nccl_bytes", m->nccl_bytes);
+    json_int(&w, "communicators", m->communicators);
+    json_int(&w, "bucket_bytes", m->bucket_bytes);
+    json_int(&w, "step_temp_bytes", m->step_temp_bytes);
+    json_int(&w, "transient_bytes", m->transient_bytes);
     json_int(&w, "activations_per_sample_bytes",
              llround(m->act_per_sample_bytes));
     json_int(&w, "activations_per_layer_sample_bytes",
@@ -589,7 +594,7 @@ static void print_table(const tplan_plan *p)
 {
     const tplan_config *c = &p->config;
     const tplan_memory *m = &p->mem;
-    char note[160];
+    char note[320];
 
     printf("%s on %lld x %s: tp %lld, pp %lld, dp %lld, zero %d%s",
            c->model.name, (long long)c->gpus, c->gpu.name, (long long)c->tp,
@@ -673,6 +678,18 @@ static void print_table(const tplan_plan *p)
     if (m->dequant_bytes > 0)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  ", dequantized matrix %.2f", gib(m->dequant_bytes));
+    if (m->nccl_bytes > 0)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 ", NCCL %.2f (%lld communicator%s)", gib(m->nccl_bytes),
+                 (long long)m->communicators,
+                 m->communicators == 1 ? "" : "s");
+    if (m->bucket_bytes > 0)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 ", gradient buckets %.2f", gib(m->bucket_bytes));
+    if (m->transient_bytes > 0)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 ", optimizer step %.2f over the activations",
+                 gib(m->transient_bytes));
     if (m->alloc_bytes > 0)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  ", allocator %.2f", gib(m->alloc_bytes));

@@ -51,7 +51,9 @@ enum {
     F_MLP = 1 << 20,      /* inside the MLP: an MoE layer has them per
                              routed token and per shared expert instead */
     F_MLA = 1 << 21,      /* latent attention only (DeepSeek-V2/V3) */
-    F_SOFTCAP = 1 << 22   /* tanh soft-capping only (Gemma 2) */
+    F_SOFTCAP = 1 << 22,  /* tanh soft-capping only (Gemma 2) */
+    F_EAGERNORM = 1 << 23, /* HF's eager RMSNorm (x.float(), x * rstd) */
+    F_FUSEDNORM = 1 << 24  /* a fused RMSNorm kernel: input and rstd */
 };
 
 /* Dtype rules: what decides a tensor's width. */
@@ -140,14 +142,21 @@ static const act_row megatron_last[] = {
  * (RMSNorm through x.float(), explicit fp32 softmax, repeat_kv, SwiGLU
  * saving gate, SiLU, up and their product), derived from the same autograd
  * rules; their attention dropout is not modelled. 0-dim scalars (a few
- * bytes per layer) and the shared s*s causal mask are left out. */
+ * bytes per layer) and the shared s*s causal mask are left out. With
+ * fused_norm, an RMSNorm kernel saves its input and per-row rstd for
+ * backward (torch's _fused_rms_norm, pytorch/pytorch PR #153666:
+ * derivatives.yaml uses input, rstd and weight; Apex and Transformer
+ * Engine's fused norms alike) instead of the eager code's fp32 copy of
+ * the input and x * rstd. */
 static const act_row torch_layer[] = {
     {"norm inputs (residual)", SBH, 2, R_RES, F_SP | F_LN},
     {"norm mean+rstd", SB, 4, R_LNSTAT, F_SP | F_LN},
     {"norm outputs (qkv, fc1 inputs)", SBH, 2, R_LIN, F_SP | F_LN},
-    {"rmsnorm inputs (fp32)", SBH, 2, R_F32, F_SP | F_RMS},
+    {"rmsnorm inputs (fp32)", SBH, 2, R_F32, F_SP | F_RMS | F_EAGERNORM},
+    {"rmsnorm inputs (fused kernel)", SBH, 2, R_RES,
+     F_SP | F_RMS | F_FUSEDNORM},
     {"rmsnorm rstd", SB, 2, R_F32, F_SP | F_RMS},
-    {"rmsnorm x*rstd", SBH, 2, R_RES, F_SP | F_RMS},
+    {"rmsnorm x*rstd", SBH, 2, R_RES, F_SP | F_RMS | F_EAGERNORM},
     {"rmsnorm outputs (matmul inputs)", SBH, 2, R_RMSOUT, F_SP | F_RMS},
     {"autocast copies of norm output for q, k, v", SBH, 3, R_AMPCOPY,
      F_SP | F_RMS},
@@ -185,16 +194,24 @@ static const act_row torch_layer[] = {
      * and statistics, saved as the pre-norms' are */
     {"post-norm inputs", SBH, 2, R_RES, F_SP | F_LN | F_POST},
     {"post-norm mean+rstd", SB, 4, R_LNSTAT, F_SP | F_LN | F_POST},
-    {"post-rmsnorm inputs (fp32)", SBH, 2, R_F32, F_SP | F_RMS | F_POST},
+    {"post-rmsnorm inputs (fp32)", SBH, 2, R_F32,
+     F_SP | F_RMS | F_POST | F_EAGERNORM},
+    {"post-rmsnorm inputs (fused kernel)", SBH, 2, R_RES,
+     F_SP | F_RMS | F_POST | F_FUSEDNORM},
     {"post-rmsnorm rstd", SB, 2, R_F32, F_SP | F_RMS | F_POST},
-    {"post-rmsnorm x*rstd", SBH, 2, R_RES, F_SP | F_RMS | F_POST},
+    {"post-rmsnorm x*rstd", SBH, 2, R_RES,
+     F_SP | F_RMS | F_POST | F_EAGERNORM},
     /* q and k norms (HF Qwen3/Gemma 3 RMSNorm over each head): fp32
      * inputs, x*rstd and one rstd per head and token (k's, k/a of q's,
      * left out); the normed q and k are the q, k rows */
-    {"q-norm input (fp32)", SBQ, 1, R_F32, F_TP | F_QKNORM},
-    {"k-norm input (fp32)", SBKV, 1, R_F32, F_TP | F_QKNORM},
-    {"q-norm x*rstd", SBQ, 1, R_RES, F_TP | F_QKNORM},
-    {"k-norm x*rstd", SBKV, 1, R_RES, F_TP | F_QKNORM},
+    {"q-norm input (fp32)", SBQ, 1, R_F32, F_TP | F_QKNORM | F_EAGERNORM},
+    {"k-norm input (fp32)", SBKV, 1, R_F32, F_TP | F_QKNORM | F_EAGERNORM},
+    {"q-norm input (fused kernel)", SBQ, 1, R_ACT,
+     F_TP | F_QKNORM | F_FUSEDNORM},
+    {"k-norm input (fused kernel)", SBKV, 1, R_ACT,
+     F_TP | F_QKNORM | F_FUSEDNORM},
+    {"q-norm x*rstd", SBQ, 1, R_RES, F_TP | F_QKNORM | F_EAGERNORM},
+    {"k-norm x*rstd", SBKV, 1, R_RES, F_TP | F_QKNORM | F_EAGERNORM},
     {"q-norm rstd", ASB, 1, R_F32, F_TP | F_QKNORM},
     {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU | F_MLP},
     {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU | F_MLP},
@@ -221,9 +238,12 @@ static const act_row torch_last[] = {
     {"mlm transform gelu input", SBH, 1, R_ACT, F_SP | F_ENC},
     {"mlm norm input", SBH, 1, R_F32OP, F_SP | F_ENC},
     {"mlm norm mean+rstd", SB, 2, R_LNSTAT, F_SP | F_ENC},
-    {"final rmsnorm input (fp32)", SBH, 1, R_F32, F_SP | F_RMS},
+    {"final rmsnorm input (fp32)", SBH, 1, R_F32,
+     F_SP | F_RMS | F_EAGERNORM},
+    {"final rmsnorm input (fused kernel)", SBH, 1, R_RES,
+     F_SP | F_RMS | F_FUSEDNORM},
     {"final rmsnorm rstd", SB, 1, R_F32, F_SP | F_RMS},
-    {"final rmsnorm x*rstd", SBH, 1, R_RES, F_SP | F_RMS},
+    {"final rmsnorm x*rstd", SBH, 1, R_RES, F_SP | F_RMS | F_EAGERNORM},
     {"head input (final norm output)", SBH, 1, R_LIN, F_SP},
     {"logits (held until backward)", SBV, 1, R_LOGITS, F_TP},
     /* Gemma 2's final soft-capping: tanh saves its output */
@@ -346,6 +366,7 @@ void tplan_act_ctx_from_config(const tplan_config *c, tplan_act_ctx *ctx)
     ctx->tp = c->tp;
     ctx->sp = c->sp;
     ctx->fused_loss = c->fused_loss;
+    ctx->fused_norm = c->fused_norm;
     ctx->moe_load = tplan_config_moe_load(c);
 }
 
@@ -382,6 +403,10 @@ static bool row_present(const act_row *r, const tplan_model *m,
     if ((f & F_KVNATIVE) && !(flash || m->pos != TPLAN_POS_ROTARY))
         return false;
     if ((f & F_KVEXPAND) && (flash || m->pos != TPLAN_POS_ROTARY))
+        return false;
+    if ((f & F_EAGERNORM) && ctx->fused_norm)
+        return false;
+    if ((f & F_FUSEDNORM) && !ctx->fused_norm)
         return false;
     if ((f & F_UNFUSED) && ctx->fused_loss)
         return false;
@@ -587,6 +612,7 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
     k.ctx.tp = ctx->tp;
     k.ctx.sp = ctx->sp;
     k.ctx.fused_loss = ctx->fused_loss;
+    k.ctx.fused_norm = ctx->fused_norm;
     k.ctx.moe_load = tplan_model_moe(m) ? ctx->moe_load : 0.0;
     k.experts = m->experts;
     k.top_k = m->top_k;

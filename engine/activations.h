@@ -23,6 +23,7 @@ typedef struct tplan_act_ctx {
     bool sp;
     bool fused_loss; /* a fused cross-entropy: no fp32 logits, no
                         log-softmax, a log-sum-exp per token */
+    bool fused_norm; /* fused RMSNorm kernels: no fp32 input copy */
     double moe_load; /* tokens on the busiest expert rank over the
                         average (tplan_config_moe_load) */
 } tplan_act_ctx;

@@ -90,6 +90,14 @@ void tplan_config_init(tplan_config *c)
     c->accum = 0; /* auto: pp with pipelining (1F1B's minimum), else 1 */
     c->reserve_fraction = DEFAULT_RESERVE;
     c->context_bytes = CUDA_CONTEXT_BYTES;
+    /* torch.optim's default on CUDA is the foreach implementation, which
+     * "uses ~ sizeof(params) more peak memory than the for-loop version
+     * due to the intermediates being a tensorlist" (torch/optim/
+     * optimizer.py, _foreach_doc): Adam's _foreach_sqrt of exp_avg_sq */
+    c->optim_temp = 1.0;
+    /* DeepSpeed's estimate_zero3_model_states_mem_needs: the largest
+     * layer's 16-bit weights and gradients */
+    c->gather_sets = 2.0;
     c->overlap = DEFAULT_OVERLAP;
     c->pue = DEFAULT_PUE;
     c->power_util = DEFAULT_POWER_UTIL;
@@ -338,7 +346,13 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         (rc = need_range("time_band_hi", c->time_band_hi, 0.0, 10.0, err)) ||
         (rc = need_range("alloc_frac", c->alloc_frac, 0.0, 1.0, err)) ||
         (rc = need_range("mem_band_lo", c->mem_band_lo, 0.0, 0.99, err)) ||
-        (rc = need_range("mem_band_hi", c->mem_band_hi, 0.0, 10.0, err)))
+        (rc = need_range("mem_band_hi", c->mem_band_hi, 0.0, 10.0, err)) ||
+        (rc = need_range("nccl_mib", c->nccl_bytes / (1024.0 * 1024.0), 0.0,
+                         1e6, err)) ||
+        (rc = need_range("reduce_bucket", c->reduce_bucket, 0.0, 1e13,
+                         err)) ||
+        (rc = need_range("optim_temp", c->optim_temp, 0.0, 10.0, err)) ||
+        (rc = need_range("gather_sets", c->gather_sets, 0.0, 100.0, err)))
         return rc;
     {
         static const char *const names[3] = {"calib_params", "calib_gpus",

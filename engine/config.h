@@ -147,6 +147,21 @@ typedef struct tplan_config {
      * and above it (section 14.4) */
     double alloc_frac;
     double mem_band_lo, mem_band_hi;
+    /* what a stack allocates besides the tensors of the model (section
+     * 4.6): NCCL's buffers per communicator the GPU joins, DDP's gradient
+     * buckets beside .grad (gradient_as_bucket_view off), DeepSpeed's
+     * ZeRO-1/2 reduce bucket in elements, the optimizer step's
+     * temporaries as a multiple of the second moment's bytes (torch's
+     * foreach Adam: 1), and the ZeRO-3 layer-sized 16-bit sets live at
+     * once (DeepSpeed's estimator 2, FSDP's backward prefetch 3) */
+    double nccl_bytes;
+    bool grad_bucket_copy;
+    double reduce_bucket;
+    double optim_temp;
+    double gather_sets;
+    /* fused RMSNorm kernels (Apex, Transformer Engine, Liger, torch's
+     * _fused_rms_norm): the norm input and rstd saved, no fp32 copy */
+    bool fused_norm;
     /* the ranges a calibrated framework's runs covered, [min, max] each
      * (0: no range): plans outside them are warned about (section 15) */
     struct {

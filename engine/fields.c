@@ -148,6 +148,18 @@ enum {
     F_TOTAL_BYTES_LO,
     F_TOTAL_BYTES_HI,
     F_FIT_CONFIDENCE,
+    /* what real runs allocate besides the model's tensors (issue 17) */
+    F_NCCL_MIB,
+    F_GRAD_BUCKET_COPY,
+    F_REDUCE_BUCKET,
+    F_OPTIM_TEMP,
+    F_GATHER_SETS,
+    F_FUSED_NORM,
+    F_NCCL_BYTES,
+    F_BUCKET_BYTES,
+    F_STEP_TEMP_BYTES,
+    F_TRANSIENT_BYTES,
+    F_COMMUNICATORS,
     F_COUNT
 };
 
@@ -515,6 +527,35 @@ static const tplan_field fields[F_COUNT] = {
       "memory per GPU, high end of the framework's band"),
     O(F_FIT_CONFIDENCE, "fit_confidence", TEXT, "",
       "yes, likely, unlikely or no: where the band lies against usable"),
+    I(F_NCCL_MIB, "nccl_mib", REAL, REAL, AX, "MiB", "--nccl-mib",
+      "nccl_mib", 0, 1e6, NULL, "0",
+      "framework: NCCL buffers per communicator the GPU joins"),
+    I(F_GRAD_BUCKET_COPY, "grad_bucket_copy", BOOL, BOOL,
+      AX | TPLAN_FIELD_FLAG, "", "--grad-bucket-copy", "grad_bucket_copy",
+      0, 1, NULL, "false",
+      "framework: DDP's gradient buckets beside .grad (ZeRO 0, dp > 1)"),
+    I(F_REDUCE_BUCKET, "reduce_bucket", REAL, REAL, AX | SFX, "elements",
+      "--reduce-bucket", "reduce_bucket", 0, 1e13, NULL, "0",
+      "framework: DeepSpeed's ZeRO-1/2 gradient reduce bucket"),
+    I(F_OPTIM_TEMP, "optim_temp", REAL, REAL, AX, "", "--optim-temp",
+      "optim_temp", 0, 10, NULL, "1 (torch's foreach Adam)",
+      "framework: Adam step temporaries, in second-moment sizes"),
+    I(F_GATHER_SETS, "gather_sets", REAL, REAL, AX, "", "--gather-sets",
+      "gather_sets", 0, 100, NULL, "2",
+      "framework: ZeRO-3 layer-sized 16-bit sets live at once"),
+    I(F_FUSED_NORM, "fused_norm", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--fused-norm", "fused_norm", 0, 1, NULL, "false",
+      "framework: fused RMSNorm kernels (no fp32 copy of the input)"),
+    O(F_NCCL_BYTES, "nccl_bytes", INT, "bytes",
+      "of overhead_bytes: NCCL buffers (nccl_mib x communicators)"),
+    O(F_BUCKET_BYTES, "bucket_bytes", INT, "bytes",
+      "of overhead_bytes: gradient communication buckets"),
+    O(F_STEP_TEMP_BYTES, "step_temp_bytes", INT, "bytes",
+      "the optimizer step's temporaries (after the activations are freed)"),
+    O(F_TRANSIENT_BYTES, "transient_bytes", INT, "bytes",
+      "of overhead_bytes: what the optimizer step's peak adds"),
+    O(F_COMMUNICATORS, "communicators", INT, "",
+      "NCCL communicators a GPU joins (groups of more than one GPU)"),
 };
 
 #undef O
@@ -955,6 +996,24 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_ALLOC_FRAC:
         c->alloc_frac = v;
         break;
+    case F_NCCL_MIB:
+        c->nccl_bytes = v * 1024.0 * 1024.0;
+        break;
+    case F_GRAD_BUCKET_COPY:
+        c->grad_bucket_copy = iv != 0;
+        break;
+    case F_REDUCE_BUCKET:
+        c->reduce_bucket = v;
+        break;
+    case F_OPTIM_TEMP:
+        c->optim_temp = v;
+        break;
+    case F_GATHER_SETS:
+        c->gather_sets = v;
+        break;
+    case F_FUSED_NORM:
+        c->fused_norm = iv != 0;
+        break;
     case F_MEM_BAND_LO:
         c->mem_band_lo = v;
         break;
@@ -1276,6 +1335,18 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->time_band_hi);
     case F_ALLOC_FRAC:
         return vr(c->alloc_frac);
+    case F_NCCL_MIB:
+        return vr(c->nccl_bytes / (1024.0 * 1024.0));
+    case F_GRAD_BUCKET_COPY:
+        return vi(c->grad_bucket_copy);
+    case F_REDUCE_BUCKET:
+        return vr(c->reduce_bucket);
+    case F_OPTIM_TEMP:
+        return vr(c->optim_temp);
+    case F_GATHER_SETS:
+        return vr(c->gather_sets);
+    case F_FUSED_NORM:
+        return vi(c->fused_norm);
     case F_MEM_BAND_LO:
         return vr(c->mem_band_lo);
     case F_MEM_BAND_HI:
@@ -1331,6 +1402,16 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
         return vi(m->total_bytes_hi);
     case F_ALLOC_BYTES:
         return vi(m->alloc_bytes);
+    case F_NCCL_BYTES:
+        return vi(m->nccl_bytes);
+    case F_BUCKET_BYTES:
+        return vi(m->bucket_bytes);
+    case F_STEP_TEMP_BYTES:
+        return vi(m->step_temp_bytes);
+    case F_TRANSIENT_BYTES:
+        return vi(m->transient_bytes);
+    case F_COMMUNICATORS:
+        return vi(m->communicators);
     case F_FIT_CONFIDENCE:
         return vs(tplan_fit_confidence_name(m->fit_confidence));
     case F_CAPACITY_BYTES:

@@ -17,6 +17,20 @@ typedef struct builtin {
     const char *set[TPLAN_FRAMEWORK_MAX_SETTINGS][2];
 } builtin;
 
+/* Memory terms every built-in shares. NCCL: 688 MB per communicator of
+ * more than two GPUs, measured on 4 A100s with NVLink after a 4 MB
+ * all-reduce in each group (NVIDIA/nccl#964; 544 MB for groups of two,
+ * counted at the same figure), read as MiB (nvidia-smi's unit). */
+#define NCCL_MIB "688"
+/* The CUDA context of a stack on CUDA 11.7 or later, which loads kernels
+ * lazily (PyTorch sets CUDA_MODULE_LOADING=LAZY from 1.13, pytorch PR
+ * #86509: 287 MB lazy against 667 MB eager): measured 300-430 MB
+ * (pytorch#107667, #109888; 426 MiB with torch 2.10 and CUDA 13.0,
+ * unslothai/unsloth-zoo PR #1053), the largest taken, plus PyTorch's
+ * cuBLAS workspace, 32 MiB on Hopper (aten CublasHandlePool.cpp): 458,
+ * rounded up. NCCL is counted apart (nccl_mib). */
+#define CONTEXT_MIB "460"
+
 static const builtin builtins[] = {
     /* tplan's time defaults are fitted to llm-foundry's FSDP runs
      * (scripts/calibrate_efficiency.py on
@@ -34,7 +48,19 @@ static const builtin builtins[] = {
       {"zero3_bw_eff", "1"},
       /* config.c: the 10th and 90th percentiles over llm-foundry */
       {"time_band_lo", "0.0757"},
-      {"time_band_hi", "0.0889"}}},
+      {"time_band_hi", "0.0889"},
+      {"nccl_mib", NCCL_MIB},
+      {"context_mib", CONTEXT_MIB},
+      /* composer's FSDPConfig (llm-foundry's trainer) defaults to
+       * backward_prefetch 'BACKWARD_POST', "only holding the next set of
+       * parameters and current set of gradients" (torch FSDP docs): the
+       * default 2 sets. torch's own default, BACKWARD_PRE, holds 3. */
+      {"gather_sets", "2"},
+      /* composer's DecoupledAdamW (llm-foundry's decoupled_adamw) steps
+       * one tensor at a time (composer/optim/decoupled_weight_decay.py:
+       * denom = exp_avg_sq.sqrt() ... per parameter): no list of
+       * temporaries */
+      {"optim_temp", "0"}}},
     /* transformers' ForCausalLMLoss (loss/loss_utils.py) upcasts the
      * logits with logits.float() before cross_entropy: an unfused loss
      * holding fp32 logits and their log-softmax. */
@@ -48,7 +74,17 @@ static const builtin builtins[] = {
       {"zero3_bw_eff", "1"},
       /* no runs of its own: FSDP's band */
       {"time_band_lo", "0.0757"},
-      {"time_band_hi", "0.0889"}}},
+      {"time_band_hi", "0.0889"},
+      {"nccl_mib", NCCL_MIB},
+      {"context_mib", CONTEXT_MIB},
+      /* accelerate's DistributedDataParallelKwargs has
+       * gradient_as_bucket_view = False and the Trainer does not set it:
+       * DDP's buckets hold a copy of the gradients */
+      {"grad_bucket_copy", "true"},
+      /* transformers' TrainingArguments: default_optim is
+       * "adamw_torch_fused" from torch 2.8 (foreach "adamw_torch"
+       * before: set optim_temp 1 for older stacks) */
+      {"optim_temp", "0"}}},
     /* Korthikanti et al. 2022's activation accounting; eff_scale fitted
      * by least squares on the relative error of Narayanan et al. 2021
      * Table 1 (10 GPT runs, 32-3072 A100s, tensor and pipeline
@@ -66,7 +102,14 @@ static const builtin builtins[] = {
        * published TFLOP/s less 1, 10th and 90th percentile (ranks 2 and
        * 15 of 16: -0.04032, +0.05321), rounded outwards */
       {"time_band_lo", "0.0404"},
-      {"time_band_hi", "0.0533"}}},
+      {"time_band_hi", "0.0533"},
+      {"nccl_mib", NCCL_MIB},
+      {"context_mib", CONTEXT_MIB},
+      /* Megatron-LM steps with Transformer Engine's or Apex's
+       * FusedAdam (megatron/core/optimizer) and normalises with their
+       * fused kernels */
+      {"optim_temp", "0"},
+      {"fused_norm", "true"}}},
     /* Narayanan et al. 2021 Table 2: DeepSpeed ZeRO-3 without model
      * parallelism, GPT 175B (batch 1536) on 384/768/1536 A100s at
      * 144/88/44 TFLOP/s per GPU and 530B (batch 2560/2240) on
@@ -88,7 +131,16 @@ static const builtin builtins[] = {
       /* the six rows' smallest and largest error (-0.06430, +0.05324),
        * rounded outwards */
       {"time_band_lo", "0.0643"},
-      {"time_band_hi", "0.0533"}}},
+      {"time_band_hi", "0.0533"},
+      {"nccl_mib", NCCL_MIB},
+      /* a 2021 stack, before CUDA 11.7's lazy loading: a context over
+       * 1000 MB (pytorch#107667), tplan's default 1000 MiB */
+      /* ZeRO-1/2's reduce bucket, reduce_bucket_size = 5e8 elements
+       * (deepspeed/runtime/zero/config.py), allocated whole
+       * (stage_1_and_2.py) */
+      {"reduce_bucket", "5e8"},
+      /* DeepSpeed's FusedAdam: no list of temporaries */
+      {"optim_temp", "0"}}},
 };
 
 enum { N_BUILTIN = sizeof builtins / sizeof builtins[0] };
@@ -104,7 +156,9 @@ static const char *const terms[] = {
     "eff_tp",    "eff_scale",  "dp_bw_eff",    "zero3_bw_eff", "time_band_lo",
     "time_band_hi", "context_mib", "reserve", "alloc_frac", "mem_band_lo",
     "mem_band_hi", "calib_params_min", "calib_params_max", "calib_gpus_min",
-    "calib_gpus_max", "calib_seq_min", "calib_seq_max", NULL};
+    "calib_gpus_max", "calib_seq_min", "calib_seq_max", "nccl_mib",
+    "grad_bucket_copy", "reduce_bucket", "optim_temp", "gather_sets",
+    "fused_norm", NULL};
 
 int tplan_framework_count(void)
 {
@@ -154,7 +208,9 @@ int tplan_framework_term(const char *field, tplan_err *err)
                       "%s: not a framework term (valid: profile, fused_loss, "
                       "fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, "
                       "zero3_bw_eff, time_band_*, context_mib, reserve, "
-                      "alloc_frac, mem_band_*, calib_*)",
+                      "alloc_frac, mem_band_*, calib_*, nccl_mib, "
+                      "grad_bucket_copy, reduce_bucket, optim_temp, "
+                      "gather_sets, fused_norm)",
                       field);
         return -1;
     }

@@ -27,20 +27,40 @@ typedef struct stage_mem {
     double experts;           /* of params: routed experts */
     int64_t moe_layers;       /* of layers: mixtures of experts */
     double alloc_k;           /* 1 + alloc_frac */
+    double opt_params;        /* parameters whose states the device holds */
+    double nccl;              /* NCCL's buffers (outside the allocator) */
+    double bucket;            /* gradient communication buckets */
+    double step_temp;         /* the optimizer step's temporaries */
+    int64_t comms;            /* NCCL communicators the GPU joins */
 } stage_mem;
 
 /* What the caching allocator hands out besides activations. */
 static double fixed_alloc(const stage_mem *s)
 {
     return s->weights + s->work + s->grads + s->optim + s->gather +
-           s->dequant;
+           s->dequant + s->bucket;
+}
+
+/* Outside PyTorch's caching allocator: the CUDA context and NCCL's
+ * buffers (NCCL allocates its own with cudaMalloc). */
+static double outside_alloc(const stage_mem *s)
+{
+    return s->context + s->nccl;
+}
+
+/* What varies with the phase of the step at micro-batch b: the
+ * activations, freed before the optimizer step, or that step's
+ * temporaries, whichever is larger (docs/MODEL.md section 4.6). */
+static double phase_peak(const stage_mem *s, double b)
+{
+    return fmax(s->per_sample * b, s->step_temp);
 }
 
 /* The stage's memory at micro-batch b: the context, and the allocated
  * bytes with the allocator's share on top (docs/MODEL.md section 4.3). */
 static double stage_total(const stage_mem *s, double b)
 {
-    return s->context + s->alloc_k * (fixed_alloc(s) + s->per_sample * b);
+    return outside_alloc(s) + s->alloc_k * (fixed_alloc(s) + phase_peak(s, b));
 }
 
 /* A pipeline stage: its index, its layers [lo, hi), and whether it holds
@@ -370,6 +390,51 @@ static void offload(const tplan_config *c, stage_mem *s, double odiv)
     }
 }
 
+/* What the training stack allocates besides the model's tensors
+ * (docs/MODEL.md section 4.6), each a framework term (0 or off unless a
+ * framework or flag sets it, but optim_temp).
+ *
+ * NCCL keeps buffers per channel and peer for each communicator it
+ * initialises (NVIDIA/nccl src/transport/p2p.cc: the SIMPLE, LL and LL128
+ * buffers of 4 MiB, 512 KiB and 4.69 MiB per connection); a GPU joins one
+ * per parallel group of more than one GPU: data (dp x cp, Megatron's
+ * gradient group), tensor, pipeline, context, expert, and the expert
+ * data-parallel group of an MoE model.
+ *
+ * DDP copies gradients into its all-reduce buckets unless
+ * gradient_as_bucket_view is set, "where the saved memory size will be
+ * equal to the total gradients size" (torch DistributedDataParallel docs;
+ * accelerate's DistributedDataParallelKwargs and transformers' Trainer
+ * leave it False). DeepSpeed's ZeRO-1/2 allocates its reduce bucket,
+ * reduce_bucket_size elements of the gradient dtype (deepspeed/runtime/
+ * zero/stage_1_and_2.py: torch.empty(int(self.reduce_bucket_size))).
+ *
+ * torch.optim's foreach Adam and AdamW allocate one list of the second
+ * moment's size in the step (_foreach_sqrt(exp_avg_sqs)); fused kernels
+ * (fused=True, Apex and DeepSpeed FusedAdam, bitsandbytes) and offloaded
+ * optimizers none. The step comes after backward has freed the
+ * activations, so the peak is the larger of the two. */
+static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
+                            int64_t edp)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    const tplan_optimizer_info *oi = tplan_optimizer_get(c->optimizer);
+    double gb = c->fp32_grads ? 4.0 : pi->grad_bytes;
+    bool moe = c->model.arch != TPLAN_ARCH_GENERIC &&
+               tplan_model_moe(&c->model);
+
+    s->comms = (dp > 1) + (c->tp > 1) + (c->pp > 1) + (c->cp > 1) +
+               (c->ep > 1) + (moe && c->ep > 1 && edp > 1);
+    s->nccl = c->nccl_bytes * (double)s->comms;
+    if (dp > 1 && c->zero == 0 && c->grad_bucket_copy)
+        s->bucket = s->grads;
+    else if (dp > 1 && (c->zero == 1 || c->zero == 2))
+        s->bucket = c->reduce_bucket * gb;
+    if ((c->optimizer == TPLAN_OPT_ADAM || c->optimizer == TPLAN_OPT_ADAMW) &&
+        !oi->paged && c->offload_optimizer == TPLAN_OFFLOAD_NONE)
+        s->step_temp = c->optim_temp * s->opt_params * 4.0 * pi->state_scale;
+}
+
 /* Per-sample activation bytes of a transformer (zeros for generic models,
  * whose activations come from the model itself). */
 static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
@@ -421,6 +486,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     }
     if (c->lora_rank > 0) {
         lora_states(c, s, wdiv, gdiv, odiv);
+        s->opt_params = s->trainable / odiv;
     } else {
         /* Routed experts shard over edp instead of dp; their weights are
          * all matmul weights. Working copies of sharded weights exist only
@@ -435,6 +501,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
         double gb = c->fp32_grads ? 4.0 : pi->grad_bytes;
 
         s->trainable = s->params;
+        s->opt_params = rest / odiv + ex / eo;
         s->weights = rest * pi->weight_bytes / wdiv +
                      ex * pi->weight_bytes / ew;
         s->work = (matmul - ex) * pi->work_copy_bytes / wdiv +
@@ -450,16 +517,20 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     offload(c, s, odiv);
     if (tplan_optimizer_get(c->optimizer)->paged)
         s->paged = s->optim;
+    stack_overheads(c, s, dp, edp);
     s->context = c->context_bytes;
     s->alloc_k = 1.0 + c->alloc_frac;
     /* DeepSpeed's ZeRO-3 estimator (estimate_zero3_model_states_mem_needs)
      * keeps 4 bytes per parameter of the largest layer live: its 16-bit
-     * gathered weights and gradients. Scaled for wider weights. Offloaded
-     * parameters are gathered from the host even without data
-     * parallelism. */
+     * gathered weights and gradients, gather_sets = 2 such sets. FSDP's
+     * default BACKWARD_PRE prefetch "at the peak ... holds the current set
+     * of parameters, next set of parameters, and current set of
+     * gradients" (torch FSDP docs, BackwardPrefetch): 3. Scaled for wider
+     * weights. Offloaded parameters are gathered from the host even
+     * without data parallelism. */
     if (c->zero >= 3 &&
         (dp > 1 || c->offload_params != TPLAN_OFFLOAD_NONE))
-        s->gather = 2.0 * fmax(pi->weight_bytes, 2.0) * largest;
+        s->gather = c->gather_sets * fmax(pi->weight_bytes, 2.0) * largest;
 
     if (c->model.arch == TPLAN_ARCH_GENERIC) {
         double scale = pi->act == TPLAN_ACT_FP32 ? 1.0 : 0.5;
@@ -536,9 +607,9 @@ static int64_t stage_max_batch(const stage_mem *s, double usable)
 {
     /* paged optimizer states may all page out to make room */
     double room =
-        usable - s->context - s->alloc_k * (fixed_alloc(s) - s->paged);
+        usable - outside_alloc(s) - s->alloc_k * (fixed_alloc(s) - s->paged);
 
-    if (room < 0.0)
+    if (room < 0.0 || room < s->alloc_k * s->step_temp)
         return 0;
     if (s->per_sample <= 0.0)
         return MAX_MICRO_BATCH;
@@ -580,9 +651,17 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->dequant_bytes = llround(s->dequant);
     out->alloc_bytes =
         llround((s->alloc_k - 1.0) *
-                (fixed_alloc(s) - spill + s->per_sample * (double)b));
+                (fixed_alloc(s) - spill + phase_peak(s, (double)b)));
+    out->nccl_bytes = llround(s->nccl);
+    out->communicators = s->comms;
+    out->bucket_bytes = llround(s->bucket);
+    out->step_temp_bytes = llround(s->step_temp);
+    out->transient_bytes = llround(
+        fmax(s->step_temp - s->per_sample * (double)b, 0.0));
     out->overhead_bytes = out->context_bytes + out->gather_bytes +
-                          out->dequant_bytes + out->alloc_bytes;
+                          out->dequant_bytes + out->alloc_bytes +
+                          out->nccl_bytes + out->bucket_bytes +
+                          out->transient_bytes;
     out->trainable_on_device = llround(s->trainable);
     out->experts_on_device = llround(s->experts);
     out->quant_elems = s->quant;

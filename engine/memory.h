@@ -81,6 +81,14 @@ typedef struct tplan_memory {
     /* the band: total x (1 - mem_band_lo) .. total x (1 + mem_band_hi) */
     int64_t total_bytes_lo, total_bytes_hi;
     tplan_fit_confidence fit_confidence;
+    /* what the stack allocates besides the model's tensors (docs/MODEL.md
+     * section 4.6) */
+    int64_t nccl_bytes;      /* of overhead_bytes: NCCL's buffers */
+    int64_t communicators;   /* NCCL communicators the GPU joins */
+    int64_t bucket_bytes;    /* of overhead_bytes: gradient buckets */
+    int64_t step_temp_bytes; /* the optimizer step's temporaries */
+    int64_t transient_bytes; /* of overhead_bytes: the step's peak over the
+                                backward's (step_temp - activations, >= 0) */
 } tplan_memory;
 
 /* Evaluate a validated config. micro_batch 0 means "the largest that

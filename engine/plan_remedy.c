@@ -147,6 +147,11 @@ static void singles(const tplan_config *c, const tplan_plan *p, remedies *a)
     int64_t dp = tplan_config_dp(c);
 
     smaller_micro_batch(c, p, a);
+    /* free and no slower: the fused step */
+    if (p->mem.step_temp_bytes > 0)
+        single(a, c, "optim_temp", NULL, 0,
+               "a fused AdamW step (torch.optim.AdamW(fused=True)) "
+               "allocates no list of temporaries");
     /* the lighter recomputation first; full only if it does not fit */
     if (!(transformer(c) && c->recompute == TPLAN_RECOMPUTE_NONE &&
           single(a, c, "recompute", "selective", 0,
@@ -358,8 +363,12 @@ void tplan_remedy_text(const tplan_remedy *r, char *buf, size_t len)
 static void diagnose(const tplan_config *c, tplan_plan *p)
 {
     const tplan_memory *m = &p->mem;
+    /* the transient is the optimizer step's excess over the activations:
+     * neither belongs to the states */
     double states = (double)(m->weights_bytes + m->grads_bytes +
-                             m->optimizer_bytes + m->overhead_bytes);
+                             m->optimizer_bytes + m->overhead_bytes -
+                             m->transient_bytes);
+    double step = (double)m->step_temp_bytes;
 
     if (!m->host_fits)
         tplan_plan_warn(p,
@@ -375,6 +384,13 @@ static void diagnose(const tplan_config *c, tplan_plan *p)
                         states / GIB, (double)m->usable_bytes / GIB,
                         (double)m->capacity_bytes / GIB,
                         c->reserve_fraction * 100.0);
+    else if (states + step > (double)m->usable_bytes)
+        tplan_plan_warn(p,
+                        "does not fit: the optimizer step's temporaries "
+                        "need %.1f GiB but %.1f GiB is left after model "
+                        "states (optim_temp %g: a fused optimizer has none)",
+                        step / GIB, ((double)m->usable_bytes - states) / GIB,
+                        c->optim_temp);
     else
         tplan_plan_warn(p,
                         "does not fit: activations for micro-batch %lld need "

@@ -60,6 +60,8 @@ done >>"$rows"
 
 # --- throughput -----------------------------------------------------------
 scripts/accuracy_llmfoundry.sh --rows -- "${extra[@]}" >"$tmp/foundry"
+# the same runs' memory under the stack that ran them (llm-foundry's FSDP)
+scripts/accuracy_llmfoundry.sh --rows -- --framework fsdp "${extra[@]}" >"$tmp/foundry_fw"
 awk -F'\t' '{ printf "llm-foundry\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $6, $7 }' "$tmp/foundry" >>"$rows"
 scripts/accuracy_megatron.sh --rows -- "${extra[@]}" |
     awk -F'\t' '{ printf "megatron\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
@@ -105,5 +107,8 @@ for src in activations llm-foundry megatron megatron+fw table2-zero3 table2-zero
       printf "%-16s %5d %8.2f%% %8.2f%% %8.2f%% %+8.2f%% %7s  %s\n", src, n, med * 100, s[k] * 100, a[w] * 100, sum / n * 100, band, id[w]
     }' "$rows"
 done
-awk -F'\t' '{ n++; if ($4 == "true") fit++; if ($5 > 1) over++ }
-    END { printf "llm-foundry memory: every row ran; tplan fits %d of %d inside its 10%% reserve, %d over capacity\n", fit, n, over }' "$tmp/foundry"
+for f in foundry foundry_fw; do
+    awk -F'\t' -v fw="$([ $f = foundry_fw ] && echo ' (--framework fsdp)')" '
+    { n++; if ($4 == "true") fit++; if ($5 > 1) over++ }
+    END { printf "llm-foundry memory%s: every row ran; tplan fits %d of %d inside its 10%% reserve, %d over capacity\n", fw, fit, n, over }' "$tmp/$f"
+done

@@ -144,7 +144,7 @@ if "$tplan" run model_axis.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")"
 printf 'name,source,eff_scale,profile\nOurs,our cluster,0.9,megatron\n' >fw.csv
 printf 'name,eff_scale\ngood,1\nbad,-1\n' >fwbad.csv
 cat >fw.lua <<'LUA'
-local base = {model = "gpt2", gpus = 64, zero = 3}
+local base = {model = "gpt2", gpus = 64, zero = 3, micro_batch = 1}
 local function with(t) local c = {} for k, v in pairs(base) do c[k] = v end for k, v in pairs(t) do c[k] = v end return c end
 local a, d = tplan.plan(base), tplan.plan(with{framework = "deepspeed"})
 assert(a.framework == nil and d.framework == "deepspeed" and d.eff_scale == 0.75 and d.zero3_bw_eff == 0.086)

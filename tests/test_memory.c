@@ -658,6 +658,200 @@ static void test_megatron_fp32_grads(void **state)
                 (6 + 12.0 / 8) * n, 1);
 }
 
+/* What the training stack allocates besides the model's tensors
+ * (docs/MODEL.md section 4.6). NCCL's buffers sit outside the caching
+ * allocator like the CUDA context: nccl_mib on 3 communicators moves the
+ * largest micro-batch exactly as 3 x nccl_mib more context does. */
+static void test_nccl_buffers(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+
+    (void)state;
+    config_for(&c, "llama3-8b", "a100-80g");
+    c.seq = 2048;
+    c.gpus = 8;
+    c.tp = 2;
+    c.pp = 2;
+    c.zero = 1;
+    c.recompute = TPLAN_RECOMPUTE_SELECTIVE;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.communicators, 3); /* dp 2, tp 2, pp 2 */
+    assert_int_equal(p.mem.nccl_bytes, 0);     /* 0 without a framework */
+    c.nccl_bytes = 2000.0 * 1024 * 1024;
+    eval_ok(&c, &q);
+    assert_int_equal(q.mem.nccl_bytes, 3 * 2000LL * 1024 * 1024);
+    /* in max mode, 5 of 6 micro-batches fit (8.1 GiB each) */
+    assert_true(q.mem.max_micro_batch < p.mem.max_micro_batch);
+    c.micro_batch = 1;
+    eval_ok(&c, &q);
+    c.nccl_bytes = 0.0;
+    eval_ok(&c, &p);
+    assert_int_equal(q.mem.total_bytes - p.mem.total_bytes,
+                     3 * 2000LL * 1024 * 1024);
+    c.micro_batch = 0;
+    c.nccl_bytes = 2000.0 * 1024 * 1024;
+    eval_ok(&c, &q);
+    c.nccl_bytes = 0.0;
+    c.context_bytes += 3 * 2000.0 * 1024 * 1024;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.max_micro_batch, q.mem.max_micro_batch);
+    /* an MoE model joins the expert and expert-data-parallel groups too:
+     * dp 16, ep 2 (experts over 8) */
+    config_for(&c, "mixtral-8x7b", "h100-sxm");
+    c.seq = 4096;
+    c.gpus = 16;
+    c.ep = 2;
+    c.zero = 3;
+    c.nccl_bytes = 1024.0 * 1024;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.communicators, 3);
+    assert_int_equal(p.mem.nccl_bytes, 3 * 1024 * 1024);
+    c.gpus = 1;
+    c.ep = 1;
+    c.zero = 0;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.communicators, 0);
+}
+
+/* DDP without gradient_as_bucket_view holds a second copy of the
+ * gradients; DeepSpeed's ZeRO-1/2 reduce bucket is reduce_bucket
+ * elements of the gradient dtype. Neither exists without data
+ * parallelism or where the other applies. */
+static void test_gradient_buckets(void **state)
+{
+    tplan_config c;
+    tplan_plan p;
+
+    (void)state;
+    config_for(&c, "gpt2", "a100-80g");
+    c.seq = 1024;
+    c.gpus = 4;
+    c.grad_bucket_copy = true;
+    c.reduce_bucket = 5e8;
+    eval_ok(&c, &p);
+    assert_true(p.mem.grads_bytes > 0);
+    assert_int_equal(p.mem.bucket_bytes, p.mem.grads_bytes);
+    c.zero = 2; /* mixed-bf16: 16-bit gradients */
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.bucket_bytes, 1000000000LL);
+    c.fp32_grads = true;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.bucket_bytes, 2000000000LL);
+    c.zero = 3;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.bucket_bytes, 0);
+    c.zero = 0;
+    c.gpus = 1;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.bucket_bytes, 0);
+}
+
+/* torch's foreach AdamW allocates a list of exp_avg_sq's size in the
+ * step, after backward has freed the activations: the peak is the larger
+ * of the two, and the step's excess is reported as transient. */
+static void test_optimizer_step_temporaries(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+    int64_t fixed;
+
+    (void)state;
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.seq = 512;
+    c.micro_batch = 1;
+    c.gpus = 8;
+    c.zero = 3;
+    c.recompute = TPLAN_RECOMPUTE_FULL;
+    eval_ok(&c, &p);
+    /* fp32 states over 8 GPUs: 4 bytes x N / 8 */
+    assert_near((double)p.mem.step_temp_bytes,
+                4.0 * (double)p.params / 8.0, 1.0);
+    assert_true(p.mem.step_temp_bytes > p.mem.activations_bytes);
+    assert_int_equal(p.mem.transient_bytes,
+                     p.mem.step_temp_bytes - p.mem.activations_bytes);
+    c.optim_temp = 0.0;
+    eval_ok(&c, &q);
+    assert_int_equal(q.mem.step_temp_bytes, 0);
+    assert_int_equal(q.mem.transient_bytes, 0);
+    fixed = q.mem.total_bytes - q.mem.activations_bytes;
+    assert_int_equal(p.mem.total_bytes, fixed + p.mem.step_temp_bytes);
+    /* at a micro-batch whose activations exceed it, the step adds
+     * nothing */
+    c.optim_temp = 1.0;
+    c.micro_batch = 64;
+    eval_ok(&c, &p);
+    assert_true(p.mem.activations_bytes > p.mem.step_temp_bytes);
+    assert_int_equal(p.mem.transient_bytes, 0);
+    /* fused and offloaded optimizers have none */
+    c.optimizer = TPLAN_OPT_ADAMW_8BIT;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.step_temp_bytes, 0);
+    c.optimizer = TPLAN_OPT_ADAMW;
+    c.offload_optimizer = TPLAN_OFFLOAD_CPU;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.step_temp_bytes, 0);
+    /* a step that alone does not fit leaves no micro-batch: GPT-2 XL in
+     * fp32 with Adam (16 bytes per parameter, 23.2 GiB) fits a 32 GB V100
+     * with full recomputation, but not with the step's 4 bytes more */
+    config_for(&c, "gpt2-xl", "v100-32g");
+    c.precision = TPLAN_PREC_FP32;
+    c.recompute = TPLAN_RECOMPUTE_FULL;
+    c.seq = 1024;
+    c.optim_temp = 0.0;
+    eval_ok(&c, &p);
+    c.optim_temp = 1.0;
+    eval_ok(&c, &q);
+    assert_true(p.mem.max_micro_batch > 0);
+    assert_int_equal(q.mem.max_micro_batch, 0);
+}
+
+/* ZeRO-3's layer-sized 16-bit sets: DeepSpeed's estimator keeps 2 (the
+ * default), FSDP's backward prefetch 3. */
+static void test_gather_sets(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+
+    (void)state;
+    config_for(&c, "llama3-8b", "a100-80g");
+    c.seq = 2048;
+    c.gpus = 8;
+    c.zero = 3;
+    eval_ok(&c, &p);
+    c.gather_sets = 3.0;
+    eval_ok(&c, &q);
+    assert_true(p.mem.gather_bytes > 0);
+    assert_near((double)q.mem.gather_bytes, 1.5 * (double)p.mem.gather_bytes,
+                1.0);
+}
+
+/* A fused RMSNorm saves its input at the residual stream's width and the
+ * rstd; HF's eager code also saves an fp32 copy of the input and
+ * x * rstd. Pure bf16: 4 + 2 bytes per element become 2, for each of a
+ * layer's two norms: 8 s h bytes per layer and sample. */
+static void test_fused_norm(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+    double s, h;
+
+    (void)state;
+    config_for(&c, "llama3-8b", "a100-80g");
+    c.seq = 2048;
+    c.micro_batch = 1;
+    eval_ok(&c, &p);
+    c.fused_norm = true;
+    eval_ok(&c, &q);
+    s = 2048.0;
+    h = (double)c.model.hidden;
+    assert_near(p.mem.act_layer_bytes - q.mem.act_layer_bytes, 8.0 * s * h,
+                1e-6);
+    /* and the final norm's: 4 s h more on the only stage */
+    assert_near(p.mem.act_per_sample_bytes - q.mem.act_per_sample_bytes,
+                8.0 * s * h * (double)c.model.layers + 4.0 * s * h, 1e-3);
+}
+
 /* The advice names the next ZeRO stage when that alone makes it fit, and a
  * smaller micro-batch when the states fit. */
 static void test_advice_names_the_fix(void **state)
@@ -674,9 +868,17 @@ static void test_advice_names_the_fix(void **state)
     eval_ok(&c, &p);
     assert_false(p.mem.fits);
     assert_true(p.n_warnings >= 2);
-    /* 16 bytes per parameter of 13B = 194 GiB: the states are too large,
-     * and sharding the optimizer over 8 (ZeRO-1) is the first fix */
+    /* 16 bytes per parameter of 13B = 194 GiB: the states are too large.
+     * Sharding the optimizer over 8 (ZeRO-1) leaves 66.7 GiB of states,
+     * and torch's foreach AdamW step adds a list of the second moment's
+     * size (4 bytes x 13B / 8 = 6.1 GiB) once the activations are freed:
+     * 73.7 GiB of 71.3 usable. Sharding the gradients too (ZeRO-2) is
+     * the first fix. */
     assert_true(strncmp(p.warnings[0], "does not fit: model states", 26) == 0);
+    assert_true(strncmp(p.warnings[1], "would fit with zero=2:", 22) == 0);
+    /* with a fused optimizer step ZeRO-1 is enough */
+    c.optim_temp = 0.0;
+    eval_ok(&c, &p);
     assert_true(strncmp(p.warnings[1], "would fit with zero=1:", 22) == 0);
     config_for(&c, "gpt2", "a100-40g");
     c.micro_batch = 100;
@@ -746,6 +948,11 @@ int main(void)
         cmocka_unit_test(test_working_copies),
         cmocka_unit_test(test_megatron_fp32_grads),
         cmocka_unit_test(test_advice_names_the_fix),
+        cmocka_unit_test(test_nccl_buffers),
+        cmocka_unit_test(test_gradient_buckets),
+        cmocka_unit_test(test_optimizer_step_temporaries),
+        cmocka_unit_test(test_gather_sets),
+        cmocka_unit_test(test_fused_norm),
         cmocka_unit_test(test_config_errors),
     };
 
