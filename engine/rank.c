@@ -2,6 +2,7 @@
 #include "rank.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -182,8 +183,12 @@ void tplan_topk_sort(tplan_topk *t)
     t->n = n;
 }
 
-/* A heap sort of records holding a tplan_ranked at offset: the heap is a
- * max-heap by the ranking order, so the worst record goes to the end. */
+/* Records holding a tplan_ranked at offset, sorted by introsort: a
+ * quicksort (median of three, sequential scans that suit large arrays)
+ * that turns to a heap sort below 2 log2(n) levels, so O(n log n) at
+ * worst, in place, with no globals (the byte-wise heap sort this
+ * replaces took 18 s for 10M plans). The order is total (ties go by
+ * index), so the result does not depend on the algorithm. */
 typedef struct records {
     unsigned char *base;
     size_t size, offset;
@@ -195,51 +200,181 @@ static const tplan_ranked *rec(const records *r, int64_t i)
     return (const tplan_ranked *)(r->base + (size_t)i * r->size + r->offset);
 }
 
+static bool rec_before(const records *r, int64_t i, int64_t j)
+{
+    return tplan_ranked_before(rec(r, i), rec(r, j), r->nobj);
+}
+
 static void rec_swap(const records *r, int64_t i, int64_t j)
 {
     unsigned char *a = r->base + (size_t)i * r->size;
     unsigned char *b = r->base + (size_t)j * r->size;
+    unsigned char t[256];
 
-    for (size_t k = 0; k < r->size; k++) {
-        unsigned char t = a[k];
+    for (size_t left = r->size; left > 0;) {
+        size_t k = left < sizeof t ? left : sizeof t;
 
-        a[k] = b[k];
-        b[k] = t;
+        memcpy(t, a, k);
+        memcpy(a, b, k);
+        memcpy(b, t, k);
+        a += k;
+        b += k;
+        left -= k;
     }
 }
 
-static void rec_sift(const records *r, int64_t i, int64_t n)
+/* Heap sort of [lo, hi): a max-heap by the ranking order. */
+static void rec_sift(const records *r, int64_t lo, int64_t i, int64_t n)
 {
     for (;;) {
         int64_t l = 2 * i + 1, w = i;
 
-        if (l < n && tplan_ranked_before(rec(r, w), rec(r, l), r->nobj))
+        if (l < n && rec_before(r, lo + w, lo + l))
             w = l;
-        if (l + 1 < n && tplan_ranked_before(rec(r, w), rec(r, l + 1), r->nobj))
+        if (l + 1 < n && rec_before(r, lo + w, lo + l + 1))
             w = l + 1;
         if (w == i)
             return;
-        rec_swap(r, i, w);
+        rec_swap(r, lo + i, lo + w);
         i = w;
     }
+}
+
+static void rec_heapsort(const records *r, int64_t lo, int64_t hi)
+{
+    int64_t n = hi - lo;
+
+    for (int64_t i = n / 2 - 1; i >= 0; i--)
+        rec_sift(r, lo, i, n);
+    for (int64_t end = n - 1; end > 0; end--) {
+        rec_swap(r, lo, lo + end);
+        rec_sift(r, lo, 0, end);
+    }
+}
+
+static void rec_introsort(const records *r, int64_t lo, int64_t hi,
+                          int depth)
+{
+    while (hi - lo > 16) {
+        int64_t mid = lo + (hi - lo) / 2, i = lo, j = hi;
+
+        if (depth-- == 0) {
+            rec_heapsort(r, lo, hi);
+            return;
+        }
+        /* the median of lo, mid and hi - 1 as the pivot, at lo */
+        if (rec_before(r, mid, lo))
+            rec_swap(r, mid, lo);
+        if (rec_before(r, hi - 1, lo))
+            rec_swap(r, hi - 1, lo);
+        if (rec_before(r, hi - 1, mid))
+            rec_swap(r, hi - 1, mid);
+        rec_swap(r, mid, lo);
+        for (;;) {
+            do
+                i++;
+            while (i < hi && rec_before(r, i, lo));
+            do
+                j--;
+            while (rec_before(r, lo, j));
+            if (i >= j)
+                break;
+            rec_swap(r, i, j);
+        }
+        rec_swap(r, lo, j);
+        /* the smaller side by recursion, the larger by the loop */
+        if (j - lo < hi - j - 1) {
+            rec_introsort(r, lo, j, depth);
+            lo = j + 1;
+        } else {
+            rec_introsort(r, j + 1, hi, depth);
+            hi = j;
+        }
+    }
+    for (int64_t k = lo + 1; k < hi; k++)
+        for (int64_t m = k; m > lo && rec_before(r, m, m - 1); m--)
+            rec_swap(r, m, m - 1);
 }
 
 void tplan_ranked_sort_records(void *base, int64_t n, size_t size,
                                size_t offset, int nobj)
 {
     records r = {base, size, offset, nobj};
+    int depth = 0;
 
-    for (int64_t i = n / 2 - 1; i >= 0; i--)
-        rec_sift(&r, i, n);
-    for (int64_t end = n - 1; end > 0; end--) {
-        rec_swap(&r, 0, end);
-        rec_sift(&r, 0, end);
-    }
+    for (int64_t k = n; k > 1; k >>= 1)
+        depth += 2;
+    if (n > 1)
+        rec_introsort(&r, 0, n, depth);
 }
 
 void tplan_ranked_sort(tplan_ranked *a, int64_t n, int nobj)
 {
     tplan_ranked_sort_records(a, n, sizeof *a, 0, nobj);
+}
+
+/* Merge the sorted runs a[lo, mid) and a[mid, hi) through tmp, which
+ * holds the smaller of the two. */
+static void merge_two(tplan_ranked *a, int64_t lo, int64_t mid, int64_t hi,
+                      tplan_ranked *tmp, int nobj)
+{
+    int64_t nl = mid - lo, nr = hi - mid;
+
+    if (nl <= nr) {
+        int64_t i = 0, j = mid, k = lo;
+
+        memcpy(tmp, a + lo, sizeof *a * (size_t)nl);
+        while (i < nl && j < hi)
+            a[k++] = tplan_ranked_before(&a[j], &tmp[i], nobj) ? a[j++]
+                                                               : tmp[i++];
+        while (i < nl)
+            a[k++] = tmp[i++];
+    } else {
+        int64_t i = mid - 1, j = nr - 1, k = hi - 1;
+
+        memcpy(tmp, a + mid, sizeof *a * (size_t)nr);
+        while (i >= lo && j >= 0)
+            a[k--] = tplan_ranked_before(&tmp[j], &a[i], nobj) ? a[i--]
+                                                               : tmp[j--];
+        while (j >= 0)
+            a[k--] = tmp[j--];
+    }
+}
+
+int tplan_ranked_merge_runs(tplan_ranked *a, const int64_t *ends, int runs,
+                            int nobj)
+{
+    int64_t bound[TPLAN_MAX_RUNS + 1];
+    tplan_ranked *tmp;
+    int n = runs;
+
+    if (runs < 1 || runs > TPLAN_MAX_RUNS)
+        return -1;
+    if (runs == 1)
+        return 0;
+    bound[0] = 0;
+    for (int i = 0; i < runs; i++)
+        bound[i + 1] = ends[i];
+    /* the smaller side of any merge is at most half of all */
+    if (!(tmp = malloc(sizeof *tmp * (size_t)(bound[runs] / 2 + 1))))
+        return -1;
+    /* merge neighbours pairwise until one run is left; run k of the next
+     * round ends where pair k ends (bound[k + 1], written after pair k's
+     * bounds were read) */
+    while (n > 1) {
+        int m = 0;
+
+        for (int i = 0; i < n; i += 2) {
+            int64_t hi = i + 1 < n ? bound[i + 2] : bound[i + 1];
+
+            if (i + 1 < n)
+                merge_two(a, bound[i], bound[i + 1], hi, tmp, nobj);
+            bound[++m] = hi;
+        }
+        n = m;
+    }
+    free(tmp);
+    return 0;
 }
 
 /* a dominates b: no worse in every objective, better in one. */

@@ -520,6 +520,10 @@ typedef struct worker {
     _Alignas(64) shared *sh;
     tplan_topk top;
     tplan_front front;
+    /* keep = "fits"/"all" without a sink: this worker's kept plans, in
+     * its indexes' order until it sorts them at the end (no lock) */
+    tplan_ranked *kept;
+    int64_t n_kept, cap_kept;
     tplan_sweep_stats stats;
     bool main;
     bool layout_bad; /* the last configuration visited broke a layout rule */
@@ -537,6 +541,22 @@ static void fail(shared *sh, const tplan_err *e)
 
     if (atomic_compare_exchange_strong(&sh->failed, &expect, 1))
         sh->err = *e;
+}
+
+/* Double a worker's buffer of kept plans; false when memory is short. */
+static bool grow_kept(worker *w)
+{
+    int64_t cap = w->cap_kept ? w->cap_kept * 2 : 4096;
+    tplan_ranked *k;
+
+    if ((uint64_t)cap > SIZE_MAX / sizeof *k)
+        return false;
+    k = realloc(w->kept, sizeof *k * (size_t)cap);
+    if (!k)
+        return false;
+    w->kept = k;
+    w->cap_kept = cap;
+    return true;
 }
 
 /* One index: evaluate, constrain, hook, rank. */
@@ -612,8 +632,19 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     }
     w->stats.kept++;
     w->stats.kept_unfit += !p->mem.fits;
+    if (!r->sink) {
+        if (w->n_kept == w->cap_kept && !grow_kept(w)) {
+            tplan_err_set(&e, TPLAN_ENOMEM, "keep",
+                          "out of memory keeping %lld plans",
+                          (long long)w->n_kept + 1);
+            fail(sh, &e);
+            return true;
+        }
+        w->kept[w->n_kept++] = rk;
+        return true;
+    }
     pthread_mutex_lock(&sh->sink_lock);
-    if (r->sink && r->sink(r->sink_ud, index, p, rk.score)) {
+    if (r->sink(r->sink_ud, index, p, rk.score)) {
         tplan_err_set(&e, TPLAN_ESTOP, "sink", "the result sink failed");
         fail(sh, &e);
     }
@@ -686,6 +717,8 @@ static void *work(void *arg)
             since_progress = 0;
         }
     }
+    /* each worker ranks its own kept plans, on its own core */
+    tplan_ranked_sort(w->kept, w->n_kept, r->spec->n_rank);
     free(p);
     free(c);
     free(cache);
@@ -698,6 +731,41 @@ static double now_s(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* keep = "fits"/"all": the workers' sorted buffers, one after another in
+ * the first one's storage, merged into one ranking. */
+static int gather_kept(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
+{
+    int64_t total = 0, ends[TPLAN_MAX_THREADS], at;
+    tplan_ranked *all = ws[0].kept;
+
+    for (int i = 0; i < nw; i++)
+        total += ws[i].n_kept;
+    if (total > ws[0].cap_kept) {
+        if ((uint64_t)total > SIZE_MAX / sizeof *all ||
+            !(all = realloc(ws[0].kept, sizeof *all * (size_t)total)))
+            return tplan_err_set(err, TPLAN_ENOMEM, "keep",
+                                 "out of memory keeping %lld plans",
+                                 (long long)total);
+    }
+    ws[0].kept = NULL; /* now the run's */
+    at = ws[0].n_kept;
+    ends[0] = at;
+    for (int i = 1; i < nw; i++) {
+        if (ws[i].n_kept > 0)
+            memcpy(all + at, ws[i].kept, sizeof *all * (size_t)ws[i].n_kept);
+        at += ws[i].n_kept;
+        ends[i] = at;
+        free(ws[i].kept);
+        ws[i].kept = NULL;
+    }
+    /* short of memory for the merge's buffer: sort the whole in place */
+    if (tplan_ranked_merge_runs(all, ends, nw, r->spec->n_rank))
+        tplan_ranked_sort(all, total, r->spec->n_rank);
+    r->kept = all;
+    r->n_kept = total;
+    return TPLAN_OK;
 }
 
 /* Merge the workers' tops and fronts into the run's results. */
@@ -752,8 +820,9 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
     int rc;
 
     memset(&r->stats, 0, sizeof r->stats);
-    r->top = r->front = NULL;
+    r->top = r->front = r->kept = NULL;
     r->n_top = r->n_front = 0;
+    r->n_kept = 0;
     if ((rc = tplan_sweep_validate(s, err)))
         return rc;
     if (r->shards < 1 || r->shard < 0 || r->shard >= r->shards)
@@ -820,10 +889,13 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         *err = sh.err;
     if (rc == TPLAN_OK)
         rc = merge(r, ws, started, err);
+    if (rc == TPLAN_OK && s->keep_mode != TPLAN_KEEP_TOP && !r->sink)
+        rc = gather_kept(r, ws, started, err);
     r->stats.seconds = now_s() - t0;
     for (int i = 0; i < nw; i++) {
         free(ws[i].top.items);
         free(ws[i].front.items);
+        free(ws[i].kept);
     }
     free(ws);
     pthread_mutex_destroy(&sh.sink_lock);
@@ -848,6 +920,8 @@ void tplan_sweep_run_free(tplan_sweep_run *r)
         return;
     free(r->top);
     free(r->front);
-    r->top = r->front = NULL;
+    free(r->kept);
+    r->top = r->front = r->kept = NULL;
     r->n_top = r->n_front = 0;
+    r->n_kept = 0;
 }

@@ -147,7 +147,10 @@ typedef struct tplan_sweep_run {
     int64_t shard, shards;        /* evaluate index % shards == shard */
     tplan_sweep_hook hook;        /* optional */
     void *hook_ud;
-    tplan_sweep_sink sink; /* KEEP_FITS / KEEP_ALL */
+    /* KEEP_FITS / KEEP_ALL: called with each kept plan under a lock;
+     * without one, the workers keep ranked entries in buffers of their
+     * own (no lock) and the run returns them ranked in kept */
+    tplan_sweep_sink sink;
     void *sink_ud;
     volatile sig_atomic_t *stop; /* optional: set to stop cleanly */
     /* optional progress: called from the calling thread about every
@@ -159,6 +162,8 @@ typedef struct tplan_sweep_run {
     int n_top;
     tplan_ranked *front; /* Pareto front, best first by the objectives */
     int n_front;
+    tplan_ranked *kept; /* KEEP_FITS / KEEP_ALL without a sink, best first */
+    int64_t n_kept;
     tplan_sweep_stats stats;
 } tplan_sweep_run;
 

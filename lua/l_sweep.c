@@ -16,7 +16,7 @@
 typedef struct hook_state {
     lua_State *L;
     int where, score, view; /* absolute stack indexes; 0: none */
-    lt_result *res;         /* for the sink */
+    lt_result *res;         /* the spec the hooks' view reads */
 } hook_state;
 
 /* Call f(view) and leave its result on the stack; -1 on a Lua error. */
@@ -83,30 +83,6 @@ out:
     return keep;
 }
 
-static int sink(void *ud, int64_t index, const tplan_plan *p, double score)
-{
-    hook_state *h = ud;
-    lt_result *r = h->res;
-    tplan_ranked *e;
-
-    if (r->n == r->cap) {
-        int64_t cap = r->cap ? r->cap * 2 : 1024;
-        tplan_ranked *grown = realloc(r->items, sizeof *grown * (size_t)cap);
-
-        if (!grown)
-            return 1;
-        r->items = grown;
-        r->cap = cap;
-    }
-    e = &r->items[r->n++];
-    memset(e, 0, sizeof *e);
-    e->index = index;
-    e->score = score;
-    e->fits = p->mem.fits;
-    tplan_rank_keys(r->spec->rank, r->spec->n_rank, p, score, e->key);
-    return 0;
-}
-
 /* A copy of n ranked entries (NULL when n is 0 or memory is short). */
 static tplan_ranked *copy_ranked(const tplan_ranked *src, int n)
 {
@@ -136,8 +112,6 @@ static int walk(lua_State *L, lt_result *r, hook_state *h, tplan_err *err)
         run.hook = hook;
         run.hook_ud = h;
     }
-    run.sink = sink;
-    run.sink_ud = h;
     rc = tplan_sweep_exec(&run, err);
     r->stats = run.stats;
     if (st->o.progress)
@@ -148,8 +122,12 @@ static int walk(lua_State *L, lt_result *r, hook_state *h, tplan_err *err)
         if (run.n_top > 0 && !r->items)
             rc = tplan_err_set(err, TPLAN_ENOMEM, "keep", "out of memory");
     } else if (rc == TPLAN_OK) {
-        /* keep = "fits"/"all": kept in each thread's index order */
-        tplan_ranked_sort(r->items, r->n, r->spec->n_rank);
+        /* keep = "fits"/"all": ranked by the engine; the result takes
+         * them over */
+        r->items = run.kept;
+        r->n = r->cap = run.n_kept;
+        run.kept = NULL;
+        run.n_kept = 0;
     }
     if (rc == TPLAN_OK && r->spec->pareto && run.n_front > 0) {
         r->front = copy_ranked(run.front, run.n_front);

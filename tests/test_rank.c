@@ -221,12 +221,84 @@ static void test_sorts(void **state)
     }
 }
 
+/* Introsort at sizes where quicksort's partitions, its insertion sort
+ * and (with many equal keys) deep recursion all take part; merging
+ * sorted runs of unequal lengths in place gives the same order. Checked
+ * against the order itself and against a checksum of the entries. */
+static void check_sorted(const tplan_ranked *a, int64_t n, int64_t sum)
+{
+    int64_t got = 0;
+
+    for (int64_t i = 0; i < n; i++) {
+        got += a[i].index;
+        if (i > 0)
+            assert_true(tplan_ranked_cmp(&a[i - 1], &a[i], 2) < 0);
+    }
+    assert_true(got == sum);
+}
+
+static void test_large_sort_and_merge(void **state)
+{
+    static const int64_t sizes[] = {0, 1, 2, 3, 16, 17, 1000, 100003};
+    static const int64_t cuts[][4] = {{1, 0}, {2, 0}, {3, 7, 0}, {4, 1, 2, 3}};
+    int64_t n = 100003;
+    tplan_ranked *a = malloc(sizeof *a * (size_t)n);
+    tplan_ranked *b = malloc(sizeof *b * (size_t)n);
+
+    (void)state;
+    assert_non_null(a);
+    assert_non_null(b);
+    srand(11);
+    for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+        int64_t m = sizes[z], sum = 0;
+
+        for (int64_t i = 0; i < m; i++) {
+            /* few distinct keys: ties go by index */
+            a[i] = rk(m - i + (i % 7) * m, rand() % 3, rand() % 100);
+            sum += a[i].index;
+        }
+        memcpy(b, a, sizeof *a * (size_t)m);
+        tplan_ranked_sort(a, m, 2);
+        check_sorted(a, m, sum);
+        /* the same entries cut into runs, each sorted, then merged */
+        for (size_t c = 0; c < sizeof cuts / sizeof *cuts; c++) {
+            int runs = (int)cuts[c][0];
+            int64_t ends[4], at = 0;
+
+            memcpy(b, a, sizeof *a * (size_t)m);
+            for (int i = 0; i < m; i++) /* shuffle back */
+                if (m > 1) {
+                    int64_t j = rand() % m;
+                    tplan_ranked t = b[i];
+
+                    b[i] = b[j];
+                    b[j] = t;
+                }
+            for (int r = 0; r < runs; r++) {
+                /* unequal runs: the last takes what is left */
+                int64_t len = r == runs - 1 ? m - at : (m * (r + 1)) / (runs * 3);
+
+                ends[r] = at + len;
+                tplan_ranked_sort(b + at, len, 2);
+                at += len;
+            }
+            assert_int_equal(tplan_ranked_merge_runs(b, ends, runs, 2), 0);
+            check_sorted(b, m, sum);
+            assert_memory_equal(b, a, sizeof *a * (size_t)m);
+        }
+    }
+    assert_int_equal(tplan_ranked_merge_runs(a, NULL, 0, 2), -1);
+    free(a);
+    free(b);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_order),          cmocka_unit_test(test_topk_ties),
         cmocka_unit_test(test_pareto_ties),    cmocka_unit_test(test_front_truncated),
         cmocka_unit_test(test_keys_sign),      cmocka_unit_test(test_sorts),
+        cmocka_unit_test(test_large_sort_and_merge),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -216,6 +216,45 @@ static void test_shards_and_threads(void **state)
     free(s);
 }
 
+/* keep = "all" without a sink: each worker keeps its plans in a buffer of
+ * its own and the run merges them ranked; the same entries, bytes and
+ * order on 1, 2 and 3 threads, and the same as keep = N with N the whole
+ * space. */
+static void test_keep_all_buffers(void **state)
+{
+    tplan_sweep_spec *s = small_spec();
+    tplan_ranked want[96];
+    int nw;
+
+    (void)state;
+    s->pareto = false;
+    s->keep = 96;
+    {
+        tplan_ranked front[96];
+        int nf;
+
+        run(s, 1, 0, 1, want, &nw, front, &nf);
+    }
+    assert_true(nw > 10);
+    s->keep_mode = TPLAN_KEEP_ALL;
+    for (int threads = 1; threads <= 3; threads++) {
+        tplan_sweep_run r;
+        tplan_err err;
+
+        memset(&r, 0, sizeof r);
+        r.spec = s;
+        r.threads = threads;
+        r.shards = 1;
+        assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+        assert_int_equal(r.n_kept, nw);
+        assert_int_equal(r.stats.kept, nw);
+        assert_memory_equal(r.kept, want, sizeof *want * (size_t)nw);
+        tplan_sweep_run_free(&r);
+        assert_null(r.kept);
+    }
+    free(s);
+}
+
 /* Limits keep exactly the plans that pass them. */
 static void test_limits(void **state)
 {
@@ -659,6 +698,7 @@ int main(void)
         cmocka_unit_test(test_index_round_trip),
         cmocka_unit_test(test_walk_matches_index),
         cmocka_unit_test(test_shards_and_threads),
+        cmocka_unit_test(test_keep_all_buffers),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_equivalents_counted),
         cmocka_unit_test(test_equivalents_are_equal),

@@ -1,0 +1,29 @@
+-- keep = "all" benchmark: a 9,830,400-configuration Llama-3-8B space, every
+-- plan kept (equivalent twins too) and ranked; nothing saved. Prints the
+-- plans kept and the sweep's seconds (walk, buffers and ranking); run it
+-- under /usr/bin/time for the wall time and peak memory:
+--
+--   /usr/bin/time -f "%e s %M KB" tplan run tests/bench/keep_all_bench.lua --threads 2
+--
+-- `-- pue=1` shrinks the space 25-fold (393,216 configurations).
+local a = tplan.args(arg, {pue = 25})
+local pue = {}
+for i = 1, a.pue do pue[i] = 1.0 + 0.1 * i end
+
+local res = tplan.sweep{
+  name = "keep_all_bench", model = "llama3-8b", gpu = "h100-sxm", tokens = 1e12,
+  axes = {
+    gpus = {8, 16, 32, 64, 128, 256, 512, 1024},
+    zero = {0, 1, 2, 3}, tp = {1, 2, 4, 8},
+    seq = {2048, 4096, 8192, 16384},
+    micro_batch = {1, 2, 3, 4, 6, 8, 12, 16},
+    recompute = {"none", "selective", "full"},
+    overlap = {0, 0.25, 0.5, 0.75}, price = {1, 2, 3, 4},
+    precision = {"mixed-bf16", "fp8"},
+    pue = pue,
+  },
+  keep = "all", keep_equivalents = true,
+}
+local st = res:stats()
+print(string.format("%d plans kept, sweep %.2f s, %.2f M kept/s", st.kept,
+                    st.seconds, st.kept / st.seconds / 1e6))
