@@ -320,6 +320,8 @@ static void merge_two(tplan_ranked *a, int64_t lo, int64_t mid, int64_t hi,
 {
     int64_t nl = mid - lo, nr = hi - mid;
 
+    if (nl == 0 || nr == 0)
+        return; /* one side empty: already merged */
     if (nl <= nr) {
         int64_t i = 0, j = mid, k = lo;
 

@@ -742,6 +742,8 @@ static int gather_kept(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
 
     for (int i = 0; i < nw; i++)
         total += ws[i].n_kept;
+    if (total == 0)
+        return TPLAN_OK; /* nothing kept: no buffer to merge */
     if (total > ws[0].cap_kept) {
         if ((uint64_t)total > SIZE_MAX / sizeof *all ||
             !(all = realloc(ws[0].kept, sizeof *all * (size_t)total)))

@@ -880,6 +880,18 @@ static void test_advice_names_the_fix(void **state)
     c.optim_temp = 0.0;
     eval_ok(&c, &p);
     assert_true(strncmp(p.warnings[1], "would fit with zero=1:", 22) == 0);
+    /* the allocator's share of the activations is not the step's: with
+     * alloc_frac 0.5 a micro-batch of 3 is what does not fit, as the
+     * largest micro-batch (1) says */
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.gpus = 8;
+    c.zero = 3;
+    c.seq = 4096;
+    c.micro_batch = 3;
+    c.alloc_frac = 0.5;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.max_micro_batch, 1);
+    assert_true(strncmp(p.warnings[0], "does not fit: activations", 25) == 0);
     config_for(&c, "gpt2", "a100-40g");
     c.micro_batch = 100;
     eval_ok(&c, &p);

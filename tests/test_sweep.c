@@ -217,30 +217,41 @@ static void test_shards_and_threads(void **state)
 }
 
 /* keep = "all" without a sink: each worker keeps its plans in a buffer of
- * its own and the run merges them ranked; the same entries, bytes and
- * order on 1, 2 and 3 threads, and the same as keep = N with N the whole
- * space. */
+ * its own and the run merges them ranked. With 200 overlap values and 4
+ * PUEs the space (76,800 configurations) spans 19 4096-index chunks and
+ * keeps more than three chunks' worth, so on 2 and
+ * 3 threads several workers keep plans and their runs are merged: the
+ * same entries, bytes and order as keep = N over the whole space on one
+ * thread. A sweep that keeps nothing on several threads keeps nothing. */
 static void test_keep_all_buffers(void **state)
 {
     tplan_sweep_spec *s = small_spec();
-    tplan_ranked want[96];
-    int nw;
+    double overlap[200];
+    tplan_sweep_run r;
+    tplan_err err;
+    tplan_ranked *want;
+    int64_t nw;
 
     (void)state;
+    for (int i = 0; i < 200; i++)
+        overlap[i] = i / 200.0;
+    add_axis(s, "overlap", 200, overlap);
+    add_axis(s, "pue", 4, (const double[]){1.1, 1.2, 1.3, 1.4});
     s->pareto = false;
-    s->keep = 96;
-    {
-        tplan_ranked front[96];
-        int nf;
-
-        run(s, 1, 0, 1, want, &nw, front, &nf);
-    }
-    assert_true(nw > 10);
+    s->keep = 76800;
+    memset(&r, 0, sizeof r);
+    r.spec = s;
+    r.threads = 1;
+    r.shards = 1;
+    assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+    nw = r.n_top;
+    assert_true(nw > 3 * 4096);
+    want = malloc(sizeof *want * (size_t)nw);
+    assert_non_null(want);
+    memcpy(want, r.top, sizeof *want * (size_t)nw);
+    tplan_sweep_run_free(&r);
     s->keep_mode = TPLAN_KEEP_ALL;
     for (int threads = 1; threads <= 3; threads++) {
-        tplan_sweep_run r;
-        tplan_err err;
-
         memset(&r, 0, sizeof r);
         r.spec = s;
         r.threads = threads;
@@ -252,6 +263,17 @@ static void test_keep_all_buffers(void **state)
         tplan_sweep_run_free(&r);
         assert_null(r.kept);
     }
+    /* nothing passes: nothing kept, no buffer */
+    s->where.min_mfu = 2.0;
+    memset(&r, 0, sizeof r);
+    r.spec = s;
+    r.threads = 3;
+    r.shards = 1;
+    assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+    assert_int_equal(r.n_kept, 0);
+    assert_null(r.kept);
+    tplan_sweep_run_free(&r);
+    free(want);
     free(s);
 }
 
