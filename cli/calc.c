@@ -11,6 +11,8 @@
 #include "args.h"
 #include "json.h"
 #include "plan.h"
+#include "precision.h"
+#include "report.h"
 #include "scaling.h"
 
 #define GIB (1024.0 * 1024.0 * 1024.0)
@@ -790,6 +792,34 @@ static void print_batches(const tplan_batch_row *rows, int n)
     }
 }
 
+/* --report F: the plan's HTML report, written whole or not at all. */
+static int write_report(const char *path, const tplan_config *c,
+                        const tplan_plan *p)
+{
+    report r;
+    tplan_err err;
+    char title[200], sub[300];
+
+    snprintf(title, sizeof title, "%s on %lld x %s", c->model.name,
+             (long long)c->gpus, c->gpu.name);
+    snprintf(sub, sizeof sub,
+             "tp %lld, pp %lld, dp %lld, ZeRO %d, %s, seq %lld, micro-batch "
+             "%lld, accum %lld: tplan calc --report",
+             (long long)c->tp, (long long)c->pp, (long long)p->dp, c->zero,
+             tplan_precision_get(c->precision)->name, (long long)c->seq,
+             (long long)p->micro_batch, (long long)p->accum);
+    if (report_open(&r, path, title, sub, &err)) {
+        fprintf(stderr, "tplan: %s\n", err.msg);
+        return 1;
+    }
+    report_plan(&r, c, p);
+    if (report_close(&r, &err)) {
+        fprintf(stderr, "tplan: %s\n", err.msg);
+        return 1;
+    }
+    return 0;
+}
+
 int cmd_calc(int argc, char **argv)
 {
     tplan_config c;
@@ -815,6 +845,8 @@ int cmd_calc(int argc, char **argv)
         (out.n_batches &&
          tplan_batch_compare(&c, out.batches, out.n_batches, brows, &err)))
         return usage_error("%s", err.msg);
+    if (out.report && (rc = write_report(out.report, &c, &plan)))
+        return rc;
     if (out.json) {
         print_json(&plan, rows, out.n_compare, brows, out.n_batches);
         return 0;

@@ -46,6 +46,7 @@ enum opt_id {
     O_FRAMEWORK_FILE,
     O_COMPARE_GPUS,
     O_COMPARE_BATCHES,
+    O_REPORT,
     O_JSON,
     O_INVENTORY,
     O_HELP,
@@ -86,6 +87,7 @@ static const opt_def defs[O_COUNT] = {
     [O_FRAMEWORK_FILE] = {"framework-file", true},
     [O_COMPARE_GPUS] = {"compare-gpus", true},
     [O_COMPARE_BATCHES] = {"compare-batches", true},
+    [O_REPORT] = {"report", true},
     [O_JSON] = {"json", false},
     [O_INVENTORY] = {"inventory", false},
     [O_HELP] = {"help", false},
@@ -241,6 +243,7 @@ void calc_usage(void)
           "same global batch\n"
           "  --compare-batches G,G,...  the plan at other global batches "
           "(samples)\n"
+          "  --report F.html            also write an HTML report with charts\n"
           "  --json                     one JSON object (keys in README)\n"
           "  --inventory                list the activation tensors counted\n",
           stdout);
@@ -649,6 +652,11 @@ int calc_parse(int argc, const char *const *argv, tplan_config *c,
     out->help = g.set[O_HELP];
     out->json = g.set[O_JSON];
     out->inventory = g.set[O_INVENTORY];
+    out->report = g.set[O_REPORT] ? g.val[O_REPORT] : NULL;
+    if (out->report && !out->report[0]) {
+        rc = usage_error("--report: an empty file name");
+        goto done;
+    }
     if (out->help)
         goto done;
     if (out->json && out->inventory) {

@@ -17,6 +17,7 @@ typedef struct calc_out {
     int n_batches;
     bool json;
     bool inventory; /* list the activation tensors */
+    const char *report; /* --report FILE.html (argv's); NULL: none */
     bool help;
 } calc_out;
 

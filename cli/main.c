@@ -10,6 +10,7 @@
 #include "catalog.h"
 #include "cli_merge.h"
 #include "query.h"
+#include "report_cmd.h"
 #include "run.h"
 
 static void usage(void)
@@ -24,6 +25,7 @@ static void usage(void)
           "  query     SQL on a result database (read-only)\n"
           "  export    a sweep's plans from a result database as CSV\n"
           "  merge     combine shards of sweeps into one database\n"
+          "  report    an HTML report of a sweep (charts and the best plans)\n"
           "  gpus      the GPU catalog\n"
           "  models    the model presets\n"
           "  frameworks  the framework profiles (Megatron, DeepSpeed, FSDP, HF)\n"
@@ -100,5 +102,7 @@ int main(int argc, char **argv)
         return cmd_frameworks(argc - 1, argv + 1);
     if (strcmp(argv[1], "calibrate") == 0)
         return cmd_calibrate(argc - 1, argv + 1);
+    if (strcmp(argv[1], "report") == 0)
+        return cmd_report(argc - 1, argv + 1);
     return usage_error("unknown command '%s'; see tplan --help", argv[1]);
 }

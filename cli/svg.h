@@ -22,9 +22,12 @@ typedef struct svg_axis {
 typedef struct svg_chart {
     FILE *f;
     svg_axis x, y;
-    double w, h;                /* the plot area, in SVG units */
-    double left, top;           /* its offset in the viewBox */
+    double w, h;                   /* the plot area, in SVG units */
+    double left, top;              /* its offset in the viewBox */
     double x_lo, x_hi, y_lo, y_hi; /* the bounds after rounding */
+    double label_y[32];            /* labels placed so far, to keep */
+    double label_x[32];            /* them from overlapping */
+    int n_labels;
 } svg_chart;
 
 /* Open a chart: the <figure>, its caption, the <svg> with a title for
@@ -45,8 +48,8 @@ double svg_y(const svg_chart *c, double y);
 void svg_series(svg_chart *c, const char *series, int style, int n,
                 const double *x, const double *y);
 /* One marker (style as above); highlight draws it filled and larger. */
-void svg_point(svg_chart *c, const char *series, int style, double x,
-               double y, bool highlight, const char *label);
+void svg_point(svg_chart *c, const char *series, int style, double x, double y,
+               bool highlight, const char *label);
 /* A horizontal reference line across the plot at y (capacity, usable),
  * labelled at its right end; data-field names what it is. */
 void svg_hline(svg_chart *c, const char *field, double y, const char *label);

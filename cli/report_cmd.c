@@ -1,0 +1,473 @@
+/* `tplan report DB [--sweep NAME|ID] -o FILE.html`: a sweep of a result
+ * database as an HTML report: cost against time (the Pareto front
+ * highlighted), throughput and scaling efficiency against GPU count, the
+ * ranked plans, and the best plan's own charts (report_plan), evaluated
+ * again from the inputs its row records. */
+#include "report_cmd.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+#include "calc_opts.h"
+#include "fields.h"
+#include "json.h"
+#include "paths.h"
+#include "report.h"
+#include "store.h"
+#include "svg.h"
+
+#define MAX_POINTS 20000 /* cost/time marks drawn (the best by rank) */
+#define MAX_ROWS   50    /* ranked plans in the table */
+#define MAX_GPUS   64    /* distinct GPU counts on the scaling charts */
+
+typedef struct sweep_row {
+    int64_t id, kept, space;
+    char name[128], finished[40], rank_by[128];
+    bool found;
+} sweep_row;
+
+static int on_sweep(void *ud, int ncols, const char *const *names,
+                    const tplan_cell *row)
+{
+    sweep_row *s = ud;
+
+    (void)names;
+    if (!row || ncols < 6)
+        return 0;
+    s->found = true;
+    s->id = row[0].i;
+    snprintf(s->name, sizeof s->name, "%s",
+             row[1].type == TPLAN_CELL_TEXT ? row[1].s : "");
+    s->kept = row[2].type == TPLAN_CELL_INT ? row[2].i : 0;
+    s->space = row[3].type == TPLAN_CELL_INT ? row[3].i : 0;
+    snprintf(s->finished, sizeof s->finished, "%s",
+             row[4].type == TPLAN_CELL_TEXT ? row[4].s : "");
+    snprintf(s->rank_by, sizeof s->rank_by, "%s",
+             row[5].type == TPLAN_CELL_TEXT ? row[5].s : "");
+    return 0;
+}
+
+/* The plans' figures the sweep charts use, best first. */
+typedef struct points {
+    int64_t n, cap;
+    double *gpus, *time_h, *cost, *tps;
+    bool *pareto;
+} points;
+
+static double cell_num(const tplan_cell *c)
+{
+    return c->type == TPLAN_CELL_INT    ? (double)c->i
+           : c->type == TPLAN_CELL_REAL ? c->r
+                                        : (double)NAN;
+}
+
+static int on_point(void *ud, int ncols, const char *const *names,
+                    const tplan_cell *row)
+{
+    points *p = ud;
+
+    (void)names;
+    if (!row || ncols < 4 || p->n >= p->cap)
+        return 0;
+    p->gpus[p->n] = cell_num(&row[0]);
+    p->time_h[p->n] = cell_num(&row[1]);
+    p->cost[p->n] = cell_num(&row[2]);
+    p->tps[p->n] = cell_num(&row[3]);
+    p->n++;
+    return 0;
+}
+
+/* The ranked-plans table: every column by its field name. */
+typedef struct table_ctx {
+    report *r;
+    bool head;
+} table_ctx;
+
+static int on_table_row(void *ud, int ncols, const char *const *names,
+                        const tplan_cell *row)
+{
+    table_ctx *t = ud;
+
+    if (!row) {
+        report_table_begin(t->r, "ranked", "The best plans, by rank", ncols,
+                           names);
+        t->head = true;
+        return 0;
+    }
+    report_row_begin(t->r);
+    for (int i = 0; i < ncols; i++) {
+        char buf[32];
+
+        if (row[i].type == TPLAN_CELL_TEXT)
+            report_cell_text(t->r, names[i], row[i].s);
+        else if (row[i].type == TPLAN_CELL_NULL)
+            report_cell_text(t->r, names[i], NULL);
+        else if (strcmp(names[i], "total_bytes") == 0) {
+            snprintf(buf, sizeof buf, "%.2f GiB",
+                     cell_num(&row[i]) / (1024.0 * 1024.0 * 1024.0));
+            report_cell_num(t->r, names[i], cell_num(&row[i]), buf);
+        } else
+            report_cell_num(t->r, names[i], cell_num(&row[i]), NULL);
+    }
+    report_row_end(t->r);
+    return 0;
+}
+
+/* The best plan's inputs as calc options, from its row. */
+typedef struct rebuild {
+    const char *argv[512];
+    int argc;
+    char store[64 * 1024];
+    size_t used;
+} rebuild;
+
+/* Inputs a row records that calc derives from others, or that are
+ * outputs as well (the budget used): passing both would conflict. */
+static bool derived(const char *name)
+{
+    static const char *const skip[] = {"global_batch_tokens", "epochs",
+                                       "dataset", "batch_ramp", NULL};
+
+    for (int i = 0; skip[i]; i++)
+        if (strcmp(skip[i], name) == 0)
+            return true;
+    return false;
+}
+
+static int on_inputs(void *ud, int ncols, const char *const *names,
+                     const tplan_cell *row)
+{
+    rebuild *b = ud;
+
+    if (!row)
+        return 0;
+    b->argc = 0;
+    b->argv[b->argc++] = "calc";
+    for (int i = 0; i < ncols && b->argc < 510; i++) {
+        int id = tplan_field_find(names[i]);
+        const tplan_field *f = id >= 0 ? tplan_field_at(id) : NULL;
+        char val[64], *slot;
+        int n;
+
+        if (!f || !(f->flags & TPLAN_FIELD_IN) || !f->flag ||
+            row[i].type == TPLAN_CELL_NULL || derived(f->input))
+            continue;
+        if (row[i].type == TPLAN_CELL_TEXT)
+            snprintf(val, sizeof val, "%s", row[i].s);
+        else if (f->kind == TPLAN_FK_BOOL)
+            snprintf(val, sizeof val, "%s", row[i].i ? "true" : "false");
+        else
+            fmt_double(val, sizeof val, cell_num(&row[i]));
+        n = snprintf(b->store + b->used, sizeof b->store - b->used, "%s=%s",
+                     f->flag, val);
+        if (n < 0 || (size_t)n >= sizeof b->store - b->used)
+            return 1;
+        slot = b->store + b->used;
+        b->used += (size_t)n + 1;
+        b->argv[b->argc++] = slot;
+    }
+    return 0;
+}
+
+static void best_plan(report *r, tplan_store *db, int64_t sweep)
+{
+    rebuild *b = calloc(1, sizeof *b);
+    tplan_cell id = {TPLAN_CELL_INT, sweep, 0.0, NULL};
+    tplan_config c;
+    calc_out out;
+    tplan_plan *p = malloc(sizeof *p);
+    tplan_err err;
+
+    report_section(r, "The best plan",
+                   "Rank 1, evaluated again from the inputs its row "
+                   "records.");
+    if (!b || !p ||
+        tplan_store_query(db,
+                          "SELECT * FROM plans WHERE sweep_id = ?1 AND "
+                          "rank = 1",
+                          &id, 1, on_inputs, b, &err) != TPLAN_OK ||
+        b->argc < 2) {
+        fputs("<p class=\"note\">No ranked plan to show.</p>\n", r->f);
+        goto out;
+    }
+    /* calc's parser says what it refuses on stderr, as for calc */
+    if (calc_parse(b->argc, b->argv, &c, &out) == 0 &&
+        tplan_plan_eval(&c, p, &err) == TPLAN_OK) {
+        report_plan(r, &c, p);
+    } else {
+        fputs("tplan: warning: report: the best plan cannot be evaluated "
+              "again from its row (a model or GPU from a script or file is "
+              "not a preset?): its own charts are left out\n",
+              stderr);
+        fputs("<p class=\"note\">Its charts need the plan evaluated again "
+              "from its row, which failed (a model or GPU from a script or "
+              "a file is not a preset): tplan calc with the plan's options "
+              "and --report draws them.</p>\n",
+              r->f);
+    }
+out:
+    free(b);
+    free(p);
+}
+
+/* Cost against time for the sweep's plans, the Pareto front filled. */
+static void cost_time(report *r, const points *pt)
+{
+    svg_axis x = {INFINITY, 0.0, false, true, "time to train (hours)", 0.0};
+    svg_axis y = {INFINITY, 0.0, false, true, "cost (USD)", 0.0};
+    svg_chart ch;
+    int64_t drawn = 0;
+
+    for (int64_t i = 0; i < pt->n; i++)
+        if (isfinite(pt->time_h[i]) && isfinite(pt->cost[i]) &&
+            pt->time_h[i] > 0.0 && pt->cost[i] > 0.0) {
+            x.lo = fmin(x.lo, pt->time_h[i]);
+            x.hi = fmax(x.hi, pt->time_h[i]);
+            y.lo = fmin(y.lo, pt->cost[i]);
+            y.hi = fmax(y.hi, pt->cost[i]);
+            drawn++;
+        }
+    if (drawn == 0)
+        return;
+    /* the front of these two objectives, whatever the sweep ranked by */
+    report_pareto(pt->n, pt->time_h, pt->cost, pt->pareto);
+    svg_begin(&ch, r->f, "kept-cost-vs-time",
+              "Cost against time of the kept plans (filled: the Pareto "
+              "front)",
+              x, y);
+    /* the front last, on top */
+    for (int pass = 0; pass < 2; pass++)
+        for (int64_t i = 0; i < pt->n; i++)
+            if (pt->pareto[i] == (pass == 1))
+                svg_point(&ch, pt->pareto[i] ? "pareto" : "kept",
+                          pt->pareto[i] ? 0 : 1, pt->time_h[i], pt->cost[i],
+                          pt->pareto[i], NULL);
+    svg_end(&ch, pt->n >= MAX_POINTS ? "The best 20,000 plans by rank are "
+                                       "drawn."
+                                     : NULL);
+}
+
+/* The best throughput at each GPU count and its scaling efficiency
+ * against the smallest count's. */
+static void scaling(report *r, const points *pt)
+{
+    double g[MAX_GPUS], tps[MAX_GPUS], eff[MAX_GPUS];
+    int n = 0;
+    svg_chart ch;
+
+    for (int64_t i = 0; i < pt->n; i++) {
+        int k;
+
+        if (!isfinite(pt->tps[i]) || !(pt->gpus[i] > 0.0))
+            continue;
+        for (k = 0; k < n && g[k] != pt->gpus[i]; k++)
+            ;
+        if (k == n) {
+            if (n == MAX_GPUS)
+                continue;
+            g[n] = pt->gpus[i];
+            tps[n++] = pt->tps[i];
+        } else if (pt->tps[i] > tps[k]) {
+            tps[k] = pt->tps[i];
+        }
+    }
+    if (n < 2)
+        return;
+    /* by GPU count */
+    for (int i = 1; i < n; i++)
+        for (int j = i; j > 0 && g[j] < g[j - 1]; j--) {
+            double t = g[j];
+
+            g[j] = g[j - 1];
+            g[j - 1] = t;
+            t = tps[j];
+            tps[j] = tps[j - 1];
+            tps[j - 1] = t;
+        }
+    for (int i = 0; i < n; i++)
+        eff[i] = tps[i] / g[i] / (tps[0] / g[0]) * 100.0;
+    {
+        svg_axis x = {g[0], g[n - 1], true, false, "GPUs", 0.0};
+        svg_axis y = {0.0, 0.0, false, false, "throughput (tokens/s)", 0.0};
+
+        for (int i = 0; i < n; i++)
+            y.hi = fmax(y.hi, tps[i]);
+        svg_begin(&ch, r->f, "kept-throughput-vs-gpus",
+                  "Best throughput among the kept plans at each GPU count", x,
+                  y);
+        svg_series(&ch, "tokens_per_s", 0, n, g, tps);
+        svg_end(&ch, NULL);
+        y.lo = 0.0;
+        y.hi = 100.0;
+        for (int i = 0; i < n; i++)
+            y.hi = fmax(y.hi, eff[i]);
+        y.label = "scaling efficiency (%)";
+        svg_begin(&ch, r->f, "kept-efficiency-vs-gpus",
+                  "Scaling efficiency of the best plan at each GPU count", x,
+                  y);
+        svg_series(&ch, "efficiency", 1, n, g, eff);
+        svg_end(&ch, "Per-GPU throughput of the best plan at each count "
+                     "over the smallest count's (best plans may differ in "
+                     "layout, so it can pass 100%).");
+    }
+}
+
+static int report_usage(void)
+{
+    fputs("usage: tplan report DB [--sweep NAME|ID] -o FILE.html\n"
+          "  a self-contained HTML report of one sweep (the latest by "
+          "default)\n",
+          stdout);
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    const char *dbpath = NULL, *out = NULL, *which = NULL;
+    tplan_store *db = NULL;
+    tplan_err err;
+    sweep_row sw = {0};
+    points pt = {0};
+    report r = {0};
+    int rc = 1;
+    char title[200], sub[400];
+
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return report_usage();
+        if (strcmp(argv[i], "-o") == 0 || strcmp(argv[i], "--output") == 0 ||
+            strcmp(argv[i], "--sweep") == 0) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value", argv[i]);
+            if (strcmp(argv[i], "--sweep") == 0)
+                which = argv[++i];
+            else
+                out = argv[++i];
+        } else if (argv[i][0] == '-' && argv[i][1]) {
+            return usage_error("report: unknown option %s (valid: --sweep, "
+                               "-o)",
+                               argv[i]);
+        } else if (!dbpath) {
+            dbpath = argv[i];
+        } else {
+            return usage_error("report: one database (got %s and %s)", dbpath,
+                               argv[i]);
+        }
+    }
+    if (!dbpath || !out)
+        return usage_error("usage: tplan report DB [--sweep NAME|ID] -o "
+                           "FILE.html");
+    if (!out[0])
+        return usage_error("report: -o: an empty file name");
+    if (tplan_same_file(dbpath, out))
+        return usage_error("report: -o %s is the database itself: give "
+                           "another file",
+                           out);
+    if (!(db = tplan_store_open_ro(dbpath, &err))) {
+        fprintf(stderr, "tplan: %s\n", err.msg);
+        return 1;
+    }
+    {
+        tplan_cell p = {TPLAN_CELL_TEXT, 0, 0.0, which};
+        char *end = NULL;
+        long long id = which ? strtoll(which, &end, 10) : 0;
+        const char *sql =
+            !which ? "SELECT id, name, kept, space, finished_at, rank_by FROM "
+                     "sweeps ORDER BY id DESC LIMIT 1"
+            : end && *end == '\0' && end != which
+                ? "SELECT id, name, kept, space, finished_at, rank_by FROM "
+                  "sweeps WHERE id = ?1"
+                : "SELECT id, name, kept, space, finished_at, rank_by FROM "
+                  "sweeps WHERE name = ?1 ORDER BY id DESC LIMIT 1";
+
+        if (which && end && *end == '\0' && end != which) {
+            p.type = TPLAN_CELL_INT;
+            p.i = id;
+        }
+        if (tplan_store_query(db, sql, &p, which ? 1 : 0, on_sweep, &sw,
+                              &err) != TPLAN_OK) {
+            fprintf(stderr, "tplan: %s\n", err.msg);
+            goto done;
+        }
+        if (!sw.found) {
+            fprintf(stderr, "tplan: report: %s: no sweep %s%s\n", dbpath,
+                    which ? which : "in the database",
+                    which ? " (tplan query DB \"SELECT id, name FROM sweeps\" "
+                            "lists them)"
+                          : "");
+            goto done;
+        }
+    }
+    pt.cap = MAX_POINTS;
+    pt.gpus = malloc(sizeof(double) * MAX_POINTS);
+    pt.time_h = malloc(sizeof(double) * MAX_POINTS);
+    pt.cost = malloc(sizeof(double) * MAX_POINTS);
+    pt.tps = malloc(sizeof(double) * MAX_POINTS);
+    pt.pareto = malloc(sizeof(bool) * MAX_POINTS);
+    if (!pt.gpus || !pt.time_h || !pt.cost || !pt.tps || !pt.pareto) {
+        fputs("tplan: out of memory\n", stderr);
+        goto done;
+    }
+    {
+        tplan_cell id = {TPLAN_CELL_INT, sw.id, 0.0, NULL};
+
+        if (tplan_store_query(db,
+                              "SELECT gpus, time_h, cost_usd, tokens_per_s "
+                              "FROM plans WHERE sweep_id = ?1 ORDER BY "
+                              "rank IS NULL, rank LIMIT 20000",
+                              &id, 1, on_point, &pt, &err) != TPLAN_OK) {
+            fprintf(stderr, "tplan: %s\n", err.msg);
+            goto done;
+        }
+    }
+    snprintf(title, sizeof title, "Sweep %s (%lld)", sw.name, (long long)sw.id);
+    snprintf(sub, sizeof sub,
+             "%s: %lld plans kept of %lld configurations, ranked by %s; "
+             "finished %s",
+             dbpath, (long long)sw.kept, (long long)sw.space,
+             sw.rank_by[0] ? sw.rank_by : "(none)",
+             sw.finished[0] ? sw.finished : "(not completed)");
+    if (report_open(&r, out, title, sub, &err)) {
+        fprintf(stderr, "tplan: %s\n", err.msg);
+        goto done;
+    }
+    report_section(&r, "The kept plans", NULL);
+    cost_time(&r, &pt);
+    scaling(&r, &pt);
+    {
+        tplan_cell id = {TPLAN_CELL_INT, sw.id, 0.0, NULL};
+        table_ctx t = {&r, false};
+
+        if (tplan_store_query(
+                db,
+                "SELECT rank, gpus, tp, pp, dp, zero, precision, recompute, "
+                "seq, micro_batch, accum, global_batch, fits, total_bytes, "
+                "step_time_s, tokens_per_s, mfu, time_h, cost_usd FROM plans "
+                "WHERE sweep_id = ?1 AND rank IS NOT NULL ORDER BY rank "
+                "LIMIT 50",
+                &id, 1, on_table_row, &t, &err) != TPLAN_OK) {
+            report_abort(&r);
+            fprintf(stderr, "tplan: %s\n", err.msg);
+            goto done;
+        }
+        if (t.head)
+            report_table_end(&r);
+    }
+    best_plan(&r, db, sw.id);
+    if (report_close(&r, &err)) {
+        fprintf(stderr, "tplan: %s\n", err.msg);
+        goto done;
+    }
+    rc = 0;
+done:
+    free(pt.gpus);
+    free(pt.time_h);
+    free(pt.cost);
+    free(pt.tps);
+    free(pt.pareto);
+    tplan_store_close(db);
+    return rc;
+}

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Screenshots of every chart kind of tplan's HTML reports, for docs/img/
+# (docs/report.md shows them). Each figure of a calc report and a sweep
+# report is cut into a page of its own (the report's head, so the same
+# style) and rendered by headless Chromium.
+# Usage: scripts/report_screenshots.sh [TPLAN] [OUTDIR]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tplan=$(realpath "${1:-$root/build/cli/tplan}")
+out=$(realpath "${2:-$root/docs/img}")
+browser=$(command -v chromium || command -v chromium-browser)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+
+"$tplan" calc --model llama3-8b --gpu h100-sxm --gpus 8 --zero 1 \
+    --recompute full --tokens 15T --lr 3e-4 --report calc.html >/dev/null
+cat >sweep.lua <<'LUA'
+tplan.sweep{
+  name = "llama3-8b-on-h100", model = "llama3-8b", gpu = "h100-sxm", tokens = 1e12,
+  lr = 3e-4,
+  axes = {gpus = {8, 16, 32, 64, 128}, zero = {1, 3}, precision = {"mixed-bf16", "fp8"},
+          recompute = {"none", "selective", "full"}, micro_batch = {1, 2, 4}},
+  rank = {"cost_usd", "time_h"}, keep = 200,
+}
+LUA
+"$tplan" run sweep.lua --db s.db >/dev/null 2>&1
+"$tplan" report s.db -o sweep.html
+
+# one page per figure (and one for the ranked table), named by its kind
+python3 - calc.html sweep.html <<'PY'
+import re, sys
+for src, prefix in ((sys.argv[1], ""), (sys.argv[2], "sweep-")):
+    page = open(src, encoding="utf-8").read()
+    head = page[:page.index("<h1>")]
+    for m in re.finditer(r'<figure class="chart" data-chart="([^"]+)">.*?</figure>', page, re.S):
+        kind = m.group(1)
+        if prefix and not kind.startswith("kept-"):
+            continue  # the best plan's charts: the calc report has them
+        open(f"{kind}.page.html", "w", encoding="utf-8").write(
+            head + m.group(0) + "</body></html>\n")
+    t = re.search(r'<div class="wide"><table data-table="ranked">.*?</table></div>', page, re.S)
+    if t and prefix:
+        rows = t.group(0).split("</tr>")
+        open("ranked-table.page.html", "w", encoding="utf-8").write(
+            head + "</tr>".join(rows[:12]) + "</tbody></table></div></body></html>\n")
+PY
+for p in *.page.html; do
+    name=${p%.page.html}
+    h=640
+    case $name in *breakdown) h=520 ;; ranked-table) h=420 ;; esac
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+        --window-size=1000,$h --screenshot="$out/$name.png" "file://$tmp/$p" >/dev/null 2>&1
+    echo "$out/$name.png"
+done
+# the dark scheme, once
+timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    --force-dark-mode --blink-settings=preferredColorScheme=0 --window-size=1000,640 \
+    --screenshot="$out/memory-vs-micro-batch-dark.png" \
+    "file://$tmp/memory-vs-micro-batch.page.html" >/dev/null 2>&1
+echo "$out/memory-vs-micro-batch-dark.png"

@@ -1,0 +1,267 @@
+#!/usr/bin/env python3
+"""Check an HTML report's marks against the plan's own figures.
+
+  report_check.py calc  PAGE.html PLAN.json      # tplan calc --report / --json
+  report_check.py sweep PAGE.html ROWS.json      # tplan report / tplan query --json
+
+PAGE is the report file or the DOM Chromium rendered from it
+(chromium --dump-dom). Every chart kind must be there, and every value the
+checks look at must equal the JSON's exactly (both are the shortest text
+that reads back to the same double). Prints one line per failure; exits 1
+on any.
+"""
+import json
+import sys
+from html.parser import HTMLParser
+
+CALC_CHARTS = ["memory-breakdown", "memory-vs-micro-batch",
+               "max-micro-batch-vs-seq", "step-time-breakdown",
+               "throughput-vs-gpus", "efficiency-vs-gpus", "cost-vs-time",
+               "lr-schedule"]
+SWEEP_CHARTS = ["kept-cost-vs-time", "kept-throughput-vs-gpus",
+                "kept-efficiency-vs-gpus"] + CALC_CHARTS
+
+
+class Marks(HTMLParser):
+    """Every element with data- attributes, with the chart it sits in."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.charts, self.marks, self.stack = [], [], []
+        self.table = None
+        self.tags = set()
+        self.text = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.tags.add(tag)
+        for k, v in attrs:
+            if k in ("src", "href") and v and not v.startswith("#"):
+                self.marks.append({"_external": v})
+        if tag == "table":
+            self.table = a.get("data-table")
+        if tag == "figure" and "data-chart" in a:
+            self.charts.append(a["data-chart"])
+            self.stack.append(a["data-chart"])
+        elif tag == "figure":
+            self.stack.append(None)
+        if any(k.startswith("data-") for k in a):
+            a["_chart"] = next((c for c in reversed(self.stack) if c), None)
+            a["_tag"] = tag
+            a["_table"] = self.table if tag == "td" else None
+            self.marks.append(a)
+
+    def handle_endtag(self, tag):
+        if tag == "table":
+            self.table = None
+        if tag == "figure" and self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+failures = []
+
+
+def check(cond, msg):
+    if not cond:
+        failures.append(msg)
+
+
+def same(a, b):
+    """Exact equality of two numbers given as text or numbers."""
+    try:
+        return float(a) == float(b)
+    except (TypeError, ValueError):
+        return False
+
+
+def chart_marks(m, chart, **want):
+    return [x for x in m.marks if x.get("_chart") == chart and
+            all(x.get(k) == v for k, v in want.items())]
+
+
+def one(m, chart, what, **want):
+    found = chart_marks(m, chart, **want)
+    check(len(found) == 1, f"{chart}: {what}: {len(found)} marks, want 1")
+    return found[0] if found else {}
+
+
+def self_contained(m):
+    check("script" not in m.tags, "the page has a <script>")
+    check("link" not in m.tags, "the page has a <link>")
+    check("img" not in m.tags, "the page has an <img>")
+    ext = [x["_external"] for x in m.marks if "_external" in x]
+    check(not ext, f"external references: {ext[:3]}")
+
+
+def check_calc(m, plan):
+    mem, perf = plan["memory"], plan["perf"]
+    for c in CALC_CHARTS:
+        check(c in m.charts, f"chart {c} missing (have {m.charts})")
+    # the breakdown: one bar part per memory part, against the capacity
+    for f in ["weights_bytes", "grads_bytes", "optimizer_bytes",
+              "activations_bytes", "overhead_bytes"]:
+        parts = [x for x in chart_marks(m, "memory-breakdown",
+                                        **{"data-field": f})
+                 if "data-value" in x]
+        if mem[f] > 0:
+            check(len(parts) == 1 and same(parts[0]["data-value"], mem[f]),
+                  f"memory-breakdown {f}: {[p.get('data-value') for p in parts]}"
+                  f" != {mem[f]}")
+    for f in ["usable_bytes", "capacity_bytes"]:
+        x = one(m, "memory-breakdown", f, **{"data-field": f})
+        check(same(x.get("data-value"), mem[f]),
+              f"memory-breakdown {f} {x.get('data-value')} != {mem[f]}")
+    # memory against micro-batch: the plan's own micro-batch is a point
+    # of the total line, the largest that fits is marked
+    mb = plan["fields"]["micro_batch"]
+    pts = [x for x in chart_marks(m, "memory-vs-micro-batch",
+                                  **{"data-series": "total_bytes"})
+           if same(x.get("data-x"), mb)]
+    check(len(pts) == 1 and same(pts[0].get("data-y"), mem["total_bytes"]),
+          f"memory-vs-micro-batch at {mb}: "
+          f"{[p.get('data-y') for p in pts]} != {mem['total_bytes']}")
+    x = one(m, "memory-vs-micro-batch", "max_micro_batch",
+            **{"data-field": "max_micro_batch"})
+    check(same(x.get("data-value"), plan["fields"]["max_micro_batch"]),
+          f"max_micro_batch {x.get('data-value')} != "
+          f"{plan['fields']['max_micro_batch']}")
+    # the largest micro-batch at the plan's sequence, its precision
+    prec = plan["fields"]["precision"]
+    pts = [x for x in chart_marks(m, "max-micro-batch-vs-seq",
+                                  **{"data-series": prec})
+           if same(x.get("data-x"), plan["fields"]["seq"])]
+    check(len(pts) == 1 and same(pts[0].get("data-y"),
+                                 plan["fields"]["max_micro_batch"]),
+          f"max-micro-batch-vs-seq {prec} at seq {plan['fields']['seq']}: "
+          f"{[p.get('data-y') for p in pts]}")
+    # the step's parts
+    for f in ["compute_s", "bubble_s", "tp_comm_s", "pp_comm_s",
+              "dp_exposed_s", "optimizer_s"]:
+        parts = [x for x in chart_marks(m, "step-time-breakdown",
+                                        **{"data-field": f})
+                 if "data-value" in x]
+        if perf[f] > 0:
+            check(len(parts) == 1 and same(parts[0]["data-value"], perf[f]),
+                  f"step-time-breakdown {f} != {perf[f]}")
+    x = one(m, "step-time-breakdown", "step", **{"data-field": "step_time_s"})
+    check(same(x.get("data-value"), perf["step_time_s"]),
+          f"step_time_s {x.get('data-value')} != {perf['step_time_s']}")
+    # scaling: the plan's own GPU count has its throughput and 100%...
+    gpus = plan["fields"]["gpus"]
+    pts = [x for x in chart_marks(m, "throughput-vs-gpus",
+                                  **{"data-series": "tokens_per_s"})
+           if same(x.get("data-x"), gpus)]
+    check(len(pts) == 1 and same(pts[0].get("data-y"), perf["tokens_per_s"]),
+          f"throughput at {gpus} GPUs: {[p.get('data-y') for p in pts]} != "
+          f"{perf['tokens_per_s']}")
+    # ...and its (time, cost) point
+    run = plan["run"]
+    pts = [x for x in chart_marks(m, "cost-vs-time")
+           if x.get("data-series") in ("pareto", "dominated") and
+           same(x.get("data-x"), run["time_h"])]
+    check(len(pts) == 1 and same(pts[0].get("data-y"), run["cost_usd"]),
+          f"cost-vs-time at {run['time_h']} h: "
+          f"{[p.get('data-y') for p in pts]} != {run['cost_usd']}")
+    # the learning rate: peak, warmup and the end of warmup
+    lr = plan["lr"]
+    x = one(m, "lr-schedule", "peak", **{"data-field": "lr_peak"})
+    check(same(x.get("data-value"), lr["peak"]), "lr peak")
+    x = one(m, "lr-schedule", "warmup", **{"data-field": "warmup_steps"})
+    check(same(x.get("data-value"), lr["warmup_steps"]), "lr warmup")
+    at = {a["step"]: a["lr"] for a in lr["at"]}
+    pts = [x for x in chart_marks(m, "lr-schedule")
+           if "data-x" in x and float(x["data-x"]) in at]
+    check(len(pts) >= 2, f"lr-schedule: {len(pts)} points at the JSON's steps")
+    for p in pts:
+        check(same(p["data-y"], at[float(p["data-x"])]),
+              f"lr at step {p['data-x']}: {p['data-y']}")
+    # the table
+    cells = {x["data-field"]: x for x in m.marks
+             if x.get("_table") == "plan" and "data-value" in x}
+    for f, v in [("total_bytes", mem["total_bytes"]),
+                 ("step_time_s", perf["step_time_s"]),
+                 ("cost_usd", run["cost_usd"])]:
+        check(f in cells and same(cells[f]["data-value"], v),
+              f"table {f}: {cells.get(f, {}).get('data-value')} != {v}")
+
+
+def check_sweep(m, every):
+    """every: the sweep's plans, ranked ones first (rank null: a Pareto
+    plan outside the kept ones)."""
+    rows = [r for r in every if r["rank"] is not None]
+    for c in SWEEP_CHARTS:
+        check(c in m.charts, f"chart {c} missing (have {m.charts})")
+    # every ranked row of the table equals the database's
+    table = {}
+    row = -1
+    for x in m.marks:
+        if x.get("_table") != "ranked":
+            continue
+        if x.get("data-field") == "rank":
+            row = int(float(x["data-value"]))
+        if "data-value" in x and row > 0:
+            table.setdefault(row, {})[x["data-field"]] = x["data-value"]
+    check(len(table) == min(50, len(rows)),
+          f"table rows {len(table)} != {min(50, len(rows))}")
+    for r in rows[:50]:
+        t = table.get(r["rank"], {})
+        for f in ["gpus", "total_bytes", "step_time_s", "cost_usd", "time_h"]:
+            check(same(t.get(f), r[f]),
+                  f"table rank {r['rank']} {f}: {t.get(f)} != {r[f]}")
+    # every kept plan is a point of cost against time at its figures
+    pts = {(float(x["data-x"]), float(x["data-y"]))
+           for x in chart_marks(m, "kept-cost-vs-time") if "data-x" in x}
+    for r in every:
+        check((float(r["time_h"]), float(r["cost_usd"])) in pts,
+              f"cost-vs-time: rank {r['rank']} missing")
+    front = [x for x in chart_marks(m, "kept-cost-vs-time",
+                                    **{"data-series": "pareto"})]
+    check(len(front) >= 1, "cost-vs-time: no Pareto point")
+    # the best throughput at each GPU count
+    best = {}
+    for r in every:
+        best[r["gpus"]] = max(best.get(r["gpus"], 0.0), r["tokens_per_s"])
+    for g, v in best.items():
+        pts = [x for x in chart_marks(m, "kept-throughput-vs-gpus")
+               if "data-x" in x and same(x["data-x"], g)]
+        check(len(pts) == 1 and same(pts[0]["data-y"], v),
+              f"throughput at {g} GPUs != {v}")
+    # the best plan's breakdown equals rank 1's row
+    r1 = rows[0]
+    for f in ["weights_bytes", "grads_bytes", "optimizer_bytes",
+              "activations_bytes", "overhead_bytes"]:
+        parts = [x for x in chart_marks(m, "memory-breakdown",
+                                        **{"data-field": f})
+                 if "data-value" in x]
+        if r1[f] > 0:
+            check(len(parts) == 1 and same(parts[0]["data-value"], r1[f]),
+                  f"best plan {f} != {r1[f]}")
+
+
+def main():
+    mode, page, data = sys.argv[1], sys.argv[2], sys.argv[3]
+    m = Marks()
+    with open(page, encoding="utf-8") as f:
+        m.feed(f.read())
+    with open(data, encoding="utf-8") as f:
+        d = json.load(f)
+    self_contained(m)
+    check("".join(m.text).strip() != "", "the page has no text")
+    if mode == "calc":
+        check_calc(m, d)
+    else:
+        check_sweep(m, d)
+    for msg in failures:
+        print(f"FAIL: {page}: {msg}")
+    if not failures:
+        print(f"ok: {page}: {len(m.charts)} charts, "
+              f"{sum(1 for x in m.marks if 'data-value' in x or 'data-y' in x)}"
+              " values checked against the JSON")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# HTML reports (`tplan calc --report`, `tplan report DB`): every chart kind
+# there, every value checked equal to the plan's JSON and the database's
+# rows (tests/report_check.py), the page self-contained; then the same
+# pages rendered by headless Chromium: the DOM it built passes the same
+# checks, its screenshot is not blank, and it logged no console message.
+# Bad input: a clear error, a non-zero exit, no file touched.
+# Usage: test_report.sh TPLAN TESTS_DIR. Exit 77 (skip) without python3 or
+# chromium, which `scripts/setup.sh --test` installs.
+set -uo pipefail
+tplan=$(realpath "$1")
+dir=$(realpath "$2")
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp" || exit 1
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); }
+bad() { echo "FAIL: $*"; fail=$((fail + 1)); }
+
+command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+browser=$(command -v chromium || command -v chromium-browser || true)
+[ -n "$browser" ] || { echo "SKIP: no chromium"; exit 77; }
+
+check() { # MODE PAGE JSON
+    if out=$(python3 "$dir/report_check.py" "$@"); then ok; else bad "$out"; fi
+}
+
+# Render PAGE with Chromium: its DOM to PAGE.dom, a screenshot to
+# PAGE.png, its log to PAGE.log.
+render() {
+    local page=$1 url="file://$tmp/$1"
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+        --hide-scrollbars --enable-logging=stderr --v=0 \
+        --dump-dom "$url" >"$page.dom" 2>"$page.log" ||
+        bad "chromium --dump-dom $page failed: $(tail -3 "$page.log")"
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu \
+        --hide-scrollbars --window-size=1000,3000 \
+        --screenshot="$tmp/$page.png" "$url" >/dev/null 2>&1 ||
+        bad "chromium --screenshot $page failed"
+    # a console message from the page: an error or a blocked resource
+    if grep -q 'CONSOLE' "$page.log"; then
+        bad "$page: console messages: $(grep CONSOLE "$page.log" | head -3)"
+    else ok; fi
+    if python3 - "$tmp/$page.png" <<'PY'; then ok; else bad "$page.png is blank"; fi
+import struct, sys, zlib
+data = open(sys.argv[1], "rb").read()
+assert data[:8] == b"\x89PNG\r\n\x1a\n"
+pos, idat, w = 8, b"", 0
+while pos < len(data):
+    n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    if kind == b"IHDR":
+        w, h, depth, ctype = struct.unpack(">IIBB", data[pos + 8:pos + 18])
+    if kind == b"IDAT":
+        idat += data[pos + 8:pos + 8 + n]
+    pos += 12 + n
+raw = zlib.decompress(idat)
+# distinct byte values over the image (filters included): a blank page
+# has a handful, a chart page hundreds
+sys.exit(0 if len(set(raw)) > 64 and w > 0 else 1)
+PY
+}
+
+# ---- calc --report ---------------------------------------------------------
+calc=(calc --model llama3-8b --gpu h100-sxm --gpus 8 --zero 1 --recompute full
+      --tokens 15T --lr 3e-4)
+if "$tplan" "${calc[@]}" --report calc.html >calc.txt 2>calc.err &&
+   "$tplan" "${calc[@]}" --json >plan.json; then ok
+else bad "calc --report: $(cat calc.err)"; fi
+grep -q "^memory per GPU" calc.txt && ok || bad "calc --report still prints the table"
+check calc calc.html plan.json
+render calc.html
+check calc calc.html.dom plan.json
+# a plan that does not fit, untimed (a generic model): what there is
+if "$tplan" calc --params 7B --act-bytes 1e6 --gpu l40s --report generic.html >/dev/null 2>generic.err &&
+   grep -q 'data-chart="memory-breakdown"' generic.html &&
+   ! grep -q 'data-chart="step-time-breakdown"' generic.html; then ok
+else bad "generic model report: $(cat generic.err)"; fi
+
+# ---- tplan report DB -------------------------------------------------------
+cat >sweep.lua <<'LUA'
+tplan.sweep{
+  name = "report-test", model = "llama3-8b", gpu = "h100-sxm", tokens = 1e12, lr = 3e-4,
+  axes = {gpus = {8, 16, 32, 64}, zero = {1, 3}, precision = {"mixed-bf16", "fp8"},
+          recompute = {"none", "full"}},
+  rank = {"cost_usd", "time_h"}, keep = 30,
+}
+LUA
+if "$tplan" run sweep.lua --db s.db >/dev/null 2>run.err &&
+   "$tplan" report s.db -o s.html 2>report.err &&
+   "$tplan" query s.db "SELECT rank, gpus, total_bytes, step_time_s, cost_usd, time_h, tokens_per_s,
+       weights_bytes, grads_bytes, optimizer_bytes, activations_bytes, overhead_bytes
+       FROM plans ORDER BY rank IS NULL, rank" --json >rows.json; then ok
+else bad "tplan report: $(cat run.err report.err 2>/dev/null)"; fi
+check sweep s.html rows.json
+render s.html
+check sweep s.html.dom rows.json
+# by name and by id: the same page
+if "$tplan" report s.db --sweep report-test -o byname.html &&
+   "$tplan" report s.db --sweep 1 -o byid.html && cmp -s byname.html byid.html; then ok
+else bad "--sweep NAME and --sweep ID differ"; fi
+
+# ---- bad input --------------------------------------------------------------
+expect() { # WANT_RC WANT_TEXT CMD...: exit status and the message
+    local want=$1 text=$2
+    shift 2
+    "$@" >out.txt 2>err.txt
+    local rc=$?
+    if [ "$rc" = "$want" ] && grep -qF -- "$text" err.txt; then ok
+    else bad "$* -> rc $rc, stderr '$(cat err.txt)', want $want and '$text'"; fi
+}
+sum=$(sha256sum s.db)
+expect 2 "usage: tplan report DB" "$tplan" report s.db
+expect 2 "is the database itself" "$tplan" report s.db -o s.db
+[ "$(sha256sum s.db)" = "$sum" ] && ok || bad "report -o DB changed the database"
+expect 1 "no sweep nosuch" "$tplan" report s.db --sweep nosuch -o x.html
+expect 1 "is not a tplan result database" "$tplan" report sweep.lua -o x.html
+expect 2 "unknown option --bogus" "$tplan" report s.db --bogus -o x.html
+echo "my notes" >notes.txt
+expect 1 "notes.txt exists and is not a tplan report" "$tplan" report s.db -o notes.txt
+expect 1 "notes.txt exists and is not a tplan report" "$tplan" "${calc[@]}" --report notes.txt
+[ "$(cat notes.txt)" = "my notes" ] && ok || bad "a report replaced notes.txt"
+expect 1 "report: " "$tplan" report s.db -o "$tmp/no/such/dir/r.html"
+expect 2 "--report: an empty file name" "$tplan" "${calc[@]}" --report=
+[ -z "$(ls "$tmp" | grep '\.tmp')" ] && ok || bad "temporary files left: $(ls "$tmp" | grep '\.tmp')"
+[ ! -e x.html ] && ok || bad "a failed report left x.html"
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
