@@ -27,10 +27,12 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tplan=${TPLAN:-build/cli/tplan}
+# installed (share/tplan/scripts): the tplan in the prefix's bin/
+[ -n "${TPLAN:-}" ] || [ -x "$tplan" ] || tplan=../../bin/tplan
 export TPLAN=$tplan
 [ "${1:-}" = "--" ] && shift
 extra=("$@")
-command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh installs it)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh --test installs it)" >&2; exit 1; }
 [ -x "$tplan" ] || { echo "accuracy: no $tplan: build first (scripts/build.sh)" >&2; exit 1; }
 
 tmp=$(mktemp -d)

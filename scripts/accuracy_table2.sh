@@ -14,11 +14,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tplan=${TPLAN:-build/cli/tplan}
+# installed (share/tplan/scripts): the tplan in the prefix's bin/
+[ -n "${TPLAN:-}" ] || [ -x "$tplan" ] || tplan=../../bin/tplan
 rows=false
 [ "${1:-}" = "--rows" ] && { rows=true; shift; }
 [ "${1:-}" = "--" ] && shift
 extra=("$@")
-command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh installs it)" >&2; exit 1; }
+command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh --test installs it)" >&2; exit 1; }
 fw_given=false
 for a in "${extra[@]}"; do case $a in --framework | --framework=*) fw_given=true ;; esac; done
 

@@ -6,7 +6,7 @@
 set -u
 # shellcheck source=tests/harness.sh
 . "$(dirname "$0")/harness.sh"
-# the JSON checks need jq (scripts/setup.sh installs it): without it they
+# the JSON checks need jq (scripts/setup.sh --test installs it): without it they
 # fail, they are not counted as passed
 command -v jq >/dev/null || { bad "jq is not installed: the JSON checks cannot run"; finish; exit 1; }
 

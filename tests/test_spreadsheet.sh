@@ -7,7 +7,7 @@
 # and 17-digit numbers are all in the sweep.
 # Usage: test_spreadsheet.sh TPLAN_BINARY TESTS_DIR
 # Exits 77 (ctest: skipped) when soffice or python3 is missing;
-# scripts/setup.sh installs both.
+# scripts/setup.sh --test installs both.
 set -u
 # shellcheck source=tests/harness.sh
 . "$(dirname "$0")/harness.sh"
@@ -15,7 +15,7 @@ cd "$tmp"
 
 for tool in soffice python3; do
     if ! command -v $tool >/dev/null; then
-        echo "skipped: $tool not installed (scripts/setup.sh installs it)"
+        echo "skipped: $tool not installed (scripts/setup.sh --test installs it)"
         exit 77
     fi
 done
