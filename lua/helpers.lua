@@ -35,10 +35,16 @@ end
 -- defaults; each value takes its default's type (a table default takes a
 -- comma-separated list). An unknown key or a bad value raises naming it.
 function tplan.args(argv, defaults)
+  if type(defaults) ~= "table" then
+    error(("tplan.args: defaults must be a table {key = default, ...}, got %s"):format(type(defaults)), 2)
+  end
+  if argv ~= nil and type(argv) ~= "table" then
+    error(("tplan.args: the arguments must be a list such as arg, got %s"):format(type(argv)), 2)
+  end
   local out = {}
   for k, v in pairs(defaults) do out[k] = v end
   for i = 1, #(argv or {}) do
-    local a = argv[i]
+    local a = tostring(argv[i])
     if a == "help" or a == "--help" then
       print("arguments (key=value), with their defaults:")
       local ks = {}
@@ -64,53 +70,131 @@ function tplan.args(argv, defaults)
   return out
 end
 
--- tplan.human(x): 1234567 -> "1.23M"; nil -> "-".
+-- tplan.human(x): 1234567 -> "1.23M", 999999 -> "1M", -5.5 -> "-5.5";
+-- integers below 1000 as they are; nil -> "-".
 function tplan.human(x)
   if x == nil then return "-" end
+  if type(x) ~= "number" then
+    error(("tplan.human: a number expected, got %s"):format(type(x)), 2)
+  end
+  if x ~= x then return "nan" end
+  local sign = x < 0 and "-" or ""
+  local v = math.abs(x)
+  if v == math.huge then return sign .. "inf" end
+  if v < 1000 and math.type(x) == "integer" then return tostring(x) end
   local units = {"", "k", "M", "G", "T", "P", "E"}
-  local u, v = 1, math.abs(x)
+  local u = 1
   while v >= 1000 and u < #units do v = v / 1000; u = u + 1 end
-  local s = u == 1 and (math.type(x) == "integer" and tostring(x) or ("%.3g"):format(v))
-            or ("%.3g%s"):format(v, units[u])
-  return (x < 0 and u > 1) and "-" .. s or s
+  local s = ("%.3g"):format(v)
+  -- 999.9 rounds to "1e+03": carry it to the next unit
+  if tonumber(s) >= 1000 and u < #units then
+    u = u + 1
+    s = ("%.3g"):format(v / 1000)
+  end
+  return sign .. s .. units[u]
 end
 
--- tplan.gib(bytes): bytes as GiB with two decimals.
+-- tplan.gib(bytes): bytes as GiB with two decimals; nil -> "-".
 function tplan.gib(b)
   if b == nil then return "-" end
+  if type(b) ~= "number" then
+    error(("tplan.gib: a number of bytes expected, got %s"):format(type(b)), 2)
+  end
   return ("%.2f"):format(b / 2 ^ 30)
 end
 
--- tplan.print_table(rows, columns): columns are {title, key or
--- function(row), [format]}; numbers right-aligned, text left-aligned.
+-- tplan.print_table(rows, columns): rows (plans, or any list of tables) as
+-- an aligned table on stdout, a title line first. Each column is a field
+-- name ("gpus": titled and read by that name) or {title, key or
+-- function(row), [format]}; a format (string.format's) applies to each
+-- value, and text it cannot print ("-" in a "%.1f" column) prints as it
+-- is; nil prints as "-". Columns holding a number are right-aligned, the
+-- others left-aligned.
 function tplan.print_table(rows, columns)
-  local cells, width, right = {}, {}, {}
-  for c, col in ipairs(columns) do width[c] = #col[1] end
-  for r, row in ipairs(rows) do
-    cells[r] = {}
-    for c, col in ipairs(columns) do
-      local v = col[2]
-      if type(v) == "function" then v = v(row) else v = row[v] end
-      if type(v) == "number" then right[c] = true end
-      local s
-      if v == nil then s = "-"
-      elseif col[3] then s = col[3]:format(v)
-      elseif math.type(v) == "float" then s = ("%.4g"):format(v)
-      else s = tostring(v) end
-      cells[r][c] = s
-      if #s > width[c] then width[c] = #s end
+  local P = "tplan.print_table: "
+  if type(rows) ~= "table" then
+    error(P .. ("rows must be a list of tables (res:top(n), res:pareto(), ...), got %s")
+          :format(type(rows)), 2)
+  end
+  if type(columns) ~= "table" then
+    error(P .. ("columns must be a list of field names or {title, key or function(row), [format]}, got %s")
+          :format(type(columns)), 2)
+  end
+  local specs = {}
+  for c, col in ipairs(columns) do
+    if type(col) == "string" then
+      specs[c] = {title = col, key = col}
+    elseif type(col) == "table" then
+      local title, key, fmt = col[1], col[2], col[3]
+      if key == nil and type(title) == "string" then key = title end
+      if type(title) ~= "string" and type(title) ~= "number" then
+        error(P .. ("column %d: the title (its first entry) must be text, got %s")
+              :format(c, type(title)), 2)
+      end
+      local kt = type(key)
+      if kt ~= "string" and kt ~= "number" and kt ~= "function" then
+        error(P .. ("column %d ('%s'): the key (its second entry) must be a field name or a function(row), got %s")
+              :format(c, title, kt), 2)
+      end
+      if fmt ~= nil and type(fmt) ~= "string" then
+        error(P .. ("column %d ('%s'): the format (its third entry) must be text such as \"%%.2f\", got %s")
+              :format(c, title, type(fmt)), 2)
+      end
+      specs[c] = {title = tostring(title), key = key, fmt = fmt}
+    else
+      error(P .. ("column %d must be a field name or {title, key or function(row), [format]}, got %s")
+            :format(c, type(col)), 2)
     end
   end
+  if #specs == 0 then error(P .. "no columns given", 2) end
+
+  -- display width: characters of UTF-8 text (model names), else bytes
+  local function len(s) return utf8.len(s) or #s end
+  local cells, width, right = {}, {}, {}
+  for c, spec in ipairs(specs) do width[c] = len(spec.title) end
+  for r, row in ipairs(rows) do
+    local rt = type(row)
+    if rt ~= "table" and rt ~= "userdata" then
+      error(P .. ("row %d must be a table, got %s"):format(r, rt), 2)
+    end
+    cells[r] = {}
+    for c, spec in ipairs(specs) do
+      local v
+      if type(spec.key) == "function" then v = spec.key(row) else v = row[spec.key] end
+      if type(v) == "number" then right[c] = true end
+      local s
+      if v == nil then
+        s = "-"
+      elseif spec.fmt then
+        local ok, out = pcall(string.format, spec.fmt, v)
+        if ok then
+          s = out
+        elseif type(v) == "number" then
+          error(P .. ("column '%s', row %d: format \"%s\" cannot print %s")
+                :format(spec.title, r, spec.fmt, tostring(v)), 2)
+        else
+          s = tostring(v) -- "-" or other text in a numeric column
+        end
+      elseif math.type(v) == "float" then
+        s = ("%.4g"):format(v)
+      else
+        s = tostring(v)
+      end
+      cells[r][c] = s
+      if len(s) > width[c] then width[c] = len(s) end
+    end
+  end
+  -- padded by hand: string.format takes widths below 100 only
   local function line(vals)
     local parts = {}
-    for c = 1, #columns do
-      local fmt = right[c] and ("%" .. width[c] .. "s") or ("%-" .. width[c] .. "s")
-      parts[c] = fmt:format(vals[c])
+    for c = 1, #specs do
+      local pad = (" "):rep(width[c] - len(vals[c]))
+      parts[c] = right[c] and pad .. vals[c] or vals[c] .. pad
     end
     print((table.concat(parts, "  "):gsub("%s+$", "")))
   end
   local titles = {}
-  for c, col in ipairs(columns) do titles[c] = col[1] end
+  for c, spec in ipairs(specs) do titles[c] = spec.title end
   line(titles)
   for _, r in ipairs(cells) do line(r) end
 end

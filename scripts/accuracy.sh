@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Accuracy report (not a test): every reference comparison in tests/data,
-# and the published figures the README compares with, through the real
+# and the published figures docs/accuracy.md compares with, through the real
 # `tplan calc`. Per source it prints the rows, the median, 90th percentile
 # and worst relative error |predicted - reference| / reference, and the
 # mean signed error (positive: tplan predicts more). CI prints it.
@@ -22,7 +22,7 @@
 #   active       tests/data/hf/active.tsv: MoE active parameters against the
 #                vendors' rounded figures
 #   deepseek-v3  GPU-hours of DeepSeek-V3's pre-training (arXiv 2412.19437,
-#                2,664K H800 GPU-hours) with the README's best-informed flags
+#                2,664K H800 GPU-hours) with the best-informed flags of docs/accuracy.md
 # Usage: scripts/accuracy.sh [-- extra tplan calc options for every row]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -23,7 +23,7 @@ local res = tplan.sweep{
   },
   keep = "all",
   -- every configuration written, its twins too (selective equals none
-  -- under flash attention): the row count the README's figures used
+  -- under flash attention): the row count the figures in docs/benchmarks.md used
   keep_equivalents = true,
 }
 local rows = 0

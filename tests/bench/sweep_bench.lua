@@ -1,7 +1,7 @@
 -- Sweep benchmark: full plan evaluations per second over spaces of more
 -- than 10M configurations, without a filter, with a `where` expression
 -- (checked in C on every thread) and with a trivial Lua `where` hook.
--- Run by scripts/bench_sweep.sh; the figures go in the README.
+-- Run by scripts/bench_sweep.sh; the figures go in docs/benchmarks.md.
 --
 --   tplan run tests/bench/sweep_bench.lua --threads 2 [-- size=small] [staged=false]
 local a = tplan.args(arg, {size = "full", hook_limit = 0, staged = "true"})
