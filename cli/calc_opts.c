@@ -244,7 +244,7 @@ void calc_usage(void)
           "  --compare-batches G,G,...  the plan at other global batches "
           "(samples)\n"
           "  --report F.html            also write an HTML report with charts\n"
-          "  --json                     one JSON object (keys in README)\n"
+          "  --json                     one JSON object (keys: docs/formats.md)\n"
           "  --inventory                list the activation tensors counted\n",
           stdout);
 }

@@ -412,7 +412,7 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err)
      * rows. With a cache that held a whole 50,000-row batch (64 MiB)
      * every page was written in one burst at COMMIT, with the writer
      * waiting on it (bench_store, interleaved runs: +8% on a quiet host,
-     * +30% on a loaded one; README). New pages are spilled first and
+     * +30% on a loaded one; docs/benchmarks.md). New pages are spilled first and
      * need no journal sync, so spilling adds no fsync. */
     static const char tune[] = "PRAGMA cache_size = -4096";
     int empty;
@@ -442,7 +442,7 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err)
                  TPLAN_APPLICATION_ID, TPLAN_SCHEMA_VERSION);
         /* 64 KiB pages for a new file (SQLite's largest): a million
          * plan rows write ~2x faster than with 4 KiB pages, fewer pages
-         * to encode and write (bench_store, README); tiny databases grow
+         * to encode and write (bench_store, docs/benchmarks.md); tiny databases grow
          * to a few hundred KiB. Ignored when another run created it. */
         if (tplan_store_exec(s, "PRAGMA page_size = 65536", err))
             goto fail;

@@ -9,7 +9,7 @@
  * last ones. Anything else that touches the connection stops the writer
  * first (tplan_store_writer_stop), so one thread uses it at a time.
  *
- * Measured with bench_store (README): the thread and the virtual table
+ * Measured with bench_store (docs/benchmarks.md): the thread and the virtual table
  * each took a share of the writer's time off the caller's path; without
  * a thread (pthread_create failed) blocks are written in the caller. */
 #include <math.h>

@@ -370,7 +370,7 @@ static const tplan_field fields[F_COUNT] = {
       "power_util", 0.01, 2, NULL, "1", "average draw as a fraction of TDP"),
     I(F_GRID, "grid", REAL, REAL, AX, "kg/kWh", "--grid", "grid", 0, 10, NULL,
       "0.429", "CO2e intensity of the electricity"),
-    /* "lr_base": a plan table's "lr" is its LR schedule (README) */
+    /* "lr_base": a plan table's "lr" is its LR schedule (docs/lua-api.md) */
     I(F_LR, "lr_base", REAL, REAL, AX, "", "--lr", "lr", 1e-12, 100, NULL,
       "none", "reference learning rate (output: the base LR used)"),
     I(F_LR_BASE_BATCH, "lr_base_batch", REAL, REAL, AX | SFX, "samples",

@@ -211,7 +211,7 @@ static void predict(const csv_row *r, tplan_profile prof, tplan_act_bytes *o)
 /* torch-cpu covers every row measured with CPU dropout (impl "torch") and
  * the fused tanh GELU: layer bytes within 1% (the inventory leaves out
  * 0-dim scalars of 2-4 bytes; everything else is exact), and the head and
- * loss tensors within 1%. The README lists the rows it does not cover. */
+ * loss tensors within 1%. docs/accuracy.md lists the rows it does not cover. */
 static void test_torch_cpu_rows(void **state)
 {
     static csv_row rows[256];
