@@ -216,8 +216,9 @@ out:
 /* Cost against time for the sweep's plans, the Pareto front filled. */
 static void cost_time(report *r, const points *pt)
 {
-    svg_axis x = {INFINITY, 0.0, false, true, "time to train (hours)", 0.0};
-    svg_axis y = {INFINITY, 0.0, false, true, "cost (USD)", 0.0};
+    svg_axis x = {(double)INFINITY,        0.0, false, true,
+                  "time to train (hours)", 0.0};
+    svg_axis y = {(double)INFINITY, 0.0, false, true, "cost (USD)", 0.0};
     svg_chart ch;
     int64_t drawn = 0;
 

@@ -138,7 +138,7 @@ static void max_batch_vs_seq(report *r, const tplan_config *base)
             tplan_memory m;
 
             c.seq = (int64_t)seqs[i];
-            ys[k][i] = NAN;
+            ys[k][i] = (double)NAN;
             if (tplan_config_validate(&c, NULL) != TPLAN_OK)
                 continue;
             tplan_memory_eval(&c, &m);
@@ -278,8 +278,9 @@ static void gpu_scaling(report *r, const tplan_config *base,
                      "out.");
     }
     if (p->run.has_budget) {
-        svg_axis x = {INFINITY, 0.0, false, true, "time to train (hours)", 0.0};
-        svg_axis y = {INFINITY, 0.0, false, true, "cost (USD)", 0.0};
+        svg_axis x = {(double)INFINITY,        0.0, false, true,
+                      "time to train (hours)", 0.0};
+        svg_axis y = {(double)INFINITY, 0.0, false, true, "cost (USD)", 0.0};
 
         for (int i = 0; i < n; i++)
             if (isfinite(t[i])) {
