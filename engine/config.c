@@ -98,6 +98,7 @@ void tplan_config_init(tplan_config *c)
     /* DeepSpeed's estimate_zero3_model_states_mem_needs: the largest
      * layer's 16-bit weights and gradients */
     c->gather_sets = 2.0;
+    c->zero12_overlap = 1.0;
     c->overlap = DEFAULT_OVERLAP;
     c->pue = DEFAULT_PUE;
     c->power_util = DEFAULT_POWER_UTIL;
@@ -352,7 +353,9 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         (rc = need_range("reduce_bucket", c->reduce_bucket, 0.0, 1e13,
                          err)) ||
         (rc = need_range("optim_temp", c->optim_temp, 0.0, 10.0, err)) ||
-        (rc = need_range("gather_sets", c->gather_sets, 0.0, 100.0, err)))
+        (rc = need_range("gather_sets", c->gather_sets, 0.0, 100.0, err)) ||
+        (rc = need_range("zero12_overlap", c->zero12_overlap, 0.0, 1.0,
+                         err)))
         return rc;
     {
         static const char *const names[3] = {"calib_params", "calib_gpus",

@@ -162,6 +162,9 @@ typedef struct tplan_config {
     /* fused RMSNorm kernels (Apex, Transformer Engine, Liger, torch's
      * _fused_rms_norm): the norm input and rstd saved, no fp32 copy */
     bool fused_norm;
+    /* the share of `overlap` data-parallel traffic gets under ZeRO 0-2
+     * (section 14): DeepSpeed overlaps only ZeRO-3's (overlap_comm) */
+    double zero12_overlap;
     /* the ranges a calibrated framework's runs covered, [min, max] each
      * (0: no range): plans outside them are warned about (section 15) */
     struct {

@@ -160,6 +160,7 @@ enum {
     F_STEP_TEMP_BYTES,
     F_TRANSIENT_BYTES,
     F_COMMUNICATORS,
+    F_ZERO12_OVERLAP,
     F_COUNT
 };
 
@@ -556,6 +557,9 @@ static const tplan_field fields[F_COUNT] = {
       "of overhead_bytes: what the optimizer step's peak adds"),
     O(F_COMMUNICATORS, "communicators", INT, "",
       "NCCL communicators a GPU joins (groups of more than one GPU)"),
+    I(F_ZERO12_OVERLAP, "zero12_overlap", REAL, REAL, AX, "",
+      "--zero12-overlap", "zero12_overlap", 0, 1, NULL, "1",
+      "framework: share of overlap ZeRO 0-2 data-parallel traffic gets"),
 };
 
 #undef O
@@ -1014,6 +1018,9 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_FUSED_NORM:
         c->fused_norm = iv != 0;
         break;
+    case F_ZERO12_OVERLAP:
+        c->zero12_overlap = v;
+        break;
     case F_MEM_BAND_LO:
         c->mem_band_lo = v;
         break;
@@ -1347,6 +1354,8 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->gather_sets);
     case F_FUSED_NORM:
         return vi(c->fused_norm);
+    case F_ZERO12_OVERLAP:
+        return vr(c->zero12_overlap);
     case F_MEM_BAND_LO:
         return vr(c->mem_band_lo);
     case F_MEM_BAND_HI:
@@ -1535,6 +1544,7 @@ tplan_reach tplan_field_reach(int id)
     case F_LINK_GBS:
     case F_DP_BW_EFF:
     case F_ZERO3_BW_EFF:
+    case F_ZERO12_OVERLAP:
         return TPLAN_REACH_COMM;
     /* read by run.c only */
     case F_PRICE:

@@ -414,6 +414,36 @@ static void test_overlap_window(void **state)
     assert_rel(p.perf.dp_exposed_s, p.perf.dp_comm_s - p.perf.compute_s, 1e-12);
 }
 
+/* zero12_overlap scales the overlap under ZeRO 0-2 only: DeepSpeed's
+ * ZeRO-1/2 (overlap_comm off) expose all of their traffic, its ZeRO-3
+ * keeps the overlap. */
+static void test_zero12_overlap(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+
+    (void)state;
+    config_for(&c, "llama2-7b", "a100-80g");
+    c.gpus = 16;
+    c.micro_batch = 1;
+    c.accum = 4;
+    for (int z = 0; z <= 3; z++) {
+        c.zero = z;
+        c.zero12_overlap = 1.0;
+        eval_ok(&c, &p);
+        c.zero12_overlap = 0.0;
+        eval_ok(&c, &q);
+        assert_rel(q.perf.dp_comm_s, p.perf.dp_comm_s, 1e-12);
+        if (z < 3) {
+            assert_true(p.perf.dp_exposed_s < p.perf.dp_comm_s);
+            assert_rel(q.perf.dp_exposed_s, q.perf.dp_comm_s, 1e-12);
+            assert_true(q.perf.step_time_s > p.perf.step_time_s);
+        } else {
+            assert_rel(q.perf.dp_exposed_s, p.perf.dp_exposed_s, 1e-12);
+        }
+    }
+}
+
 /* fp8: matmuls at the fp8 peak times fp8_ratio of the bf16 efficiency, the
  * attention core at the bf16 peak. */
 static void test_fp8_timing(void **state)
@@ -478,6 +508,7 @@ int main(void)
         cmocka_unit_test(test_run_errors),
         cmocka_unit_test(test_collectives_by_hand),
         cmocka_unit_test(test_overlap_window),
+        cmocka_unit_test(test_zero12_overlap),
         cmocka_unit_test(test_fp8_timing),
         cmocka_unit_test(test_stage_imbalance),
     };
