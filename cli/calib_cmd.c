@@ -533,6 +533,10 @@ int cmd_calibrate(int argc, char **argv)
         if ((rc = set_value(&f, name, res.x[i])))
             goto done;
     }
+    if (res.k < res.candidates)
+        printf("  (%d of the %d terms these runs move kept: the others did "
+               "not lower the left-out error by 1%%)\n",
+               res.k, res.candidates);
     printf("(left out: each run predicted by a fit %s)\n",
            res.folds == r.n ? "without it"
                             : "without its tenth of the runs (every 10th)");

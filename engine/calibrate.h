@@ -70,6 +70,8 @@ typedef struct tplan_calib_error {
 /* A whole calibration (docs/MODEL.md section 15). */
 typedef struct tplan_calib_result {
     int k;                               /* terms fitted */
+    int candidates; /* terms the runs move; those that did not lower the
+                       cross-validated error were left at the base's */
     tplan_calib_term t[TPLAN_CALIB_MAX_TERMS];
     double x[TPLAN_CALIB_MAX_TERMS];     /* their values, four digits */
     int folds;                           /* n: leave-one-out; else 10 */

@@ -32,6 +32,10 @@ EOF
 
 if "$tplan" calibrate m.csv --name mine -o prof.csv >cal.out 2>cal.err; then ok; else bad "calibrate: $(cat cal.err)"; fi
 grep -q "^  eff_scale     1 -> 0.85$" cal.out && ok || bad "calibrate finds eff_scale 0.85: $(head -5 cal.out)"
+# zero3_bw_eff moves these runs too, but once eff_scale is fitted it lowers
+# no left-out error: it is not fitted (cross-validated selection)
+grep -q "zero3_bw_eff" cal.out && bad "calibrate fits a term that does not help: $(head -6 cal.out)" || ok
+grep -q "^  (3 of the 4 terms these runs move kept" cal.out && ok || bad "calibrate says what it left out: $(head -6 cal.out)"
 F=(--framework-file prof.csv --framework mine)
 jq_is "the profile holds the recovered terms" '(.fields.eff_scale - 0.85 | fabs) < 0.001 and (.fields.alloc_frac - 0.07 | fabs) < 0.0007 and (.fields.context_mib - 700 | fabs) < 7' \
     calc "${B[@]}" --gpus 8 --micro-batch 1 "${F[@]}"
