@@ -68,6 +68,7 @@ static void print_json_perf(json_w *w, const tplan_plan *p)
     json_num(w, "compute_s", f->compute_s);
     json_num(w, "bubble_s", f->bubble_s);
     json_num(w, "tp_comm_s", f->tp_comm_s);
+    json_num(w, "tp_exposed_s", f->tp_exposed_s);
     json_num(w, "pp_comm_s", f->pp_comm_s);
     json_num(w, "dp_comm_s", f->dp_comm_s);
     json_num(w, "dp_exposed_s", f->dp_exposed_s);
@@ -423,7 +424,13 @@ static void print_time(const tplan_plan *p)
     /* a row per parallelism in use: the others are zero by construction */
     if (c->pp > 1)
         trow("bubble", f->bubble_s, note);
-    if (c->tp > 1)
+    snprintf(note, sizeof note, "of %.4f s, %.0f%% exposed, %s",
+             f->tp_comm_s,
+             f->tp_comm_s > 0 ? f->tp_exposed_s / f->tp_comm_s * 100.0 : 0.0,
+             f->tp_inter_node ? "across nodes" : "inside a node");
+    if (c->tp > 1 && c->tp_overlap > 0.0)
+        trow("tp exposed", f->tp_exposed_s, note);
+    else if (c->tp > 1)
         trow("tp comm", f->tp_comm_s,
              f->tp_inter_node ? "across nodes" : "inside a node");
     if (c->pp > 1)

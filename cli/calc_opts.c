@@ -225,7 +225,7 @@ void calc_usage(void)
         "                             --model names one of them or a preset\n"
         "  --framework NAME           a training stack's values, from `tplan "
         "frameworks`\n"
-        "                             (fsdp, hf, megatron, deepspeed); flags "
+        "                             (fsdp, hf, megatron, nemo, deepspeed); flags "
         "override them\n"
         "  --framework-file F.csv     custom frameworks (tplan.frameworks."
         "load's CSV);\n"

@@ -172,7 +172,7 @@ static void step_breakdown(report *r, const tplan_plan *p)
     const tplan_perf *f = &p->perf;
     static const char *const fields[] = {"compute_s",
                                          "bubble_s",
-                                         "tp_comm_s",
+                                         "tp_exposed_s",
                                          "pp_comm_s",
                                          "dp_exposed_s",
                                          "optimizer_s",
@@ -181,7 +181,7 @@ static void step_breakdown(report *r, const tplan_plan *p)
     static const char *const names[] = {
         "compute (matmuls, attention)",
         "pipeline bubble",
-        "tensor-parallel communication",
+        "tensor-parallel communication not hidden",
         "pipeline sends",
         "data-parallel communication not hidden",
         "optimizer step",
@@ -189,7 +189,7 @@ static void step_breakdown(report *r, const tplan_plan *p)
         "expert and context exchange"};
     double parts[8] = {f->compute_s,
                        f->bubble_s,
-                       f->tp_comm_s,
+                       f->tp_exposed_s,
                        f->pp_comm_s,
                        f->dp_exposed_s,
                        f->optimizer_s,

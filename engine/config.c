@@ -355,7 +355,8 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         (rc = need_range("optim_temp", c->optim_temp, 0.0, 10.0, err)) ||
         (rc = need_range("gather_sets", c->gather_sets, 0.0, 100.0, err)) ||
         (rc = need_range("zero12_overlap", c->zero12_overlap, 0.0, 1.0,
-                         err)))
+                         err)) ||
+        (rc = need_range("tp_overlap", c->tp_overlap, 0.0, 1.0, err)))
         return rc;
     {
         static const char *const names[3] = {"calib_params", "calib_gpus",

@@ -165,6 +165,8 @@ typedef struct tplan_config {
     /* the share of `overlap` data-parallel traffic gets under ZeRO 0-2
      * (section 14): DeepSpeed overlaps only ZeRO-3's (overlap_comm) */
     double zero12_overlap;
+    /* the share of tensor-parallel traffic hidden under the GEMMs */
+    double tp_overlap;
     /* the ranges a calibrated framework's runs covered, [min, max] each
      * (0: no range): plans outside them are warned about (section 15) */
     struct {

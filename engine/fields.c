@@ -161,6 +161,7 @@ enum {
     F_TRANSIENT_BYTES,
     F_COMMUNICATORS,
     F_ZERO12_OVERLAP,
+    F_TP_OVERLAP,
     F_COUNT
 };
 
@@ -560,6 +561,9 @@ static const tplan_field fields[F_COUNT] = {
     I(F_ZERO12_OVERLAP, "zero12_overlap", REAL, REAL, AX, "",
       "--zero12-overlap", "zero12_overlap", 0, 1, NULL, "1",
       "framework: share of overlap ZeRO 0-2 data-parallel traffic gets"),
+    I(F_TP_OVERLAP, "tp_overlap", REAL, REAL, AX, "", "--tp-overlap",
+      "tp_overlap", 0, 1, NULL, "0",
+      "framework: share of TP traffic hidden under the GEMMs"),
 };
 
 #undef O
@@ -1021,6 +1025,9 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_ZERO12_OVERLAP:
         c->zero12_overlap = v;
         break;
+    case F_TP_OVERLAP:
+        c->tp_overlap = v;
+        break;
     case F_MEM_BAND_LO:
         c->mem_band_lo = v;
         break;
@@ -1356,6 +1363,8 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vi(c->fused_norm);
     case F_ZERO12_OVERLAP:
         return vr(c->zero12_overlap);
+    case F_TP_OVERLAP:
+        return vr(c->tp_overlap);
     case F_MEM_BAND_LO:
         return vr(c->mem_band_lo);
     case F_MEM_BAND_HI:

@@ -118,6 +118,36 @@ static const builtin builtins[] = {
        * fused kernels */
       {"optim_temp", "0"},
       {"fused_norm", "true"}}},
+    /* NVIDIA's NeMo / Megatron-Bridge performance recipes: Megatron-LM
+     * with Transformer Engine's TP communication overlap (userbuffers;
+     * Megatron-Bridge scripts/performance/configs/llama/
+     * llama3_llm_pretrain.py, llama3_70b_pretrain_config_h100 sets
+     * comm_overlap.tp_comm_overlap_cfg) and newer fp8 kernels. tp_overlap
+     * 1 (up to the compute: an assumption, the overlap is built to hide
+     * it all); fp8_ratio fitted by least squares on the relative error of
+     * the 11 published DGX-H100 fp8 rows tplan can lay out
+     * (tests/data/nemo_h100_pretrain.tsv, scripts/accuracy_nemo.sh) over
+     * 0.92-0.97 by 0.01: 0.94, rms 5.7%, median 3.2%; megatron's values
+     * predict them 21-35% slow. In sample, fp8 only: no bf16 row of the
+     * same runs is published, so its bf16 figures are megatron's. */
+    {"nemo",
+     "NeMo/Megatron-Bridge performance recipes: megatron with TP "
+     "communication overlapped and fp8 efficiency fitted to NVIDIA's "
+     "published DGX-H100 fp8 runs",
+     {{"profile", "megatron"},
+      {"eff_scale", "1.11"},
+      {"overlap", "0"},
+      {"tp_overlap", "1"},
+      {"fp8_ratio", "0.94"},
+      /* the 11 rows' predicted over published tokens/s less 1, 10th and
+       * 90th percentile (ranks 2 and 10 of 11: -0.04638, +0.06110),
+       * rounded outwards */
+      {"time_band_lo", "0.0464"},
+      {"time_band_hi", "0.0612"},
+      {"nccl_mib", NCCL_MIB},
+      {"context_mib", CONTEXT_MIB},
+      {"optim_temp", "0"},
+      {"fused_norm", "true"}}},
     /* Narayanan et al. 2021 Table 2: DeepSpeed ZeRO-3 without model
      * parallelism, GPT 175B (batch 1536) on 384/768/1536 A100s at
      * 144/88/44 TFLOP/s per GPU and 530B (batch 2560/2240) on
@@ -170,7 +200,7 @@ static const char *const terms[] = {
     "mem_band_hi", "calib_params_min", "calib_params_max", "calib_gpus_min",
     "calib_gpus_max", "calib_seq_min", "calib_seq_max", "nccl_mib",
     "grad_bucket_copy", "reduce_bucket", "optim_temp", "gather_sets",
-    "fused_norm", "zero12_overlap", NULL};
+    "fused_norm", "zero12_overlap", "tp_overlap", NULL};
 
 int tplan_framework_count(void)
 {
@@ -222,7 +252,8 @@ int tplan_framework_term(const char *field, tplan_err *err)
                       "zero3_bw_eff, time_band_*, context_mib, reserve, "
                       "alloc_frac, mem_band_*, calib_*, nccl_mib, "
                       "grad_bucket_copy, reduce_bucket, optim_temp, "
-                      "gather_sets, fused_norm, zero12_overlap)",
+                      "gather_sets, fused_norm, zero12_overlap, "
+                      "tp_overlap)",
                       field);
         return -1;
     }

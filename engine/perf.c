@@ -307,6 +307,7 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     /* everything this part sets, cleared: a re-run starts where a first
      * evaluation would */
     out->tp_comm_s = out->pp_comm_s = out->dp_comm_s = out->dp_exposed_s = 0;
+    out->tp_exposed_s = 0;
     out->optimizer_s = out->dequant_s = out->offload_s = 0;
     out->cpu_optimizer_s = out->ep_comm_s = out->ep_exposed_s = 0;
     out->cp_comm_s = out->cp_exposed_s = 0;
@@ -336,6 +337,13 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
                                   act_bytes,
                               t, bw_tp, lat);
     }
+    /* A stack that overlaps TP collectives with the GEMMs around them
+     * (Transformer Engine userbuffers, tp_comm_overlap in NeMo and
+     * Megatron-Bridge's performance recipes) hides up to tp_overlap of
+     * them, at most the compute (section 5.7); 0 by default (Megatron-LM's
+     * tp_comm_overlap is off). */
+    out->tp_exposed_s =
+        out->tp_comm_s - fmin(c->tp_overlap * out->tp_comm_s, out->compute_s);
     /* Pipeline: each micro-batch sends its activations forward and their
      * gradients back, split over the TP ranks (scatter/gather); the
      * interleaved schedule communicates v times as often. */
@@ -415,7 +423,7 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     }
     offload_time(c, mem, m, out);
 
-    out->step_time_s = out->compute_s + out->bubble_s + out->tp_comm_s +
+    out->step_time_s = out->compute_s + out->bubble_s + out->tp_exposed_s +
                        out->pp_comm_s + out->dp_exposed_s + out->optimizer_s +
                        out->dequant_s + out->offload_s + out->ep_exposed_s +
                        out->cp_exposed_s;

@@ -18,7 +18,9 @@ typedef struct tplan_perf {
     /* seconds per step on one GPU, by part */
     double compute_s;    /* matmuls + attention of every micro-batch */
     double bubble_s;     /* pipeline fill and drain */
-    double tp_comm_s;    /* tensor-parallel all-reduces (not overlapped) */
+    double tp_comm_s;    /* tensor-parallel all-reduces, all of them */
+    double tp_exposed_s; /* of which not hidden under the GEMMs (tp_overlap:
+                            Transformer Engine's userbuffers overlap) */
     double pp_comm_s;    /* pipeline sends and receives */
     double dp_comm_s;    /* data-parallel / ZeRO traffic, all of it */
     double dp_exposed_s; /* of which not hidden under compute */

@@ -2,7 +2,8 @@
 # Accuracy report (not a test): predict the tokens/s per GPU of NVIDIA's
 # published NeMo / Megatron-Bridge pre-training runs on DGX-H100
 # (tests/data/nemo_h100_pretrain.tsv: dense models, bf16 and fp8, with the
-# page each row comes from) under `--framework megatron`. The tables give
+# page each row comes from) under `--framework megatron` (`-- --framework
+# nemo` for the profile fitted to them). The tables give
 # the layout (GPUs, TP, PP, CP, VP), micro- and global batch and sequence;
 # what they leave out is assumed: sequence parallelism with TP > 1 (the
 # NeMo recipes' default), no recomputation, flash (fused) attention.

@@ -138,7 +138,7 @@ def check_calc(m, plan):
           f"max-micro-batch-vs-seq {prec} at seq {plan['fields']['seq']}: "
           f"{[p.get('data-y') for p in pts]}")
     # the step's parts
-    for f in ["compute_s", "bubble_s", "tp_comm_s", "pp_comm_s",
+    for f in ["compute_s", "bubble_s", "tp_exposed_s", "pp_comm_s",
               "dp_exposed_s", "optimizer_s"]:
         parts = [x for x in chart_marks(m, "step-time-breakdown",
                                         **{"data-field": f})

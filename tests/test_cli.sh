@@ -212,8 +212,8 @@ jq_is "no token-dropping warning at a capacity above the imbalance" '.warnings |
 jq_is "DeepSeek-V3 on 16 stages: the second stage (four MoE layers) holds the most" '.memory.stage == "middle pipeline stage" and .memory.stage_index == 1' calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1
 # framework profiles: the built-ins, a flag overriding one, a CSV of one's
 # own, the errors
-[ "$("$tplan" frameworks --names | tr '\n' ' ')" = "fsdp hf megatron deepspeed " ] && ok || bad "tplan frameworks --names"
-"$tplan" frameworks --json | jq -e 'length == 4 and all(.[]; (.source | length) > 20 and (.fields | length) >= 4)' >/dev/null && ok || bad "tplan frameworks --json: every framework has fields and a source"
+[ "$("$tplan" frameworks --names | tr '\n' ' ')" = "fsdp hf megatron nemo deepspeed " ] && ok || bad "tplan frameworks --names"
+"$tplan" frameworks --json | jq -e 'length == 5 and all(.[]; (.source | length) > 20 and (.fields | length) >= 4)' >/dev/null && ok || bad "tplan frameworks --json: every framework has fields and a source"
 jq_is "a framework sets its fields" '.fields.framework == "deepspeed" and .fields.eff_scale == 0.75 and .fields.zero3_bw_eff == 0.086 and .fields.profile == "torch"' "${C[@]}" --framework DeepSpeed
 jq_is "a flag overrides the framework's value, whatever the order" '.fields.framework == "megatron" and .fields.eff_scale == 1 and .fields.profile == "torch"' "${C[@]}" --eff-scale 1 --framework megatron --profile torch
 "$tplan" frameworks hf --json | jq -e '.[0].fields.fused_loss == false' >/dev/null && ok || bad "hf's loss is unfused"
@@ -228,7 +228,7 @@ expect_error 2 "tplan: --framework-file goes with --framework NAME naming one of
 printf 'name,eff_scale\nok,1\nbad,abc\n' >"$tmp/fwbad.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwbad.csv:3: eff_scale: abc: not a number (valid: a number from 0.01 to 10)" "${C[@]}" --framework ok --framework-file "$tmp/fwbad.csv"
 printf 'name,tokens\nw,1e9\n' >"$tmp/fwtext.csv"
-expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_*, context_mib, reserve, alloc_frac, mem_band_*, calib_*, nccl_mib, grad_bucket_copy, reduce_bucket, optim_temp, gather_sets, fused_norm, zero12_overlap)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_*, context_mib, reserve, alloc_frac, mem_band_*, calib_*, nccl_mib, grad_bucket_copy, reduce_bucket, optim_temp, gather_sets, fused_norm, zero12_overlap, tp_overlap)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
 printf 'name,bogus\nw,\n' >"$tmp/fwfield.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwfield.csv:1: column bogus: not a plan input (tplan fields lists them)" "${C[@]}" --framework w --framework-file "$tmp/fwfield.csv"
 printf 'name,eff_scale\nMegatron,1\n' >"$tmp/fwbuiltin.csv"
@@ -258,6 +258,7 @@ TPLAN=$tplan "$dir/../scripts/accuracy_table2.sh" --rows -- --framework fsdp >"$
 # step-time bands: the framework's 80% band around the step, and the
 # reference runs inside it (in sample: the bands come from these runs)
 jq_is "the step band is the framework's band around the step" '(.perf.step_time_s_lo / .perf.step_time_s - (1 - 0.0397) | fabs) < 1e-12 and (.perf.step_time_s_hi / .perf.step_time_s - (1 + 0.0492) | fabs) < 1e-12 and .fields.step_time_s_lo == .perf.step_time_s_lo' "${C[@]}" --gpus 8 --framework megatron
+ jq_is "nemo hides TP traffic under the GEMMs" '.perf.tp_exposed_s == 0 and .perf.tp_comm_s > 0 and .fields.framework == "nemo"' "${C[@]}" --gpus 8 --tp 4 --framework nemo
 jq_is "an untimed plan has no band" '.perf.step_time_s_lo == null and .fields.step_time_s_hi == null' calc --params 1e9 --gpu h100-sxm
 { TPLAN=$tplan "$dir/../scripts/accuracy_llmfoundry.sh" --rows | cut -f2,6,7
   TPLAN=$tplan "$dir/../scripts/accuracy_megatron.sh" --rows -- --framework megatron | cut -f2,4,5

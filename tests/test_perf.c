@@ -414,6 +414,42 @@ static void test_overlap_window(void **state)
     assert_rel(p.perf.dp_exposed_s, p.perf.dp_comm_s - p.perf.compute_s, 1e-12);
 }
 
+/* tp_overlap hides that share of the TP traffic, at most the compute; the
+ * step counts what is left. */
+static void test_tp_overlap(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+
+    (void)state;
+    config_for(&c, "llama3-70b", "h100-sxm");
+    c.gpus = 64;
+    c.tp = 4;
+    c.pp = 8;
+    c.micro_batch = 1;
+    c.accum = 32;
+    eval_ok(&c, &p);
+    assert_true(p.perf.tp_comm_s > 0.0);
+    assert_rel(p.perf.tp_exposed_s, p.perf.tp_comm_s, 1e-12);
+    c.tp_overlap = 0.5;
+    eval_ok(&c, &q);
+    assert_rel(q.perf.tp_comm_s, p.perf.tp_comm_s, 1e-12);
+    assert_rel(q.perf.tp_exposed_s, 0.5 * p.perf.tp_comm_s, 1e-12);
+    assert_rel(p.perf.step_time_s - q.perf.step_time_s,
+               0.5 * p.perf.tp_comm_s, 1e-9);
+    /* at most the compute: a tiny compute window hides no more than
+     * itself */
+    c.tp_overlap = 1.0;
+    c.efficiency = 1.0;
+    c.seq = 128;
+    c.nic_bytes_per_s = 1e9;
+    c.link_bytes_per_s = 1e9;
+    eval_ok(&c, &q);
+    assert_true(q.perf.tp_comm_s > q.perf.compute_s);
+    assert_rel(q.perf.tp_exposed_s, q.perf.tp_comm_s - q.perf.compute_s,
+               1e-12);
+}
+
 /* zero12_overlap scales the overlap under ZeRO 0-2 only: DeepSpeed's
  * ZeRO-1/2 (overlap_comm off) expose all of their traffic, its ZeRO-3
  * keeps the overlap. */
@@ -509,6 +545,7 @@ int main(void)
         cmocka_unit_test(test_collectives_by_hand),
         cmocka_unit_test(test_overlap_window),
         cmocka_unit_test(test_zero12_overlap),
+        cmocka_unit_test(test_tp_overlap),
         cmocka_unit_test(test_fp8_timing),
         cmocka_unit_test(test_stage_imbalance),
     };

@@ -54,7 +54,7 @@ local GOOD = {
   nccl_mib = {500}, grad_bucket_copy = {true},
   reduce_bucket = {1e8, nil, {zero = 1}}, optim_temp = {0.5},
   gather_sets = {3, nil, {zero = 3}}, fused_norm = {true},
-  zero12_overlap = {0.5},
+  zero12_overlap = {0.5}, tp_overlap = {0.5, nil, {tp = 2}},
 }
 
 local fields, by_input = tplan.fields(), {}
