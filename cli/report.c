@@ -5,10 +5,13 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "json.h"
+#include "paths.h"
 #include "svg.h"
 
 #define GENERATOR "tplan report"
@@ -84,19 +87,44 @@ static int replaceable(const char *path, tplan_err *err)
 int report_open(report *r, const char *path, const char *title,
                 const char *subtitle, tplan_err *err)
 {
-    int rc;
+    struct stat st;
+    char dir[4096];
+    int rc, fd;
 
     memset(r, 0, sizeof *r);
+    /* a link would be replaced by the file, not written through */
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+        return tplan_err_set(err, TPLAN_EINVAL, "report",
+                             "report: %s is a symbolic link: give the file "
+                             "it names",
+                             path);
     if ((rc = replaceable(path, err)))
         return rc;
     if (strlen(path) >= sizeof r->path)
         return tplan_err_set(err, TPLAN_EINVAL, "report",
                              "report: path too long");
     snprintf(r->path, sizeof r->path, "%s", path);
-    snprintf(r->tmp, sizeof r->tmp, "%s.tmp%ld", path, (long)getpid());
-    if (!(r->f = fopen(r->tmp, "wx")))
-        return tplan_err_set(err, TPLAN_EIO, "report", "report: %s: %s", r->tmp,
-                             strerror(errno));
+    /* the temporary beside the target, under a short name of its own */
+    tplan_path_split(path, dir, sizeof dir);
+    snprintf(r->tmp, sizeof r->tmp, "%s/.tplan-report-XXXXXX", dir);
+    if ((fd = mkstemp(r->tmp)) < 0 || !(r->f = fdopen(fd, "w"))) {
+        int e = errno;
+
+        if (fd >= 0) {
+            close(fd);
+            unlink(r->tmp);
+        }
+        return tplan_err_set(err, TPLAN_EIO, "report", "report: %s: %s",
+                             path, strerror(e));
+    }
+    /* mkstemp makes it 0600; a report is for reading, as any new file
+     * under the user's umask */
+    {
+        mode_t mask = umask(0);
+
+        umask(mask);
+        (void)fchmod(fd, 0666 & ~mask);
+    }
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width\">"
           "<meta name=\"color-scheme\" content=\"light dark\">"

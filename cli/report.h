@@ -1,7 +1,8 @@
 /* HTML reports (`tplan calc --report F`, `tplan report DB -o F`): one
  * self-contained file, inline SVG and CSS, no script, no network. The
  * document is written to a temporary file beside the target and renamed
- * over it only when complete; the target may not be an input. */
+ * over it only when complete; the target may not be an input, a symbolic
+ * link or a file that is not an earlier report. */
 #ifndef TPLAN_CLI_REPORT_H
 #define TPLAN_CLI_REPORT_H
 
@@ -15,7 +16,7 @@
 
 typedef struct report {
     FILE *f;
-    char path[4096], tmp[4096 + 16];
+    char path[4096], tmp[4096 + 32];
 } report;
 
 /* Open path's temporary and write the head of the document. */

@@ -128,8 +128,11 @@ typedef struct rebuild {
  * outputs as well (the budget used): passing both would conflict. */
 static bool derived(const char *name)
 {
+    /* efficiency: the row holds the one used, which as an input would
+     * pin attention's too */
     static const char *const skip[] = {"global_batch_tokens", "epochs",
-                                       "dataset", "batch_ramp", NULL};
+                                       "dataset", "batch_ramp",
+                                       "efficiency", NULL};
 
     for (int i = 0; skip[i]; i++)
         if (strcmp(skip[i], name) == 0)
@@ -149,7 +152,7 @@ static int on_inputs(void *ud, int ncols, const char *const *names,
     for (int i = 0; i < ncols && b->argc < 510; i++) {
         int id = tplan_field_find(names[i]);
         const tplan_field *f = id >= 0 ? tplan_field_at(id) : NULL;
-        char val[64], *slot;
+        char val[512], *slot;
         int n;
 
         if (!f || !(f->flags & TPLAN_FIELD_IN) || !f->flag ||

@@ -59,7 +59,7 @@ static void memory_vs_micro_batch(report *r, const tplan_config *base,
                                   const tplan_plan *p)
 {
     tplan_config c = *base;
-    tplan_memory m;
+    tplan_memory m_;
     double b[MAX_PTS], tot[MAX_PTS], act[MAX_PTS];
     int64_t bmax = p->mem.max_micro_batch, hi;
     int n = 0;
@@ -73,16 +73,54 @@ static void memory_vs_micro_batch(report *r, const tplan_config *base,
     hi = bmax > 0 ? bmax + bmax / 4 + 2 : 8;
     if (p->micro_batch > hi)
         hi = p->micro_batch;
-    for (int64_t v = 1; v <= hi && n < MAX_PTS;
-         v = v < 16 ? v + 1 : (int64_t)ceil((double)v * 1.25)) {
-        c.micro_batch = v;
-        tplan_memory_eval(&c, &m);
-        if (m.out_of_range)
-            break;
-        b[n] = (double)v;
-        tot[n] = (double)m.total_bytes;
-        act[n] = (double)m.activations_bytes;
-        n++;
+    /* every micro-batch up to MAX_PTS, else MAX_PTS - 2 spread
+     * geometrically up to hi, with the plan's and the largest that fits
+     * among them, in order */
+    {
+        int64_t want[MAX_PTS];
+        int m = 0;
+
+        if (hi <= MAX_PTS) {
+            for (int64_t v = 1; v <= hi; v++)
+                want[m++] = v;
+        } else {
+            int64_t extra[2] = {p->micro_batch, bmax};
+
+            for (int i = 0; i < MAX_PTS - 2; i++) {
+                int64_t v = (int64_t)llround(
+                    pow((double)hi, (double)i / (MAX_PTS - 3)));
+
+                if (m == 0 || v > want[m - 1])
+                    want[m++] = v;
+            }
+            for (int e = 0; e < 2; e++) {
+                int j = m;
+
+                if (extra[e] < 1)
+                    continue;
+                for (int i = 0; i < m; i++)
+                    if (want[i] == extra[e])
+                        j = -1;
+                if (j < 0)
+                    continue;
+                while (j > 0 && want[j - 1] > extra[e]) {
+                    want[j] = want[j - 1];
+                    j--;
+                }
+                want[j] = extra[e];
+                m++;
+            }
+        }
+        for (int i = 0; i < m; i++) {
+            c.micro_batch = want[i];
+            tplan_memory_eval(&c, &m_);
+            if (m_.out_of_range)
+                break;
+            b[n] = (double)want[i];
+            tot[n] = (double)m_.total_bytes;
+            act[n] = (double)m_.activations_bytes;
+            n++;
+        }
     }
     if (n < 2)
         return;
@@ -116,7 +154,7 @@ static void max_batch_vs_seq(report *r, const tplan_config *base)
     int ns = 0;
     double ys[4][MAX_SEQS], top = 1.0;
     svg_chart ch;
-    svg_axis x = {256.0, 0.0, true, false, "sequence length (tokens)", 0.0};
+    svg_axis x = {0.0, 0.0, true, false, "sequence length (tokens)", 0.0};
     svg_axis y = {0.0, 0.0, false, false, "largest micro-batch (samples)", 0.0};
 
     if (base->model.arch == TPLAN_ARCH_GENERIC)
@@ -126,8 +164,27 @@ static void max_batch_vs_seq(report *r, const tplan_config *base)
         if (alts[i] != base->precision)
             precs[np++] = alts[i];
     for (double s = 256.0;
-         s <= fmax(4.0 * (double)base->seq, 8192.0) && ns < MAX_SEQS; s *= 2.0)
+         s <= fmax(4.0 * (double)base->seq, 8192.0) && ns < MAX_SEQS - 1;
+         s *= 2.0)
         seqs[ns++] = s;
+    /* the plan's own sequence, in order, when it is not a power of two
+     * from 256 */
+    {
+        double own = (double)base->seq;
+        int j = ns;
+        bool have = false;
+
+        for (int i = 0; i < ns; i++)
+            have = have || seqs[i] == own;
+        if (!have && own >= 1.0) {
+            while (j > 0 && seqs[j - 1] > own) {
+                seqs[j] = seqs[j - 1];
+                j--;
+            }
+            seqs[j] = own;
+            ns++;
+        }
+    }
     for (int k = 0; k < np; k++) {
         tplan_config c = *base;
         bool any = false;
@@ -152,6 +209,7 @@ static void max_batch_vs_seq(report *r, const tplan_config *base)
         if (!any)
             precs[k] = TPLAN_PREC_COUNT; /* not drawn */
     }
+    x.lo = seqs[0];
     x.hi = seqs[ns - 1];
     y.hi = top;
     svg_begin(&ch, r->f, "max-micro-batch-vs-seq",
@@ -245,7 +303,18 @@ static void gpu_scaling(report *r, const tplan_config *base,
     }
     if (n < 2 || !(rows = calloc((size_t)n, sizeof *rows)))
         return;
-    if (tplan_scaling_eval(base, gpus, n, rows, &err) != TPLAN_OK) {
+    /* a count the batch rules refuse (interleaving's accumulation, a batch
+     * that does not split) is left out, not the chart */
+    {
+        int kept = 0;
+
+        for (int i = 0; i < n; i++)
+            if (tplan_scaling_eval(base, &gpus[i], 1, rows, &err) ==
+                TPLAN_OK)
+                gpus[kept++] = gpus[i];
+        n = kept;
+    }
+    if (n < 2 || tplan_scaling_eval(base, gpus, n, rows, &err) != TPLAN_OK) {
         free(rows);
         return;
     }

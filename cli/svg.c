@@ -101,6 +101,15 @@ static void bounds(const svg_axis *a, double *lo, double *hi)
 
         *lo = floor(l / st) * st;
         *hi = ceil(h / st) * st;
+        /* near DBL_MAX the rounding overflows: the data's own range */
+        if (!isfinite(*lo) || !isfinite(*hi) || !(*hi > *lo)) {
+            *lo = l;
+            *hi = isfinite(h - l) && h > l ? h : l + 1.0;
+            if (!isfinite(*hi) || !(*hi > *lo)) {
+                *lo = 0.0;
+                *hi = 1.0;
+            }
+        }
     }
 }
 
@@ -140,7 +149,15 @@ static void ticks(svg_chart *c, bool horizontal)
     static const double mult[3] = {1.0, 2.0, 5.0};
     int sub = a->log10 && hi - lo <= 2.0 ? 3 : 1;
 
-    for (double t = lo; t <= hi + st * 1e-9; t += st) {
+    if (!(st > 0.0) || !isfinite(st) || (hi - lo) / st > 40.0)
+        st = (hi - lo) / 8.0; /* a range the 1-2-5 steps cannot cut */
+    if (!(st > 0.0) || !isfinite(st))
+        return;
+    for (int i = 0; i <= 40; i++) {
+        double t = lo + st * i;
+
+        if (t > hi + st * 1e-9)
+            break;
         for (int k = 0; k < sub && (k == 0 || t < hi); k++) {
             double v = (a->log2    ? exp2(t)
                         : a->log10 ? pow(10.0, t)

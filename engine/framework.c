@@ -129,7 +129,8 @@ static const builtin builtins[] = {
      * (tests/data/nemo_h100_pretrain.tsv, scripts/accuracy_nemo.sh) over
      * 0.92-0.97 by 0.01: 0.94, rms 5.7%, median 3.2%; megatron's values
      * predict them 21-35% slow. In sample, fp8 only: no bf16 row of the
-     * same runs is published, so its bf16 figures are megatron's. */
+     * same runs is published; its bf16 figures are megatron's but for
+     * the TP overlap (unchecked). */
     {"nemo",
      "NeMo/Megatron-Bridge performance recipes: megatron with TP "
      "communication overlapped and fp8 efficiency fitted to NVIDIA's "

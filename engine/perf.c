@@ -387,10 +387,14 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
             window = out->compute_s; /* prefetch in forward and backward */
             break;
         }
+        /* the compute that hides TP traffic (tp_overlap) hides nothing
+         * else */
+        window = fmin(window, out->compute_s -
+                                  (out->tp_comm_s - out->tp_exposed_s));
         /* a framework may hide less of ZeRO 0-2's traffic (section 14) */
         hidden = fmin(c->overlap * (c->zero >= 3 ? 1.0 : c->zero12_overlap) *
                           out->dp_comm_s,
-                      window);
+                      fmax(window, 0.0));
         out->dp_exposed_s = out->dp_comm_s - hidden;
         /* ZeRO-1/2 gather the updated weights after the step: exposed. */
         out->dp_comm_s += after;

@@ -229,8 +229,14 @@ def check_sweep(m, every):
                if "data-x" in x and same(x["data-x"], g)]
         check(len(pts) == 1 and same(pts[0]["data-y"], v),
               f"throughput at {g} GPUs != {v}")
-    # the best plan's breakdown equals rank 1's row
+    # the best plan, evaluated again from its row, is the row: its table
     r1 = rows[0]
+    cells = {x["data-field"]: x for x in m.marks
+             if x.get("_table") == "plan" and "data-value" in x}
+    for f in ["total_bytes", "step_time_s", "tokens_per_s", "cost_usd",
+              "time_h"]:
+        check(f in cells and same(cells[f]["data-value"], r1[f]),
+              f"best plan {f}: {cells.get(f, {}).get('data-value')} != {r1[f]}")
     for f in ["weights_bytes", "grads_bytes", "optimizer_bytes",
               "activations_bytes", "overhead_bytes"]:
         parts = [x for x in chart_marks(m, "memory-breakdown",

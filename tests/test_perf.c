@@ -448,6 +448,16 @@ static void test_tp_overlap(void **state)
     assert_true(q.perf.tp_comm_s > q.perf.compute_s);
     assert_rel(q.perf.tp_exposed_s, q.perf.tp_comm_s - q.perf.compute_s,
                1e-12);
+    /* the compute hides TP and data-parallel traffic once, not twice:
+     * with ZeRO-3 (whose window is all of the compute) and overlap 1 */
+    c.zero = 3;
+    c.gpus = 256;
+    c.overlap = 1.0;
+    eval_ok(&c, &q);
+    assert_true(q.perf.dp_comm_s > 0.0);
+    assert_true((q.perf.tp_comm_s - q.perf.tp_exposed_s) +
+                    (q.perf.dp_comm_s - q.perf.dp_exposed_s) <=
+                q.perf.compute_s * (1.0 + 1e-12));
 }
 
 /* zero12_overlap scales the overlap under ZeRO 0-2 only: DeepSpeed's

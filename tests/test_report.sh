@@ -122,7 +122,23 @@ expect 1 "notes.txt exists and is not a tplan report" "$tplan" "${calc[@]}" --re
 [ "$(cat notes.txt)" = "my notes" ] && ok || bad "a report replaced notes.txt"
 expect 1 "report: " "$tplan" report s.db -o "$tmp/no/such/dir/r.html"
 expect 2 "--report: an empty file name" "$tplan" "${calc[@]}" --report=
-[ -z "$(ls "$tmp" | grep '\.tmp')" ] && ok || bad "temporary files left: $(ls "$tmp" | grep '\.tmp')"
+ln -s s.html link.html
+expect 1 "link.html is a symbolic link" "$tplan" report s.db -o link.html
+[ -L link.html ] && ok || bad "a report replaced a symbolic link"
+[ -z "$(ls -A "$tmp" | grep 'tplan-report')" ] && ok || bad "temporary files left: $(ls -A "$tmp" | grep 'tplan-report')"
+# a name near the 255-byte limit works (the temporary's is short)
+long=$(printf 'r%.0s' $(seq 1 250)).html
+if "$tplan" report s.db -o "$long" 2>err.txt && [ -s "$long" ]; then ok; else bad "a 255-byte name: $(cat err.txt)"; fi
+# the plan as seq 1 and a huge micro-batch: its own point and the
+# largest that fits are on the charts
+if "$tplan" calc --model gpt2 --gpu a100-80g --seq 1 --lr 1e-3 --report tiny.html >/dev/null &&
+   "$tplan" calc --model gpt2 --gpu a100-80g --seq 1 --lr 1e-3 --json >tiny.json; then ok; else bad "calc seq 1"; fi
+check calc tiny.html tiny.json
+# a GPU count the batch rules refuse leaves the scaling charts standing
+if "$tplan" calc --model llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --pp 4 --vpp 2 --framework megatron \
+      --lr 1e-4 --seq 4096 --recompute selective --report vpp.html >/dev/null &&
+   grep -q 'data-chart="throughput-vs-gpus"' vpp.html && grep -q 'data-chart="cost-vs-time"' vpp.html; then ok
+else bad "one refused GPU count dropped the scaling charts"; fi
 [ ! -e x.html ] && ok || bad "a failed report left x.html"
 
 echo "$pass passed, $fail failed"
