@@ -244,18 +244,24 @@ void svg_end(svg_chart *c, const char *note)
 
 /* A label's baseline near (px, py), moved down past labels already
  * placed within 13 units of it. */
+static bool label_clash(const svg_chart *c, double px, double py)
+{
+    for (int i = 0; i < c->n_labels; i++)
+        if (fabs(c->label_y[i] - py) < 13.0 && fabs(c->label_x[i] - px) < 90.0)
+            return true;
+    return false;
+}
+
 static double place_label(svg_chart *c, double px, double py)
 {
-    for (int pass = 0; pass < 32; pass++) {
-        bool clash = false;
+    /* down while inside the plot, then up: never onto the tick labels */
+    double y0 = py, bottom = c->top + c->h;
 
-        for (int i = 0; i < c->n_labels && !clash; i++)
-            clash = fabs(c->label_y[i] - py) < 13.0 &&
-                    fabs(c->label_x[i] - px) < 90.0;
-        if (!clash)
-            break;
+    for (int pass = 0; pass < 32 && label_clash(c, px, py); pass++)
         py += 13.0;
-    }
+    if (py > bottom && py != y0)
+        for (py = y0 - 13.0; py > c->top && label_clash(c, px, py); py -= 13.0)
+            ;
     if (c->n_labels < 32) {
         c->label_x[c->n_labels] = px;
         c->label_y[c->n_labels++] = py;
