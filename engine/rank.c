@@ -2,7 +2,6 @@
 #include "rank.h"
 
 #include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 static const struct {
@@ -311,72 +310,6 @@ void tplan_ranked_sort_records(void *base, int64_t n, size_t size,
 void tplan_ranked_sort(tplan_ranked *a, int64_t n, int nobj)
 {
     tplan_ranked_sort_records(a, n, sizeof *a, 0, nobj);
-}
-
-/* Merge the sorted runs a[lo, mid) and a[mid, hi) through tmp, which
- * holds the smaller of the two. */
-static void merge_two(tplan_ranked *a, int64_t lo, int64_t mid, int64_t hi,
-                      tplan_ranked *tmp, int nobj)
-{
-    int64_t nl = mid - lo, nr = hi - mid;
-
-    if (nl == 0 || nr == 0)
-        return; /* one side empty: already merged */
-    if (nl <= nr) {
-        int64_t i = 0, j = mid, k = lo;
-
-        memcpy(tmp, a + lo, sizeof *a * (size_t)nl);
-        while (i < nl && j < hi)
-            a[k++] = tplan_ranked_before(&a[j], &tmp[i], nobj) ? a[j++]
-                                                               : tmp[i++];
-        while (i < nl)
-            a[k++] = tmp[i++];
-    } else {
-        int64_t i = mid - 1, j = nr - 1, k = hi - 1;
-
-        memcpy(tmp, a + mid, sizeof *a * (size_t)nr);
-        while (i >= lo && j >= 0)
-            a[k--] = tplan_ranked_before(&tmp[j], &a[i], nobj) ? a[i--]
-                                                               : tmp[j--];
-        while (j >= 0)
-            a[k--] = tmp[j--];
-    }
-}
-
-int tplan_ranked_merge_runs(tplan_ranked *a, const int64_t *ends, int runs,
-                            int nobj)
-{
-    int64_t bound[TPLAN_MAX_RUNS + 1];
-    tplan_ranked *tmp;
-    int n = runs;
-
-    if (runs < 1 || runs > TPLAN_MAX_RUNS)
-        return -1;
-    if (runs == 1)
-        return 0;
-    bound[0] = 0;
-    for (int i = 0; i < runs; i++)
-        bound[i + 1] = ends[i];
-    /* the smaller side of any merge is at most half of all */
-    if (!(tmp = malloc(sizeof *tmp * (size_t)(bound[runs] / 2 + 1))))
-        return -1;
-    /* merge neighbours pairwise until one run is left; run k of the next
-     * round ends where pair k ends (bound[k + 1], written after pair k's
-     * bounds were read) */
-    while (n > 1) {
-        int m = 0;
-
-        for (int i = 0; i < n; i += 2) {
-            int64_t hi = i + 1 < n ? bound[i + 2] : bound[i + 1];
-
-            if (i + 1 < n)
-                merge_two(a, bound[i], bound[i + 1], hi, tmp, nobj);
-            bound[++m] = hi;
-        }
-        n = m;
-    }
-    free(tmp);
-    return 0;
 }
 
 /* a dominates b: no worse in every objective, better in one. */

@@ -85,13 +85,6 @@ void tplan_topk_sort(tplan_topk *t);
  * allocation). */
 void tplan_ranked_sort(tplan_ranked *a, int64_t n, int nobj);
 
-/* a[0, ends[runs - 1]) holds runs sorted runs, run i ending at ends[i]:
- * merge them into one sorted array in place, through a buffer of at most
- * half the entries. 0, or -1 when memory is short (a is then unchanged
- * in content, in some order of its runs) or runs is out of range. */
-#define TPLAN_MAX_RUNS 256
-int tplan_ranked_merge_runs(tplan_ranked *a, const int64_t *ends, int runs,
-                            int nobj);
 
 /* The same for n records of size bytes that each hold a tplan_ranked at
  * offset (merge's candidates). */

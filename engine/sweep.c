@@ -735,9 +735,44 @@ static double now_s(void)
 
 /* keep = "fits"/"all": the workers' sorted buffers, one after another in
  * the first one's storage, merged into one ranking. */
+/* Merge worker w's ranked buffer into the ranked all[0..n) (room for n
+ * + w->n_kept), from the back: the larger end of either goes last, so
+ * all's own entries move only onto slots already free. w's buffer is
+ * consumed from its end and shrunk as it goes, so the two never hold much
+ * more than the whole between them. */
+#define SHRINK_EVERY 65536
+
+static void merge_from_back(tplan_ranked *all, int64_t n, worker *w, int nobj)
+{
+    int64_t i = n - 1, j = w->n_kept - 1, k = n + w->n_kept - 1, since = 0;
+
+    while (j >= 0) {
+        if (i >= 0 && tplan_ranked_before(&w->kept[j], &all[i], nobj))
+            all[k--] = all[i--];
+        else {
+            all[k--] = w->kept[j--];
+            /* give back what is consumed (a failed shrink keeps it) */
+            if (++since == SHRINK_EVERY && j >= 0) {
+                tplan_ranked *t =
+                    realloc(w->kept, sizeof *t * (size_t)(j + 1));
+
+                if (t)
+                    w->kept = t;
+                since = 0;
+            }
+        }
+    }
+    free(w->kept);
+    w->kept = NULL;
+    w->n_kept = 0;
+}
+
+/* keep = "fits"/"all": the workers' ranked buffers merged into the first
+ * one's storage, grown to hold them all: about the whole's size at the
+ * peak (the buffers and a second copy would be twice). */
 static int gather_kept(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
 {
-    int64_t total = 0, ends[TPLAN_MAX_THREADS], at;
+    int64_t total = 0, n;
     tplan_ranked *all = ws[0].kept;
 
     for (int i = 0; i < nw; i++)
@@ -752,19 +787,14 @@ static int gather_kept(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
                                  (long long)total);
     }
     ws[0].kept = NULL; /* now the run's */
-    at = ws[0].n_kept;
-    ends[0] = at;
+    n = ws[0].n_kept;
     for (int i = 1; i < nw; i++) {
-        if (ws[i].n_kept > 0)
-            memcpy(all + at, ws[i].kept, sizeof *all * (size_t)ws[i].n_kept);
-        at += ws[i].n_kept;
-        ends[i] = at;
-        free(ws[i].kept);
-        ws[i].kept = NULL;
+        int64_t add = ws[i].n_kept;
+
+        if (add > 0)
+            merge_from_back(all, n, &ws[i], r->spec->n_rank);
+        n += add;
     }
-    /* short of memory for the merge's buffer: sort the whole in place */
-    if (tplan_ranked_merge_runs(all, ends, nw, r->spec->n_rank))
-        tplan_ranked_sort(all, total, r->spec->n_rank);
     r->kept = all;
     r->n_kept = total;
     return TPLAN_OK;

@@ -222,9 +222,10 @@ static void test_sorts(void **state)
 }
 
 /* Introsort at sizes where quicksort's partitions, its insertion sort
- * and (with many equal keys) deep recursion all take part; merging
- * sorted runs of unequal lengths in place gives the same order. Checked
- * against the order itself and against a checksum of the entries. */
+ * and (with many equal keys) deep recursion all take part, checked
+ * against the order itself and a checksum of the entries; a shuffled copy
+ * sorts to the same bytes. (The sweep's merge of its workers' ranked
+ * buffers: tests/test_sweep.c, test_keep_all_buffers.) */
 static void check_sorted(const tplan_ranked *a, int64_t n, int64_t sum)
 {
     int64_t got = 0;
@@ -237,10 +238,9 @@ static void check_sorted(const tplan_ranked *a, int64_t n, int64_t sum)
     assert_true(got == sum);
 }
 
-static void test_large_sort_and_merge(void **state)
+static void test_large_sort(void **state)
 {
     static const int64_t sizes[] = {0, 1, 2, 3, 16, 17, 1000, 100003};
-    static const int64_t cuts[][4] = {{1, 0}, {2, 0}, {3, 7, 0}, {4, 1, 2, 3}};
     int64_t n = 100003;
     tplan_ranked *a = malloc(sizeof *a * (size_t)n);
     tplan_ranked *b = malloc(sizeof *b * (size_t)n);
@@ -260,34 +260,18 @@ static void test_large_sort_and_merge(void **state)
         memcpy(b, a, sizeof *a * (size_t)m);
         tplan_ranked_sort(a, m, 2);
         check_sorted(a, m, sum);
-        /* the same entries cut into runs, each sorted, then merged */
-        for (size_t c = 0; c < sizeof cuts / sizeof *cuts; c++) {
-            int runs = (int)cuts[c][0];
-            int64_t ends[4], at = 0;
+        /* shuffled and sorted again: the same order (a total order) */
+        memcpy(b, a, sizeof *a * (size_t)m);
+        for (int64_t i = 0; i < m && m > 1; i++) {
+            int64_t j = rand() % m;
+            tplan_ranked t = b[i];
 
-            memcpy(b, a, sizeof *a * (size_t)m);
-            for (int i = 0; i < m; i++) /* shuffle back */
-                if (m > 1) {
-                    int64_t j = rand() % m;
-                    tplan_ranked t = b[i];
-
-                    b[i] = b[j];
-                    b[j] = t;
-                }
-            for (int r = 0; r < runs; r++) {
-                /* unequal runs: the last takes what is left */
-                int64_t len = r == runs - 1 ? m - at : (m * (r + 1)) / (runs * 3);
-
-                ends[r] = at + len;
-                tplan_ranked_sort(b + at, len, 2);
-                at += len;
-            }
-            assert_int_equal(tplan_ranked_merge_runs(b, ends, runs, 2), 0);
-            check_sorted(b, m, sum);
-            assert_memory_equal(b, a, sizeof *a * (size_t)m);
+            b[i] = b[j];
+            b[j] = t;
         }
+        tplan_ranked_sort(b, m, 2);
+        assert_memory_equal(b, a, sizeof *a * (size_t)m);
     }
-    assert_int_equal(tplan_ranked_merge_runs(a, NULL, 0, 2), -1);
     free(a);
     free(b);
 }
@@ -298,7 +282,7 @@ int main(void)
         cmocka_unit_test(test_order),          cmocka_unit_test(test_topk_ties),
         cmocka_unit_test(test_pareto_ties),    cmocka_unit_test(test_front_truncated),
         cmocka_unit_test(test_keys_sign),      cmocka_unit_test(test_sorts),
-        cmocka_unit_test(test_large_sort_and_merge),
+        cmocka_unit_test(test_large_sort),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
