@@ -12,6 +12,7 @@
 
 #include "json.h"
 #include "paths.h"
+#include "rank.h"
 #include "svg.h"
 
 #define GENERATOR "tplan report"
@@ -114,8 +115,8 @@ int report_open(report *r, const char *path, const char *title,
             close(fd);
             unlink(r->tmp);
         }
-        return tplan_err_set(err, TPLAN_EIO, "report", "report: %s: %s",
-                             path, strerror(e));
+        return tplan_err_set(err, TPLAN_EIO, "report", "report: %s: %s", path,
+                             strerror(e));
     }
     /* mkstemp makes it 0600; a report is for reading, as any new file
      * under the user's umask */
@@ -242,12 +243,23 @@ void report_table_end(report *r)
 
 void report_pareto(int64_t n, const double *t, const double *cost, bool *front)
 {
-    /* O(n^2) over at most the points a chart draws (20,000) */
+    /* the sweeps' own front (engine/rank.c): equal points keep the first */
+    tplan_ranked *items = malloc(sizeof *items * (size_t)(n > 0 ? n : 1));
+    tplan_front f = {items, (int)n, 0, 2, false};
+
     for (int64_t i = 0; i < n; i++) {
-        front[i] = isfinite(t[i]) && isfinite(cost[i]);
-        for (int64_t j = 0; j < n && front[i]; j++)
-            if (j != i && t[j] <= t[i] && cost[j] <= cost[i] &&
-                (t[j] < t[i] || cost[j] < cost[i] || j < i))
-                front[i] = false;
+        tplan_ranked r;
+
+        front[i] = false;
+        if (!items || !isfinite(t[i]) || !isfinite(cost[i]))
+            continue;
+        memset(&r, 0, sizeof r);
+        r.index = i;
+        r.key[0] = t[i];
+        r.key[1] = cost[i];
+        tplan_front_push(&f, &r);
     }
+    for (int k = 0; k < f.n; k++)
+        front[f.items[k].index] = true;
+    free(items);
 }

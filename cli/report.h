@@ -38,8 +38,8 @@ void report_abort(report *r);
 void report_plan(report *r, const tplan_config *c, const tplan_plan *p);
 
 /* Mark the non-dominated points of (t, cost), both minimised: no other
- * point is as fast and as cheap and better in one. NaN points are not on
- * the front. */
+ * point is as fast and as cheap and better in one (of equal points, the
+ * first). NaN points are not on the front; at most INT_MAX points. */
 void report_pareto(int64_t n, const double *t, const double *cost, bool *front);
 
 /* A table (data-table="kind"): a caption and column heads, then rows of cells.

@@ -653,6 +653,8 @@ static void fill(const tplan_config *c, const stage_mem *s,
         llround((s->alloc_k - 1.0) *
                 (fixed_alloc(s) - spill + phase_peak(s, (double)b)));
     out->nccl_bytes = llround(s->nccl);
+    out->states_bytes =
+        llround(outside_alloc(s) + s->alloc_k * (fixed_alloc(s) - spill));
     out->communicators = s->comms;
     out->bucket_bytes = llround(s->bucket);
     out->step_temp_bytes = llround(s->step_temp);

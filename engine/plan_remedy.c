@@ -363,16 +363,10 @@ void tplan_remedy_text(const tplan_remedy *r, char *buf, size_t len)
 static void diagnose(const tplan_config *c, tplan_plan *p)
 {
     const tplan_memory *m = &p->mem;
-    /* what the allocator holds whatever the phase, with its share
-     * (alloc_frac), and what lives outside it: memory.c's stage_max_batch
-     * test, so the diagnosis and the largest micro-batch agree */
-    double k = 1.0 + c->alloc_frac;
-    double fixed = (double)(m->weights_bytes + m->grads_bytes +
-                            m->optimizer_bytes + m->gather_bytes +
-                            m->dequant_bytes + m->bucket_bytes);
-    double states =
-        (double)(m->context_bytes + m->nccl_bytes) + k * fixed;
-    double step = k * (double)m->step_temp_bytes;
+    /* memory.c's own split, so the diagnosis and the largest micro-batch
+     * agree; the step's temporaries carry the allocator's share too */
+    double states = (double)m->states_bytes;
+    double step = (1.0 + c->alloc_frac) * (double)m->step_temp_bytes;
 
     if (!m->host_fits)
         tplan_plan_warn(p,

@@ -88,6 +88,30 @@ def one(m, chart, what, **want):
     return found[0] if found else {}
 
 
+MEMORY_PARTS = ["weights_bytes", "grads_bytes", "optimizer_bytes",
+                "activations_bytes", "overhead_bytes"]
+
+
+def check_parts(m, chart, fields, values, what):
+    """Each non-zero value is one bar part of the chart with that value."""
+    for f in fields:
+        parts = [x for x in chart_marks(m, chart, **{"data-field": f})
+                 if "data-value" in x]
+        if values[f] > 0:
+            check(len(parts) == 1 and same(parts[0]["data-value"], values[f]),
+                  f"{what} {f}: {[p.get('data-value') for p in parts]}"
+                  f" != {values[f]}")
+
+
+def check_plan_table(m, want, what):
+    """The one-plan table's cells equal want's values."""
+    cells = {x["data-field"]: x for x in m.marks
+             if x.get("_table") == "plan" and "data-value" in x}
+    for f, v in want.items():
+        check(f in cells and same(cells[f]["data-value"], v),
+              f"{what} {f}: {cells.get(f, {}).get('data-value')} != {v}")
+
+
 def self_contained(m):
     check("script" not in m.tags, "the page has a <script>")
     check("link" not in m.tags, "the page has a <link>")
@@ -101,15 +125,7 @@ def check_calc(m, plan):
     for c in CALC_CHARTS:
         check(c in m.charts, f"chart {c} missing (have {m.charts})")
     # the breakdown: one bar part per memory part, against the capacity
-    for f in ["weights_bytes", "grads_bytes", "optimizer_bytes",
-              "activations_bytes", "overhead_bytes"]:
-        parts = [x for x in chart_marks(m, "memory-breakdown",
-                                        **{"data-field": f})
-                 if "data-value" in x]
-        if mem[f] > 0:
-            check(len(parts) == 1 and same(parts[0]["data-value"], mem[f]),
-                  f"memory-breakdown {f}: {[p.get('data-value') for p in parts]}"
-                  f" != {mem[f]}")
+    check_parts(m, "memory-breakdown", MEMORY_PARTS, mem, "memory-breakdown")
     for f in ["usable_bytes", "capacity_bytes"]:
         x = one(m, "memory-breakdown", f, **{"data-field": f})
         check(same(x.get("data-value"), mem[f]),
@@ -138,14 +154,9 @@ def check_calc(m, plan):
           f"max-micro-batch-vs-seq {prec} at seq {plan['fields']['seq']}: "
           f"{[p.get('data-y') for p in pts]}")
     # the step's parts
-    for f in ["compute_s", "bubble_s", "tp_exposed_s", "pp_comm_s",
-              "dp_exposed_s", "optimizer_s"]:
-        parts = [x for x in chart_marks(m, "step-time-breakdown",
-                                        **{"data-field": f})
-                 if "data-value" in x]
-        if perf[f] > 0:
-            check(len(parts) == 1 and same(parts[0]["data-value"], perf[f]),
-                  f"step-time-breakdown {f} != {perf[f]}")
+    check_parts(m, "step-time-breakdown",
+                ["compute_s", "bubble_s", "tp_exposed_s", "pp_comm_s",
+                 "dp_exposed_s", "optimizer_s"], perf, "step-time-breakdown")
     x = one(m, "step-time-breakdown", "step", **{"data-field": "step_time_s"})
     check(same(x.get("data-value"), perf["step_time_s"]),
           f"step_time_s {x.get('data-value')} != {perf['step_time_s']}")
@@ -179,13 +190,9 @@ def check_calc(m, plan):
         check(same(p["data-y"], at[float(p["data-x"])]),
               f"lr at step {p['data-x']}: {p['data-y']}")
     # the table
-    cells = {x["data-field"]: x for x in m.marks
-             if x.get("_table") == "plan" and "data-value" in x}
-    for f, v in [("total_bytes", mem["total_bytes"]),
-                 ("step_time_s", perf["step_time_s"]),
-                 ("cost_usd", run["cost_usd"])]:
-        check(f in cells and same(cells[f]["data-value"], v),
-              f"table {f}: {cells.get(f, {}).get('data-value')} != {v}")
+    check_plan_table(m, {"total_bytes": mem["total_bytes"],
+                         "step_time_s": perf["step_time_s"],
+                         "cost_usd": run["cost_usd"]}, "table")
 
 
 def check_sweep(m, every):
@@ -230,22 +237,12 @@ def check_sweep(m, every):
         check(len(pts) == 1 and same(pts[0]["data-y"], v),
               f"throughput at {g} GPUs != {v}")
     # the best plan, evaluated again from its row, is the row: its table
+    # and its memory breakdown
     r1 = rows[0]
-    cells = {x["data-field"]: x for x in m.marks
-             if x.get("_table") == "plan" and "data-value" in x}
-    for f in ["total_bytes", "step_time_s", "tokens_per_s", "cost_usd",
-              "time_h"]:
-        check(f in cells and same(cells[f]["data-value"], r1[f]),
-              f"best plan {f}: {cells.get(f, {}).get('data-value')} != {r1[f]}")
-    for f in ["weights_bytes", "grads_bytes", "optimizer_bytes",
-              "activations_bytes", "overhead_bytes"]:
-        parts = [x for x in chart_marks(m, "memory-breakdown",
-                                        **{"data-field": f})
-                 if "data-value" in x]
-        if r1[f] > 0:
-            check(len(parts) == 1 and same(parts[0]["data-value"], r1[f]),
-                  f"best plan {f} != {r1[f]}")
-
+    check_plan_table(m, {f: r1[f] for f in ["total_bytes", "step_time_s",
+                                             "tokens_per_s", "cost_usd",
+                                             "time_h"]}, "best plan")
+    check_parts(m, "memory-breakdown", MEMORY_PARTS, r1, "best plan")
 
 def main():
     mode, page, data = sys.argv[1], sys.argv[2], sys.argv[3]
