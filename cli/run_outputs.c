@@ -149,7 +149,12 @@ static int after_sweep(void *ud, const tplan_sweep_meta *m,
                 "tplan: warning: sweep '%s': %lld of the %lld plans it kept "
                 "do not fit in memory and are ranked with those that do; "
                 "limits = {fits = true} keeps only plans that fit\n",
-                m->name, (long long)r->stats.kept_unfit, (long long)r->n_kept);
+                m->name, (long long)r->stats.kept_unfit,
+                (long long)(r->streamed ? r->stats.kept : r->n_kept));
+    if (r->streamed) { /* written as it walked */
+        o->sweeps_written += o->csv != NULL;
+        return TPLAN_OK;
+    }
     if (o->csv_failed)
         return tplan_err_set(err, TPLAN_EIO, "--csv",
                              "the file failed earlier in this run");
@@ -166,6 +171,67 @@ static int after_sweep(void *ud, const tplan_sweep_meta *m,
     if (o->db && tplan_save_db(o->db, m, r, &watch, &rows, err))
         return as_option(err, "--db");
     return TPLAN_OK;
+}
+
+/* A keep = "fits"/"all" sweep too large to keep in memory: its plans go
+ * to --db and --csv as it walks (db/stream.h). Without either, it stays
+ * in memory for the script. */
+static int stream_begin(void *ud, const tplan_sweep_meta *m,
+                        const tplan_sweep_result *first,
+                        tplan_sweep_sink *sink, void **sink_ud,
+                        tplan_err *err)
+{
+    run_outputs *o = ud;
+
+    *sink = NULL;
+    if (o->csv_failed)
+        return tplan_err_set(err, TPLAN_EIO, "--csv",
+                             "the file failed earlier in this run");
+    if (!o->db && !o->csv)
+        return TPLAN_OK;
+    fprintf(stderr,
+            "tplan: sweep '%s' keeps %lld plans: streaming them into %s%s%s "
+            "as it walks; the best %lld carry a rank\n",
+            m->name, (long long)first->stats.kept,
+            o->db ? o->db_path : "", o->db && o->csv ? " and " : "",
+            o->csv ? o->csv_path : "", (long long)first->n_kept);
+    if (!(o->stream = tplan_stream_begin(o->db, o->csv, m, first, err)))
+        return as_option(err, o->db ? "--db" : "--csv");
+    o->stream_csv_only = !o->db;
+    *sink = tplan_stream_sink;
+    *sink_ud = o->stream;
+    return TPLAN_OK;
+}
+
+static int stream_end(void *ud, const tplan_sweep_result *r, bool failed,
+                      tplan_err *err)
+{
+    run_outputs *o = ud;
+    int64_t rows, csv_rows;
+    int rc = tplan_stream_end(o->stream, &r->stats, failed, &rows,
+                              &csv_rows, err);
+
+    o->stream = NULL;
+    if (rc && o->csv && csv_rows > 0) {
+        /* part of this sweep is in it: dropped, not half-kept (a sweep
+         * that failed before its first row leaves the file as it was) */
+        tplan_csv_abort(o->csv);
+        o->csv = NULL;
+        o->csv_failed = true;
+        if (rc == TPLAN_ESTOP || strcmp(err->field, "csv") != 0)
+            fprintf(stderr,
+                    "tplan: --csv %s is dropped: it held part of a sweep "
+                    "that did not finish\n",
+                    o->csv_path);
+    }
+    /* said under the option, as after_sweep says a save's failure; the
+     * walk's own failure (TPLAN_ESTOP) is the sweep's to say */
+    if (rc && rc != TPLAN_ESTOP)
+        return as_option(err, strcmp(err->field, "csv") == 0 ||
+                                      o->stream_csv_only
+                                  ? "--csv"
+                                  : "--db");
+    return rc;
 }
 
 /* Under --safe a script writes only the files named on the command line
@@ -213,6 +279,10 @@ void outputs_hook(run_outputs *o, tplan_lua_options *lo)
 {
     lo->before_sweep = before_sweep;
     lo->after_sweep = after_sweep;
+    if (o->csv_path || o->db_path) { /* something to stream into */
+        lo->stream_begin = stream_begin;
+        lo->stream_end = stream_end;
+    }
     lo->may_write = may_write;
     lo->may_read = may_read;
     lo->ud = o;

@@ -1,5 +1,6 @@
 /* What `tplan run`'s options do with a script's sweeps: --csv and --db
- * receive every sweep's kept plans, --yes lets huge sweeps start, --safe
+ * receive every sweep's kept plans (streamed as the sweep walks when a
+ * keep = "fits"/"all" sweep keeps more than its `ranked`), --yes lets huge sweeps start, --safe
  * keeps scripts from writing files of their own. The Lua layer calls
  * these through tplan_lua_options (before_sweep, after_sweep, may_write
  * with ud = the run_outputs). */
@@ -12,6 +13,7 @@
 #include "csv_out.h"
 #include "progress.h"
 #include "store.h"
+#include "stream.h"
 #include "tplan_lua.h"
 
 /* Sweeps above this many configurations (in this shard) need --yes. */
@@ -24,6 +26,8 @@ typedef struct run_outputs {
     tplan_csv *csv;   /* open from the start; renamed into place at the end */
     bool csv_failed;  /* a write failed (and was said): dropped */
     tplan_store *db;
+    tplan_stream *stream; /* the sweep streaming into them, if any */
+    bool stream_csv_only; /* it streams into --csv alone */
     int sweeps_written; /* into --csv: none, and a failed run keeps the
                            file that was there */
     /* signals counted by the run's handler (a repeat within a second

@@ -291,7 +291,10 @@ int tplan_csv_row(tplan_csv *w, const char *sweep, int64_t rank,
     char buf[TPLAN_MAX_WARNINGS * TPLAN_WARNING_LEN];
 
     tplan_csv_text(w, sweep);
-    tplan_csv_int(w, rank);
+    if (rank > 0)
+        tplan_csv_int(w, rank);
+    else
+        tplan_csv_null(w); /* a streamed plan beyond the ranked ones */
     for (int id = 0; id < tplan_field_count(); id++) {
         tplan_value v = tplan_field_get(id, p, buf, sizeof buf);
 

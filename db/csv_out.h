@@ -27,7 +27,8 @@ void tplan_csv_real(tplan_csv *w, double v); /* NaN: an empty cell */
 void tplan_csv_null(tplan_csv *w);
 int tplan_csv_end_row(tplan_csv *w, tplan_err *err);
 
-/* One plan: the sweep's name, its rank (1 = best) and its fields. */
+/* One plan: the sweep's name, its rank (1 = best; 0: none, an empty
+ * cell) and its fields. */
 int tplan_csv_row(tplan_csv *w, const char *sweep, int64_t rank,
                   const tplan_plan *p, tplan_err *err);
 

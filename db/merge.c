@@ -47,6 +47,7 @@ typedef struct merge_ctx {
     int64_t n_cands, cap_cands;
     int current_input;
     int64_t current_sweep;
+    bool keep_all, keep_fits; /* the current sweep's keep */
     int64_t set_aside; /* rows of reruns left out */
     tplan_err *err;
 } merge_ctx;
@@ -134,7 +135,11 @@ static int read_cand(void *ud, int ncols, const char *const *names,
         k->r.key[i] = c[1 + i].type == TPLAN_CELL_REAL  ? c[1 + i].r
                       : c[1 + i].type == TPLAN_CELL_INT ? (double)c[1 + i].i
                                                         : (double)NAN;
-    k->ranked = c[5].type != TPLAN_CELL_NULL;
+    /* a kept plan has a rank, or was streamed past the ranked ones
+     * (stream.h): under keep = "all" every row is kept, under "fits"
+     * every row that fits; the rest are front plans that were not kept */
+    k->ranked = c[5].type != TPLAN_CELL_NULL || m->keep_all ||
+                (m->keep_fits && cell_int(&c[7]) != 0);
     k->pareto = cell_int(&c[6]) != 0;
     k->input = m->current_input;
     k->sweep_id = m->current_sweep;
@@ -397,10 +402,12 @@ static int merge_group(merge_ctx *m, tplan_store *out, int group,
             snprintf(finished, sizeof finished, "%s", r->finished);
         m->current_input = r->input;
         m->current_sweep = r->id;
+        m->keep_all = strcmp(r->keep, "all") == 0;
+        m->keep_fits = strcmp(r->keep, "fits") == 0;
         if ((rc = tplan_store_query(m->in[r->input],
                                     "SELECT config_index, key1, key2, key3, "
-                                    "key4, rank, pareto FROM plans WHERE "
-                                    "sweep_id = ?1",
+                                    "key4, rank, pareto, fits FROM plans "
+                                    "WHERE sweep_id = ?1",
                                     &id, 1, read_cand, m, err)))
             return rc;
     }

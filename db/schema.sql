@@ -34,7 +34,9 @@ CREATE TABLE sweeps (
 );
 
 -- One row per kept plan: rank 1 is the best; Pareto-front plans outside
--- the kept ones have rank NULL and pareto = 1. key1..key4 are the ranking
+-- the kept ones have rank NULL and pareto = 1, and so do the plans of a
+-- streamed sweep (keep = "fits"/"all" past its `ranked`, db/stream.h)
+-- after its best ones, stored as its threads handed them over. key1..key4 are the ranking
 -- keys as the engine compares them (smaller is better), so shards merge
 -- and re-rank exactly.
 --
@@ -55,8 +57,9 @@ CREATE TABLE sweeps (
 -- (before inputs became columns) gain the new columns at their end when
 -- a writer opens them; readers see NULL for a column a file lacks.
 
--- Rows arrive in rank order, so this index grows at its end: the writer
--- stays fast. (sweep_id, config_index) is unique by construction.
+-- Rows arrive in rank order (a streamed sweep's: ranks or NULL, in the
+-- order of its walk), so this index grows near its end: the writer stays
+-- fast. (sweep_id, config_index) is unique by construction.
 CREATE INDEX plans_by_rank ON plans (sweep_id, rank);
 CREATE INDEX sweeps_by_name ON sweeps (name);
 

@@ -25,7 +25,7 @@ int tplan_plan_lr(const tplan_config *c, tplan_plan *p, tplan_err *err);
 void tplan_plan_critical(const tplan_config *c, tplan_plan *p);
 void tplan_plan_advice(const tplan_config *c, tplan_plan *p);
 /* Why p does not fit and what would make it fit, as warnings. */
-void tplan_plan_fit_advice(const tplan_config *c, tplan_plan *p);
+void tplan_plan_fit_advice(const tplan_config *c, tplan_plan *p, bool search);
 
 /* Append a warning (dropped silently past TPLAN_MAX_WARNINGS). */
 void tplan_plan_warn(tplan_plan *p, const char *fmt, ...)

@@ -175,7 +175,7 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
 
     if (flags & TPLAN_EVAL_FIGURES)
         return TPLAN_OK;
-    tplan_plan_fit_advice(asked, out);
+    tplan_plan_fit_advice(asked, out, !(flags & TPLAN_EVAL_NO_REMEDY));
     if (!out->perf.timed)
         tplan_plan_warn(out, "no FLOPs per sample given "
                              "(flops_per_sample=0): time and cost are not "

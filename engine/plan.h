@@ -91,7 +91,12 @@ enum {
     TPLAN_EVAL_REUSE_COMPUTE = 32,
     /* the caller checked tplan_config_validate_layout already (sweeps,
      * to tell layouts that are invalid from plans that fail later) */
-    TPLAN_EVAL_LAYOUT_CHECKED = 16
+    TPLAN_EVAL_LAYOUT_CHECKED = 16,
+    /* warnings without the search for a change that would fit
+     * (plan_remedy.c, ~20 us a plan that does not fit): such a plan keeps
+     * its diagnosis. Streamed sweeps (keep = "all", db/stream.h) write
+     * millions of rows; tplan calc on one gives its remedies. */
+    TPLAN_EVAL_NO_REMEDY = 64
 };
 
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,

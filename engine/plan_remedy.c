@@ -398,7 +398,7 @@ static void diagnose(const tplan_config *c, tplan_plan *p)
                         ((double)m->usable_bytes - states) / GIB);
 }
 
-void tplan_plan_fit_advice(const tplan_config *c, tplan_plan *p)
+void tplan_plan_fit_advice(const tplan_config *c, tplan_plan *p, bool search)
 {
     tplan_remedy r[TPLAN_MAX_REMEDIES];
     char what[160];
@@ -407,6 +407,8 @@ void tplan_plan_fit_advice(const tplan_config *c, tplan_plan *p)
     if (p->mem.fits)
         return;
     diagnose(c, p);
+    if (!search)
+        return;
     n = tplan_plan_remedies(c, p, r, TPLAN_MAX_REMEDIES);
     for (int i = 0; i < n; i++) {
         tplan_remedy_text(&r[i], what, sizeof what);

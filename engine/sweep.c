@@ -524,6 +524,7 @@ typedef struct worker {
      * its indexes' order until it sorts them at the end (no lock) */
     tplan_ranked *kept;
     int64_t n_kept, cap_kept;
+    tplan_plan *full; /* sink_full: the plan handed to the sink */
     tplan_sweep_stats stats;
     bool main;
     bool layout_bad; /* the last configuration visited broke a layout rule */
@@ -620,7 +621,7 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     rk.score = r->hook ? score : (double)NAN;
     rk.fits = p->mem.fits;
     tplan_rank_keys(s->rank, s->n_rank, p, score, rk.key);
-    if (s->pareto)
+    if (s->pareto && !r->no_front)
         tplan_front_push(&w->front, &rk);
     if (s->keep_mode == TPLAN_KEEP_TOP) {
         tplan_topk_push(&w->top, &rk);
@@ -632,6 +633,10 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     }
     w->stats.kept++;
     w->stats.kept_unfit += !p->mem.fits;
+    if ((r->sink || r->count_only) && r->top_also > 0)
+        tplan_topk_push(&w->top, &rk);
+    if (r->count_only && !r->sink)
+        return true;
     if (!r->sink) {
         if (w->n_kept == w->cap_kept && !grow_kept(w)) {
             tplan_err_set(&e, TPLAN_ENOMEM, "keep",
@@ -642,6 +647,18 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         }
         w->kept[w->n_kept++] = rk;
         return true;
+    }
+    if (r->sink_full) {
+        /* the warnings, on this worker's core, outside the lock */
+        if (tplan_plan_eval_ex(c, w->full,
+                               TPLAN_EVAL_NO_REMEDY |
+                                   TPLAN_EVAL_TRUSTED_PARTS |
+                                   TPLAN_EVAL_LAYOUT_CHECKED,
+                               &e) != TPLAN_OK) {
+            fail(sh, &e);
+            return true;
+        }
+        p = w->full;
     }
     pthread_mutex_lock(&sh->sink_lock);
     if (r->sink(r->sink_ud, index, p, rk.score)) {
@@ -804,13 +821,16 @@ static int gather_kept(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
 static int merge(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
 {
     const tplan_sweep_spec *s = r->spec;
-    int64_t cap = s->keep_mode == TPLAN_KEEP_TOP ? s->keep : 0;
+    int64_t cap = s->keep_mode == TPLAN_KEEP_TOP  ? s->keep
+                  : r->sink || r->count_only ? r->top_also
+                                             : 0;
     tplan_topk top = {NULL, (int)cap, 0, s->n_rank};
     tplan_front front = {NULL, FRONT_CAP, 0, s->n_rank, false};
+    bool pareto = s->pareto && !r->no_front;
 
     if (cap > 0 && !(top.items = malloc(sizeof *top.items * (size_t)cap)))
         goto nomem;
-    if (s->pareto && !(front.items = malloc(sizeof *front.items * FRONT_CAP)))
+    if (pareto && !(front.items = malloc(sizeof *front.items * FRONT_CAP)))
         goto nomem;
     for (int i = 0; i < nw; i++) {
         for (int k = 0; k < ws[i].top.n; k++)
@@ -822,12 +842,12 @@ static int merge(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
     tplan_topk_sort(&top);
     r->top = top.items;
     r->n_top = top.n;
-    if (cap > 0) {
+    if (s->keep_mode == TPLAN_KEEP_TOP) {
         r->stats.kept = top.n;
         for (int i = 0; i < top.n; i++)
             r->stats.kept_unfit += !top.items[i].fits;
     }
-    if (s->pareto) {
+    if (pareto) {
         tplan_ranked_sort(front.items, front.n, s->n_rank);
         r->front = front.items;
         r->n_front = front.n;
@@ -844,6 +864,7 @@ nomem:
 int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
 {
     const tplan_sweep_spec *s = r->spec;
+    bool pareto = s->pareto && !r->no_front;
     int nw = r->hook ? 1 : (r->threads < 1 ? 1 : r->threads), started;
     int64_t space, keep;
     worker *ws = NULL;
@@ -865,12 +886,21 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
     if (nw > TPLAN_MAX_THREADS)
         nw = TPLAN_MAX_THREADS;
     space = tplan_sweep_size(s);
-    keep = s->keep_mode == TPLAN_KEEP_TOP ? s->keep : 0;
+    keep = s->keep_mode == TPLAN_KEEP_TOP  ? s->keep
+           : r->sink || r->count_only ? r->top_also
+                                      : 0;
+    if (keep < 0 || keep > TPLAN_MAX_KEEP)
+        return tplan_err_set(err, TPLAN_EINVAL, "keep",
+                             "top_also must be 0 to %d (got %lld)",
+                             TPLAN_MAX_KEEP, (long long)keep);
     memset(&sh, 0, sizeof sh);
     sh.run = r;
     equivalence_init(s, &sh.eq);
     sh.local_n =
         space > r->shard ? (space - r->shard + r->shards - 1) / r->shards : 0;
+    /* a worker's heap never holds more than the shard's configurations */
+    if (keep > sh.local_n)
+        keep = sh.local_n;
     atomic_init(&sh.next, 0);
     atomic_init(&sh.done, 0);
     atomic_init(&sh.failed, 0);
@@ -884,13 +914,16 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         ws[i].main = i == 0;
         ws[i].top.cap = (int)keep;
         ws[i].top.nobj = s->n_rank;
-        ws[i].front.cap = s->pareto ? FRONT_CAP : 0;
+        ws[i].front.cap = pareto ? FRONT_CAP : 0;
         ws[i].front.nobj = s->n_rank;
         if (keep > 0 &&
             !(ws[i].top.items = malloc(sizeof(tplan_ranked) * (size_t)keep)))
             goto nomem;
-        if (s->pareto &&
+        if (pareto &&
             !(ws[i].front.items = malloc(sizeof(tplan_ranked) * FRONT_CAP)))
+            goto nomem;
+        if (r->sink && r->sink_full &&
+            !(ws[i].full = malloc(sizeof *ws[i].full)))
             goto nomem;
     }
     started = nw;
@@ -921,13 +954,15 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         *err = sh.err;
     if (rc == TPLAN_OK)
         rc = merge(r, ws, started, err);
-    if (rc == TPLAN_OK && s->keep_mode != TPLAN_KEEP_TOP && !r->sink)
+    if (rc == TPLAN_OK && s->keep_mode != TPLAN_KEEP_TOP && !r->sink &&
+        !r->count_only)
         rc = gather_kept(r, ws, started, err);
     r->stats.seconds = now_s() - t0;
     for (int i = 0; i < nw; i++) {
         free(ws[i].top.items);
         free(ws[i].front.items);
         free(ws[i].kept);
+        free(ws[i].full);
     }
     free(ws);
     pthread_mutex_destroy(&sh.sink_lock);
@@ -937,6 +972,7 @@ nomem:
         for (int i = 0; i < nw; i++) {
             free(ws[i].top.items);
             free(ws[i].front.items);
+            free(ws[i].full);
         }
     free(ws);
     pthread_mutex_destroy(&sh.sink_lock);

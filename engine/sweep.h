@@ -152,6 +152,20 @@ typedef struct tplan_sweep_run {
      * own (no lock) and the run returns them ranked in kept */
     tplan_sweep_sink sink;
     void *sink_ud;
+    /* with a sink: hand it plans evaluated in full, warnings included but
+     * not the search for a change that would fit (TPLAN_EVAL_NO_REMEDY),
+     * instead of figures only */
+    bool sink_full;
+    /* with a sink or count_only: also keep the best top_also plans of
+     * those kept in top (a streamed sweep's ranks), at most
+     * TPLAN_MAX_KEEP */
+    int top_also;
+    /* KEEP_FITS / KEEP_ALL without a sink: keep no plan, only count them
+     * (and top_also, the front): a streamed sweep's first walk */
+    bool count_only;
+    /* skip the spec's Pareto front (a streamed sweep's second walk has
+     * the first's) */
+    bool no_front;
     volatile sig_atomic_t *stop; /* optional: set to stop cleanly */
     /* optional progress: called from the calling thread about every
      * 2^16 indexes with the indexes done so far */
@@ -179,6 +193,9 @@ typedef struct tplan_sweep_result {
     tplan_sweep_stats stats;
     bool has_score; /* entries carry a score hook's value */
     int threads;    /* kept plans are evaluated again on this many */
+    /* the plans went to the run's outputs as the sweep walked
+     * (stream.h): kept holds only the best of them */
+    bool streamed;
 } tplan_sweep_result;
 
 /* Configurations in the space (product of axis sizes; 1 with no axes). */

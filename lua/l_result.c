@@ -57,6 +57,7 @@ tplan_sweep_result lt_result_view(const lt_result *r)
     v.stats = r->stats;
     v.has_score = r->has_score;
     v.threads = r->threads;
+    v.streamed = r->streamed;
     return v;
 }
 
@@ -123,6 +124,17 @@ static int r_each(lua_State *L)
     return 1;
 }
 
+/* A streamed sweep's plans are in the run's outputs, not in the result:
+ * writing the result would store only the best of them. */
+static int streamed_error(lua_State *L, const lt_result *r, const char *fn)
+{
+    return lu_error(L, fn,
+                    "sweep '%s' streamed its %lld plans into the run's "
+                    "--db/--csv as it walked; the result holds only the "
+                    "best %lld (res:top, res:each, res:pareto())",
+                    r->name, (long long)r->stats.kept, (long long)r->n);
+}
+
 /* The Pareto front: the sweep's (pareto = true) with no argument, or over
  * other objectives among the kept plans. */
 static int r_pareto(lua_State *L)
@@ -135,6 +147,8 @@ static int r_pareto(lua_State *L)
     tplan_err err;
     int nobj;
 
+    if (r->streamed && !lua_isnoneornil(L, 2))
+        return streamed_error(L, r, "tplan.result:pareto");
     if (lua_isnoneornil(L, 2)) {
         if (!r->spec->pareto)
             return luaL_error(L, "tplan.result:pareto: give objectives, or "
@@ -215,8 +229,10 @@ static int r_stats(lua_State *L)
     lua_setfield(L, -2, "staged");
     lua_pushinteger(L, s->passed);
     lua_setfield(L, -2, "passed");
-    lua_pushinteger(L, r->n);
+    lua_pushinteger(L, r->streamed ? s->kept : r->n);
     lua_setfield(L, -2, "kept");
+    lua_pushboolean(L, r->streamed);
+    lua_setfield(L, -2, "streamed");
     lua_pushinteger(L, s->kept_unfit);
     lua_setfield(L, -2, "kept_unfit");
     lua_pushnumber(L, s->seconds);
@@ -246,6 +262,8 @@ static int r_csv(lua_State *L)
     tplan_csv *w;
     tplan_err err;
 
+    if (r->streamed)
+        return streamed_error(L, r, "tplan.result:csv");
     if (lt_may_write(L, path, &err) || !(w = tplan_csv_open(path, &err)))
         return lu_engine_error(L, "tplan.result:csv", &err);
     if (tplan_save_csv(w, r->name, &view, &watch, &err)) {
@@ -271,6 +289,8 @@ static int r_save(lua_State *L)
     int64_t rows;
     int rc;
 
+    if (r->streamed)
+        return streamed_error(L, r, "tplan.result:save");
     if (lt_may_write(L, path, &err) || !(db = tplan_store_open(path, &err)))
         return lu_engine_error(L, "tplan.result:save", &err);
     rc = tplan_save_db(db, &r->meta, &view, &watch, &rows, &err);

@@ -10,6 +10,7 @@
 
 #include "l_util.h"
 #include "save.h"
+#include "stream.h"
 #include "sweep.h"
 
 
@@ -93,30 +94,131 @@ static tplan_ranked *copy_ranked(const tplan_ranked *src, int n)
     return dst;
 }
 
-/* Walk the space with the hooks at h (none: on the run's threads). */
-static int walk(lua_State *L, lt_result *r, hook_state *h, tplan_err *err)
+static void run_init(tplan_sweep_run *run, const lt_result *r,
+                     hook_state *h, const lt_state *st)
+{
+    memset(run, 0, sizeof *run);
+    run->spec = r->spec;
+    run->threads = r->threads;
+    run->shard = st->o.shard;
+    run->shards = st->o.shards;
+    run->stop = st->o.stop;
+    run->progress = st->o.progress;
+    run->progress_ud = st->o.progress_ud;
+    if (h->where || h->score) {
+        run->hook = hook;
+        run->hook_ud = h;
+    }
+}
+
+/* The sweep row's provenance, as the run and its writers see it. */
+static void set_meta(lua_State *L, lt_result *r, int64_t ordinal)
 {
     const lt_state *st = lt_get_state(L);
+    tplan_sweep_result view;
+
+    r->meta.name = r->name;
+    r->meta.script = st->o.script;
+    r->meta.script_sha256 = st->o.script_sha256;
+    r->meta.args = st->o.args;
+    r->meta.ordinal = ordinal;
+    r->meta.shard = st->o.shard;
+    r->meta.shards = st->o.shards;
+    view = lt_result_view(r);
+    tplan_sweep_describe(&view, &r->meta, &r->desc);
+}
+
+/* The second walk of a streamed sweep: every kept plan into the run's
+ * sink, with its warnings; r keeps the first walk's best plans and front
+ * (and the front's truncation), and takes this walk's counts. Sets
+ * r->streamed once the run took the plans, and *outputs when err is the
+ * run's outputs' (said under their option) rather than the walk's. */
+static int stream(lua_State *L, lt_result *r, hook_state *h, bool *outputs,
+                  tplan_err *err)
+{
+    const lt_state *st = lt_get_state(L);
+    tplan_sweep_result first;
+    tplan_sweep_run run;
+    tplan_err e2;
+    tplan_sweep_stats one = r->stats;
+    int rc, rc2;
+
+    set_meta(L, r, st->sweeps + 1);
+    first = lt_result_view(r);
+    run_init(&run, r, h, st);
+    if (st->o.progress) /* the bar starts again for the second walk */
+        st->o.progress(st->o.progress_ud, -1, r->stats.space);
+    if ((rc = st->o.stream_begin(st->o.ud, &r->meta, &first, &run.sink,
+                                 &run.sink_ud, err))) {
+        *outputs = true;
+        return rc;
+    }
+    if (!run.sink) /* the run keeps them after all: walk again, keeping */
+        return TPLAN_OK;
+    run.sink_full = true;
+    run.no_front = true; /* the first walk's stands */
+    rc = tplan_sweep_exec(&run, err);
+    r->stats = run.stats;
+    r->stats.front_truncated = one.front_truncated;
+    r->stats.seconds += one.seconds;
+    tplan_sweep_run_free(&run);
+    /* a where or score function that answers otherwise the second time
+     * would give rows the first walk's ranks for other plans */
+    if (rc == TPLAN_OK && !r->stats.interrupted &&
+        (r->stats.passed != one.passed || r->stats.kept != one.kept))
+        rc = tplan_err_set(err, TPLAN_EINVAL, "where",
+                           "sweep '%s': the second walk kept %lld plans, "
+                           "the first %lld: a streamed sweep's where and "
+                           "score functions must give the same answer for "
+                           "the same plan",
+                           r->name, (long long)r->stats.kept,
+                           (long long)one.kept);
+    r->streamed = true;
+    first = lt_result_view(r);
+    memset(&e2, 0, sizeof e2);
+    rc2 = st->o.stream_end(st->o.ud, &first, rc != TPLAN_OK, &e2);
+    /* the writer's own failure says more than the walk's "sink failed" */
+    if (rc2 && (rc == TPLAN_OK || rc2 != TPLAN_ESTOP)) {
+        *err = e2;
+        rc = rc2;
+        *outputs = true;
+    }
+    return rc;
+}
+
+/* A streamed sweep's first walk was stopped: the result is the plans it
+ * ranked, and says so in its counts. */
+static void keep_first(lt_result *r)
+{
+    r->stats.interrupted = true;
+    r->stats.kept = r->n;
+    r->stats.kept_unfit = 0;
+    for (int64_t i = 0; i < r->n; i++)
+        r->stats.kept_unfit += !r->items[i].fits;
+}
+
+/* Walk the space with the hooks at h (none: on the run's threads). Under
+ * a run that streams (stream_begin), keep = "fits"/"all" walks twice: a
+ * first walk keeps only the best r->ranked plans (the sweep's `ranked`,
+ * default TPLAN_STREAM_RANKED) and the front; when those are all it
+ * kept, they are the result, as one walk would give; otherwise a second
+ * walk streams every kept plan. A stop during the first walk (or before
+ * the second) keeps the best plans it ranked. *outputs: see stream(). */
+static int walk(lua_State *L, lt_result *r, hook_state *h, bool may_stream,
+                bool *outputs, tplan_err *err)
+{
+    const lt_state *st = lt_get_state(L);
+    bool two = may_stream && st->o.stream_begin && st->o.stream_end &&
+               r->spec->keep_mode != TPLAN_KEEP_TOP;
     tplan_sweep_run run;
     int rc;
 
-    memset(&run, 0, sizeof run);
-    run.spec = r->spec;
-    run.threads = r->threads;
-    run.shard = st->o.shard;
-    run.shards = st->o.shards;
-    run.stop = st->o.stop;
-    run.progress = st->o.progress;
-    run.progress_ud = st->o.progress_ud;
-    if (h->where || h->score) {
-        run.hook = hook;
-        run.hook_ud = h;
-    }
+    run_init(&run, r, h, st);
+    run.count_only = two;
+    run.top_also = two ? r->ranked : 0;
     rc = tplan_sweep_exec(&run, err);
     r->stats = run.stats;
-    if (st->o.progress)
-        st->o.progress(st->o.progress_ud, -1, run.stats.space); /* done */
-    if (rc == TPLAN_OK && r->spec->keep_mode == TPLAN_KEEP_TOP) {
+    if (rc == TPLAN_OK && (r->spec->keep_mode == TPLAN_KEEP_TOP || two)) {
         r->items = copy_ranked(run.top, run.n_top);
         r->n = r->cap = r->items ? run.n_top : 0;
         if (run.n_top > 0 && !r->items)
@@ -134,6 +236,20 @@ static int walk(lua_State *L, lt_result *r, hook_state *h, tplan_err *err)
         r->n_front = r->front ? run.n_front : 0;
     }
     tplan_sweep_run_free(&run);
+    if (rc == TPLAN_OK && two && r->stats.kept > r->n) {
+        if (r->stats.interrupted || (st->o.stop && *st->o.stop))
+            keep_first(r);
+        else if ((rc = stream(L, r, h, outputs, err)) == TPLAN_OK &&
+                 !r->streamed) {
+            free(r->items);
+            free(r->front);
+            r->items = r->front = NULL;
+            r->n = r->cap = r->n_front = 0;
+            return walk(L, r, h, false, outputs, err);
+        }
+    }
+    if (st->o.progress)
+        st->o.progress(st->o.progress_ud, -1, r->stats.space); /* done */
     return rc;
 }
 
@@ -182,7 +298,8 @@ static int l_sweep(lua_State *L)
     hook_state h = {L, 0, 0, 0, NULL};
     const char *name = "sweep";
     tplan_sweep_result view;
-    int64_t threads = st->o.threads;
+    int64_t threads = st->o.threads, ranked = TPLAN_STREAM_RANKED;
+    bool outputs = false;
     lt_result *r;
     tplan_err err;
     int rc;
@@ -220,6 +337,8 @@ static int l_sweep(lua_State *L)
         return lu_engine_error(L, "tplan.sweep", &err);
     lu_int(L, 1, "tplan.sweep", "threads", 1, TPLAN_MAX_THREADS, &threads);
     r->threads = (int)threads;
+    lu_int(L, 1, "tplan.sweep", "ranked", 1, TPLAN_MAX_KEEP, &ranked);
+    r->ranked = (int)ranked;
     if (tplan_sweep_validate(r->spec, &err))
         return lu_engine_error(L, "tplan.sweep", &err);
     if (st->o.before_sweep &&
@@ -230,10 +349,12 @@ static int l_sweep(lua_State *L)
         return lu_engine_error(L, "tplan.sweep", &err);
     if (st->o.sweeping)
         *st->o.sweeping = 1;
-    rc = walk(L, r, &h, &err);
+    rc = walk(L, r, &h, true, &outputs, &err);
     if (st->o.sweeping)
         *st->o.sweeping = 0;
     if (rc) {
+        if (outputs) /* the run's outputs said it, under their option */
+            return lu_engine_error(L, err.field, &err);
         if (rc != TPLAN_ESTOP)
             return lu_engine_error(L, "tplan.sweep", &err);
         lua_pushstring(L, err.msg); /* a hook's message says where */
@@ -246,15 +367,8 @@ static int l_sweep(lua_State *L)
     st->sweeps++;
     if (r->stats.interrupted)
         st->interrupted = 1;
-    r->meta.name = r->name;
-    r->meta.script = st->o.script;
-    r->meta.script_sha256 = st->o.script_sha256;
-    r->meta.args = st->o.args;
-    r->meta.ordinal = st->sweeps;
-    r->meta.shard = st->o.shard;
-    r->meta.shards = st->o.shards;
+    set_meta(L, r, st->sweeps);
     view = lt_result_view(r);
-    tplan_sweep_describe(&view, &r->meta, &r->desc);
     if (st->o.after_sweep && st->o.after_sweep(st->o.ud, &r->meta, &view, &err))
         return lu_engine_error(L, err.field, &err);
     return 1;

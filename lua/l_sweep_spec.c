@@ -14,7 +14,8 @@
 /* The sweep's own fields beside the config's. */
 static const char *const sweep_fields_extra[] = {
     "name", "axes", "limits", "where",   "score",
-    "rank", "keep", "pareto", "keep_equivalents", "threads", "staged", NULL};
+    "rank", "keep", "pareto", "keep_equivalents", "threads", "staged",
+    "ranked", NULL};
 
 /* ---- spec parsing ----------------------------------------------------- */
 

@@ -122,6 +122,10 @@ typedef struct lt_result {
     char name[64];
     bool has_score;
     int threads; /* the sweep's: kept plans are evaluated again on them */
+    /* its plans went to the run's outputs as it walked: items holds the
+     * best `ranked` (the sweep's field, default TPLAN_STREAM_RANKED) */
+    bool streamed;
+    int ranked;
     tplan_sweep_meta meta; /* strings borrowed from name, desc, options */
     tplan_sweep_desc desc;
 } lt_result;

@@ -33,6 +33,19 @@ typedef struct tplan_lua_options {
     /* after each sweep: keep its plans where the run says */
     int (*after_sweep)(void *ud, const tplan_sweep_meta *m,
                        const tplan_sweep_result *r, tplan_err *err);
+    /* keep = "fits"/"all" sweeps that keep more plans than their
+     * `ranked` (default TPLAN_STREAM_RANKED, db/stream.h): asked after a first walk that
+     * kept none, with its best plans and front in first, whether to
+     * stream the second walk's plans. Set *sink and *sink_ud to stream
+     * them, leave *sink NULL to keep them in memory. stream_end follows
+     * the second walk (failed: it did not finish well; undo then). NULL:
+     * never stream. */
+    int (*stream_begin)(void *ud, const tplan_sweep_meta *m,
+                        const tplan_sweep_result *first,
+                        tplan_sweep_sink *sink, void **sink_ud,
+                        tplan_err *err);
+    int (*stream_end)(void *ud, const tplan_sweep_result *r, bool failed,
+                      tplan_err *err);
     /* may the script write path itself (res:csv, res:save)? */
     int (*may_write)(void *ud, const char *path, tplan_err *err);
     /* may it read path as an input (a catalog)? not the run's outputs */

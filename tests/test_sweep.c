@@ -5,6 +5,7 @@
 #include "tplan_test.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 #include "sweep.h"
 
@@ -274,6 +275,129 @@ static void test_keep_all_buffers(void **state)
     assert_null(r.kept);
     tplan_sweep_run_free(&r);
     free(want);
+    free(s);
+}
+
+/* A streamed sweep's two walks (lua/l_sweep.c, db/stream.h): the first
+ * counts the kept plans and ranks the best top_also of them exactly as an
+ * in-memory keep = "all" ranks them, keeping nothing else; the second
+ * hands every kept plan to the sink, evaluated in full but for the
+ * remedy search. */
+typedef struct sunk {
+    const tplan_sweep_spec *s;
+    int64_t n, fits, bad;
+    unsigned char *seen; /* by configuration index */
+} sunk;
+
+static int sink_check(void *ud, int64_t index, const tplan_plan *p,
+                      double score)
+{
+    sunk *k = ud;
+    tplan_plan *q = malloc(sizeof *q);
+    tplan_err err;
+
+    (void)score;
+    k->n++;
+    k->fits += p->mem.fits;
+    if (!q || k->seen[index]++ ||
+        tplan_sweep_eval_at(k->s, &index, 1, q, 1, &err) != TPLAN_OK ||
+        memcmp(&p->mem, &q->mem, sizeof p->mem) != 0 ||
+        memcmp(&p->perf, &q->perf, sizeof p->perf) != 0 ||
+        memcmp(&p->run, &q->run, sizeof p->run) != 0) {
+        k->bad++;
+    } else {
+        /* the same warnings, less the remedy search's */
+        int j = 0;
+
+        for (int i = 0; i < q->n_warnings; i++) {
+            if (strstr(q->warnings[i], "would fit with") ||
+                strstr(q->warnings[i], "no change tried fits"))
+                continue;
+            if (j >= p->n_warnings ||
+                strcmp(p->warnings[j++], q->warnings[i]) != 0)
+                k->bad++;
+        }
+        if (j != p->n_warnings)
+            k->bad++;
+    }
+    free(q);
+    return 0;
+}
+
+static void test_streamed_walks(void **state)
+{
+    tplan_sweep_spec *s = small_spec();
+    double overlap[40];
+    tplan_sweep_run r;
+    tplan_err err;
+    tplan_ranked *want, *front;
+    int64_t n, nf, unfit = 0;
+
+    (void)state;
+    for (int i = 0; i < 40; i++)
+        overlap[i] = i / 40.0;
+    add_axis(s, "overlap", 40, overlap);
+    /* micro-batch 512 does not fit: plans with a diagnosis */
+    assert_int_equal(s->axes[4].id, axis("micro_batch"));
+    s->axes[4].values[s->axes[4].n++] = 512;
+    s->keep_mode = TPLAN_KEEP_ALL;
+    memset(&r, 0, sizeof r);
+    r.spec = s;
+    r.threads = 1;
+    r.shards = 1;
+    assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+    n = r.n_kept;
+    nf = r.n_front;
+    assert_true(n > 1000 && nf > 1);
+    want = malloc(sizeof *want * (size_t)n);
+    front = malloc(sizeof *front * (size_t)nf);
+    assert_true(want && front);
+    memcpy(want, r.kept, sizeof *want * (size_t)n);
+    memcpy(front, r.front, sizeof *front * (size_t)nf);
+    for (int64_t i = 0; i < n; i++)
+        unfit += !want[i].fits;
+    assert_true(unfit > 0 && unfit < n);
+    tplan_sweep_run_free(&r);
+    for (int threads = 1; threads <= 3; threads++) {
+        memset(&r, 0, sizeof r);
+        r.spec = s;
+        r.threads = threads;
+        r.shards = 1;
+        r.count_only = true;
+        r.top_also = 100;
+        assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+        assert_null(r.kept);
+        assert_int_equal(r.stats.kept, n);
+        assert_int_equal(r.stats.kept_unfit, unfit);
+        assert_int_equal(r.n_top, 100);
+        assert_memory_equal(r.top, want, sizeof *want * 100);
+        assert_int_equal(r.n_front, nf);
+        assert_memory_equal(r.front, front, sizeof *front * (size_t)nf);
+        tplan_sweep_run_free(&r);
+    }
+    for (int threads = 1; threads <= 2; threads++) {
+        sunk k = {s, 0, 0, 0, calloc((size_t)tplan_sweep_size(s), 1)};
+
+        assert_non_null(k.seen);
+        memset(&r, 0, sizeof r);
+        r.spec = s;
+        r.threads = threads;
+        r.shards = 1;
+        r.sink = sink_check;
+        r.sink_ud = &k;
+        r.sink_full = true;
+        assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+        assert_int_equal(k.n, n);
+        assert_int_equal(k.fits, n - unfit);
+        assert_int_equal(k.bad, 0);
+        for (int64_t i = 0; i < n; i++)
+            assert_int_equal(k.seen[want[i].index], 1);
+        assert_null(r.kept);
+        tplan_sweep_run_free(&r);
+        free(k.seen);
+    }
+    free(want);
+    free(front);
     free(s);
 }
 
@@ -722,6 +846,7 @@ int main(void)
         cmocka_unit_test(test_walk_matches_index),
         cmocka_unit_test(test_shards_and_threads),
         cmocka_unit_test(test_keep_all_buffers),
+        cmocka_unit_test(test_streamed_walks),
         cmocka_unit_test(test_limits),
         cmocka_unit_test(test_equivalents_counted),
         cmocka_unit_test(test_equivalents_are_equal),

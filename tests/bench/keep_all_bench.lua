@@ -5,10 +5,16 @@
 --
 --   /usr/bin/time -f "%e s %M KB" tplan run tests/bench/keep_all_bench.lua --threads 2
 --
--- `-- pue=1` shrinks the space 25-fold (393,216 configurations).
-local a = tplan.args(arg, {pue = 25})
+-- `-- pue=1` shrinks the space 25-fold (393,216 configurations). With
+-- --db or --csv the plans stream into the file as the sweep walks (more
+-- than `ranked` are kept; `-- ranked=N` sets it, default 1,000,000):
+--
+--   /usr/bin/time -f "%e s %M KB" tplan run tests/bench/keep_all_bench.lua --threads 2 --db plans.db
+local a = tplan.args(arg, {pue = 25, ranked = 1000000})
 local pue = {}
-for i = 1, a.pue do pue[i] = 1.0 + 0.1 * i end
+-- (`-- pue=255`: 100,270,080 configurations, PUE 1.04 to 10)
+local step = a.pue <= 25 and 0.1 or 9 / a.pue
+for i = 1, a.pue do pue[i] = 1.0 + step * i end
 
 local res = tplan.sweep{
   name = "keep_all_bench", model = "llama3-8b", gpu = "h100-sxm", tokens = 1e12,
@@ -22,7 +28,7 @@ local res = tplan.sweep{
     precision = {"mixed-bf16", "fp8"},
     pue = pue,
   },
-  keep = "all", keep_equivalents = true,
+  keep = "all", keep_equivalents = true, ranked = a.ranked,
 }
 local st = res:stats()
 print(string.format("%d plans kept, sweep %.2f s, %.2f M kept/s", st.kept,
