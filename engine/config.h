@@ -155,6 +155,7 @@ typedef struct tplan_config {
      * foreach Adam: 1), and the ZeRO-3 layer-sized 16-bit sets live at
      * once (DeepSpeed's estimator 2, FSDP's backward prefetch 3) */
     double nccl_bytes;
+    double nccl_a2a_bytes; /* per expert-parallel all-to-all peer */
     bool grad_bucket_copy;
     double reduce_bucket;
     double optim_temp;

@@ -162,6 +162,7 @@ enum {
     F_COMMUNICATORS,
     F_ZERO12_OVERLAP,
     F_TP_OVERLAP,
+    F_NCCL_A2A_MIB,
     F_COUNT
 };
 
@@ -549,7 +550,8 @@ static const tplan_field fields[F_COUNT] = {
       "--fused-norm", "fused_norm", 0, 1, NULL, "false",
       "framework: fused RMSNorm kernels (no fp32 copy of the input)"),
     O(F_NCCL_BYTES, "nccl_bytes", INT, "bytes",
-      "of overhead_bytes: NCCL buffers (nccl_mib x communicators)"),
+      "of overhead_bytes: NCCL buffers (nccl_mib x communicators, "
+      "nccl_a2a_mib x expert peers)"),
     O(F_BUCKET_BYTES, "bucket_bytes", INT, "bytes",
       "of overhead_bytes: gradient communication buckets"),
     O(F_STEP_TEMP_BYTES, "step_temp_bytes", INT, "bytes",
@@ -564,6 +566,9 @@ static const tplan_field fields[F_COUNT] = {
     I(F_TP_OVERLAP, "tp_overlap", REAL, REAL, AX, "", "--tp-overlap",
       "tp_overlap", 0, 1, NULL, "0",
       "framework: share of TP traffic hidden under the GEMMs"),
+    I(F_NCCL_A2A_MIB, "nccl_a2a_mib", REAL, REAL, AX, "MiB",
+      "--nccl-a2a-mib", "nccl_a2a_mib", 0, 1e6, NULL, "0",
+      "framework: NCCL buffers per expert-parallel all-to-all peer (MoE)"),
 };
 
 #undef O
@@ -1007,6 +1012,9 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_NCCL_MIB:
         c->nccl_bytes = v * 1024.0 * 1024.0;
         break;
+    case F_NCCL_A2A_MIB:
+        c->nccl_a2a_bytes = v * 1024.0 * 1024.0;
+        break;
     case F_GRAD_BUCKET_COPY:
         c->grad_bucket_copy = iv != 0;
         break;
@@ -1351,6 +1359,8 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->alloc_frac);
     case F_NCCL_MIB:
         return vr(c->nccl_bytes / (1024.0 * 1024.0));
+    case F_NCCL_A2A_MIB:
+        return vr(c->nccl_a2a_bytes / (1024.0 * 1024.0));
     case F_GRAD_BUCKET_COPY:
         return vi(c->grad_bucket_copy);
     case F_REDUCE_BUCKET:

@@ -22,6 +22,14 @@ typedef struct builtin {
  * all-reduce in each group (NVIDIA/nccl#964; 544 MB for groups of two,
  * counted at the same figure), read as MiB (nvidia-smi's unit). */
 #define NCCL_MIB "688"
+/* An expert-parallel all-to-all connects every peer of the expert group
+ * over P2P with up to 32 channels per pair: NCCL's own memory on each of
+ * 8 H100s in one node went from 1.06 to 4.34 GB at the first
+ * all_to_all_single (NVIDIA/nccl#1685, PyTorch's memory excluded):
+ * 3.28 GB over 7 peers, read as GiB as nccl#964's MB are read as MiB,
+ * 480 MiB per peer. Assumed the same per peer across nodes (the issue
+ * measured one node). */
+#define NCCL_A2A_MIB "480"
 /* The CUDA context of a stack on CUDA 11.7 or later, which loads kernels
  * lazily (PyTorch sets CUDA_MODULE_LOADING=LAZY from 1.13, pytorch PR
  * #86509: 287 MB lazy against 667 MB eager): measured 300-430 MB
@@ -50,6 +58,7 @@ static const builtin builtins[] = {
       {"time_band_lo", "0.0757"},
       {"time_band_hi", "0.0889"},
       {"nccl_mib", NCCL_MIB},
+      {"nccl_a2a_mib", NCCL_A2A_MIB},
       {"context_mib", CONTEXT_MIB},
       /* composer's FSDPConfig (llm-foundry's trainer) defaults to
        * backward_prefetch 'BACKWARD_POST', "only holding the next set of
@@ -76,6 +85,7 @@ static const builtin builtins[] = {
       {"time_band_lo", "0.0757"},
       {"time_band_hi", "0.0889"},
       {"nccl_mib", NCCL_MIB},
+      {"nccl_a2a_mib", NCCL_A2A_MIB},
       {"context_mib", CONTEXT_MIB},
       /* accelerate's DistributedDataParallelKwargs has
        * gradient_as_bucket_view = False and the Trainer does not set it:
@@ -112,6 +122,7 @@ static const builtin builtins[] = {
       {"time_band_lo", "0.0397"},
       {"time_band_hi", "0.0492"},
       {"nccl_mib", NCCL_MIB},
+      {"nccl_a2a_mib", NCCL_A2A_MIB},
       {"context_mib", CONTEXT_MIB},
       /* Megatron-LM steps with Transformer Engine's or Apex's
        * FusedAdam (megatron/core/optimizer) and normalises with their
@@ -146,6 +157,7 @@ static const builtin builtins[] = {
       {"time_band_lo", "0.0464"},
       {"time_band_hi", "0.0612"},
       {"nccl_mib", NCCL_MIB},
+      {"nccl_a2a_mib", NCCL_A2A_MIB},
       {"context_mib", CONTEXT_MIB},
       {"optim_temp", "0"},
       {"fused_norm", "true"}}},
@@ -172,6 +184,7 @@ static const builtin builtins[] = {
       {"time_band_lo", "0.0643"},
       {"time_band_hi", "0.0533"},
       {"nccl_mib", NCCL_MIB},
+      {"nccl_a2a_mib", NCCL_A2A_MIB},
       /* a 2021 stack, before CUDA 11.7's lazy loading: a context over
        * 1000 MB (pytorch#107667), tplan's default 1000 MiB */
       /* ZeRO-1/2's reduce bucket, reduce_bucket_size = 5e8 elements
@@ -201,7 +214,7 @@ static const char *const terms[] = {
     "mem_band_hi", "calib_params_min", "calib_params_max", "calib_gpus_min",
     "calib_gpus_max", "calib_seq_min", "calib_seq_max", "nccl_mib",
     "grad_bucket_copy", "reduce_bucket", "optim_temp", "gather_sets",
-    "fused_norm", "zero12_overlap", "tp_overlap", NULL};
+    "fused_norm", "zero12_overlap", "tp_overlap", "nccl_a2a_mib", NULL};
 
 int tplan_framework_count(void)
 {
@@ -254,7 +267,7 @@ int tplan_framework_term(const char *field, tplan_err *err)
                       "alloc_frac, mem_band_*, calib_*, nccl_mib, "
                       "grad_bucket_copy, reduce_bucket, optim_temp, "
                       "gather_sets, fused_norm, zero12_overlap, "
-                      "tp_overlap)",
+                      "tp_overlap, nccl_a2a_mib)",
                       field);
         return -1;
     }

@@ -399,7 +399,8 @@ static void offload(const tplan_config *c, stage_mem *s, double odiv)
  * buffers of 4 MiB, 512 KiB and 4.69 MiB per connection); a GPU joins one
  * per parallel group of more than one GPU: data (dp x cp, Megatron's
  * gradient group), tensor, pipeline, context, expert, and the expert
- * data-parallel group of an MoE model.
+ * data-parallel group of an MoE model. The expert group's all-to-all
+ * also connects each of its ep - 1 peers directly (nccl_a2a_mib each).
  *
  * DDP copies gradients into its all-reduce buckets unless
  * gradient_as_bucket_view is set, "where the saved memory size will be
@@ -426,6 +427,10 @@ static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
     s->comms = (dp > 1) + (c->tp > 1) + (c->pp > 1) + (c->cp > 1) +
                (c->ep > 1) + (moe && c->ep > 1 && edp > 1);
     s->nccl = c->nccl_bytes * (double)s->comms;
+    /* an MoE all-to-all adds P2P buffers per expert-group peer
+     * (NVIDIA/nccl#1685; framework.c) */
+    if (moe && c->ep > 1)
+        s->nccl += c->nccl_a2a_bytes * (double)(c->ep - 1);
     if (dp > 1 && c->zero == 0 && c->grad_bucket_copy)
         s->bucket = s->grads;
     else if (dp > 1 && (c->zero == 1 || c->zero == 2))

@@ -228,7 +228,7 @@ expect_error 2 "tplan: --framework-file goes with --framework NAME naming one of
 printf 'name,eff_scale\nok,1\nbad,abc\n' >"$tmp/fwbad.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwbad.csv:3: eff_scale: abc: not a number (valid: a number from 0.01 to 10)" "${C[@]}" --framework ok --framework-file "$tmp/fwbad.csv"
 printf 'name,tokens\nw,1e9\n' >"$tmp/fwtext.csv"
-expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_*, context_mib, reserve, alloc_frac, mem_band_*, calib_*, nccl_mib, grad_bucket_copy, reduce_bucket, optim_temp, gather_sets, fused_norm, zero12_overlap, tp_overlap)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_*, context_mib, reserve, alloc_frac, mem_band_*, calib_*, nccl_mib, grad_bucket_copy, reduce_bucket, optim_temp, gather_sets, fused_norm, zero12_overlap, tp_overlap, nccl_a2a_mib)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
 printf 'name,bogus\nw,\n' >"$tmp/fwfield.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwfield.csv:1: column bogus: not a plan input (tplan fields lists them)" "${C[@]}" --framework w --framework-file "$tmp/fwfield.csv"
 printf 'name,eff_scale\nMegatron,1\n' >"$tmp/fwbuiltin.csv"

@@ -707,6 +707,26 @@ static void test_nccl_buffers(void **state)
     eval_ok(&c, &p);
     assert_int_equal(p.mem.communicators, 3);
     assert_int_equal(p.mem.nccl_bytes, 3 * 1024 * 1024);
+    /* the all-to-all's buffers per peer of the expert group: ep - 1 of
+     * them (NVIDIA/nccl#1685), outside the allocator as well */
+    c.nccl_a2a_bytes = 480.0 * 1024 * 1024;
+    c.ep = 8;
+    eval_ok(&c, &q);
+    assert_int_equal(q.mem.communicators, 3);
+    assert_int_equal(q.mem.nccl_bytes,
+                     3 * 1024 * 1024 + 7 * 480LL * 1024 * 1024);
+    c.nccl_a2a_bytes = 0.0;
+    eval_ok(&c, &p);
+    assert_int_equal(q.mem.total_bytes - p.mem.total_bytes,
+                     7 * 480LL * 1024 * 1024);
+    /* a dense model has no all-to-all */
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.gpus = 8;
+    c.nccl_a2a_bytes = 480.0 * 1024 * 1024;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.nccl_bytes, 0);
+    config_for(&c, "mixtral-8x7b", "h100-sxm");
+    c.seq = 4096;
     c.gpus = 1;
     c.ep = 1;
     c.zero = 0;
