@@ -29,6 +29,8 @@ install(PROGRAMS
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_llmfoundry.sh
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_megatron.sh
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_table2.sh
+        ${CMAKE_SOURCE_DIR}/scripts/accuracy_nemo.sh
+        ${CMAKE_SOURCE_DIR}/scripts/accuracy_bert.sh
         ${CMAKE_SOURCE_DIR}/scripts/calibrate_llmfoundry.sh
         DESTINATION ${tplan_share}/scripts)
 # The reports read the published figures from tests/data relative to
@@ -37,6 +39,8 @@ install(FILES
         ${CMAKE_SOURCE_DIR}/tests/data/README.md
         ${CMAKE_SOURCE_DIR}/tests/data/torch_cpu_gpt2.csv
         ${CMAKE_SOURCE_DIR}/tests/data/throughput_llmfoundry_half.json
+        ${CMAKE_SOURCE_DIR}/tests/data/nemo_h100_pretrain.tsv
+        ${CMAKE_SOURCE_DIR}/tests/data/bert_v100_nvidia.tsv
         DESTINATION ${tplan_share}/tests/data)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data/hf
         DESTINATION ${tplan_share}/tests/data)

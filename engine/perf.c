@@ -26,6 +26,22 @@
  * PyTorch; approximate) x 3 x 8.2 GFLOPs = 71 TFLOP/s. */
 #define GENERIC_EFF_SHARE 0.3
 
+/* Transformer GEMMs in fp32 on CUDA cores (a V100; A100s and later with
+ * TF32 off, PyTorch's default for matmul since 1.12) fill the GPU at
+ * smaller shapes than tensor-core GEMMs, whose curve (eff_max, eff_h0,
+ * eff_tok0) the GPU families carry. Their own: the share of the fp32 peak
+ * reached, 0.75, and the micro-batch tokens at half of it, 0.59 of
+ * eff_tok0, fitted by least squares on the relative error of NVIDIA's
+ * eight BERT-large V100 FP32 pre-training rows
+ * (tests/data/bert_v100_nvidia.tsv, scripts/accuracy_bert.sh: median
+ * error 56% -> 4%); eff_h0 shrinks by the fp32-to-16-bit peak ratio, an
+ * assumption (an fp32 GEMM reaches its roofline's ridge at that much less
+ * arithmetic intensity, 15.7/125 on a V100; every row has hidden 1024,
+ * so they cannot tell it from the maximum). Attention's GEMMs run on the
+ * same cores. Assumption: the same for every GPU family. */
+#define FP32_EFF_MAX    0.75
+#define FP32_TOK0_SHARE 0.59
+
 /* DeepSpeed's CPU-Adam, shared by the GPUs of a node. Assumption: 1e9
  * parameters per second per node. DeepSpeed states only a relative figure
  * ("5x to 7x speedup over torch.optim.adam(W)", ops/adam/cpu_adam.py);
@@ -269,9 +285,21 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
      * loss per doubling of t. */
     x = (double)c->model.hidden;
     tok = (double)mem->micro_batch * (double)(c->seq / c->cp);
-    *mm = g->eff_max * x / (x + g->eff_h0) * tok / (tok + g->eff_tok0) *
-          fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
-    *attn = g->attn_eff;
+    if (d == TPLAN_DTYPE_FP32) {
+        double tensor = fmax(g->peak_flops[TPLAN_DTYPE_FP16],
+                             g->peak_flops[TPLAN_DTYPE_BF16]);
+        double r = tensor > g->peak_flops[TPLAN_DTYPE_FP32]
+                       ? g->peak_flops[TPLAN_DTYPE_FP32] / tensor
+                       : 1.0;
+
+        *mm = *attn = FP32_EFF_MAX * x / (x + g->eff_h0 * r) * tok /
+                      (tok + g->eff_tok0 * FP32_TOK0_SHARE) *
+                      fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
+    } else {
+        *mm = g->eff_max * x / (x + g->eff_h0) * tok / (tok + g->eff_tok0) *
+              fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
+        *attn = g->attn_eff;
+    }
     if (d == TPLAN_DTYPE_FP8)
         *mm *= g->fp8_ratio > 0 ? g->fp8_ratio : 1.0;
     /* Eager attention materialises the s x s scores: memory-bound softmax

@@ -79,6 +79,10 @@ scripts/accuracy_nemo.sh --rows -- "${extra[@]}" 2>/dev/null |
     awk -F'\t' '{ printf "nemo-h100\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_nemo.sh --rows -- --framework nemo "${extra[@]}" 2>/dev/null |
     awk -F'\t' '{ printf "nemo-h100+fw\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
+# NVIDIA's BERT-large pre-training on DGX-1 V100: FP32 (tplan's fp32
+# curve is fitted to these rows) and mixed fp16 (not fitted to them)
+scripts/accuracy_bert.sh --rows -- "${extra[@]}" |
+    awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\t%s\n", ($1 ~ /-fp32-/ ? "bert-v100-fp32" : "bert-v100-fp16"), $1, $2, $3, $4, $5 }' >>"$rows"
 
 # --- parameter counts -----------------------------------------------------
 while IFS=$'\t' read -r cfg total _; do
@@ -101,7 +105,8 @@ printf 'deepseek-v3\tpre-training GPU-hours\t2664000\t%s\n' "$pred" >>"$rows"
 # --- the report -------------------------------------------------------------
 printf '%-16s %5s %9s %9s %9s %9s %7s  %s\n' source rows median p90 worst "mean+-" "in band" "worst row"
 for src in activations llm-foundry megatron megatron+fw table2-zero3 table2-zero3+fw \
-    table2-ptdp table2-ptdp+fw nemo-h100 nemo-h100+fw params active deepseek-v3; do
+    table2-ptdp table2-ptdp+fw nemo-h100 nemo-h100+fw bert-v100-fp32 bert-v100-fp16 \
+    params active deepseek-v3; do
     awk -F'\t' -v src="$src" '
     $1 == src { e = ($4 - $3) / $3; n++; a[n] = e < 0 ? -e : e; id[n] = $2; sum += e
                 if ($5 != "") { nb++; if ($3 >= $5 && $3 <= $6) inb++ } }

@@ -38,7 +38,8 @@ cmp -s "$root/lua/helpers.lua" "$share/lua/helpers.lua" && ok || bad "helpers.lu
 for s in "$root"/scripts/*.lua; do
     [ -f "$share/scripts/$(basename "$s")" ] && ok || bad "not installed: scripts/$(basename "$s")"
 done
-for s in accuracy accuracy_llmfoundry accuracy_megatron accuracy_table2 calibrate_llmfoundry; do
+for s in accuracy accuracy_llmfoundry accuracy_megatron accuracy_table2 accuracy_nemo accuracy_bert \
+    calibrate_llmfoundry; do
     [ -x "$share/scripts/$s.sh" ] && ok || bad "not installed as a program: scripts/$s.sh"
 done
 for s in build.sh test.sh setup.sh fuzz.sh gen_man.sh bench_sweep.sh completion; do
@@ -65,6 +66,11 @@ if command -v jq >/dev/null; then
     if "$share/scripts/accuracy_llmfoundry.sh" --rows >out 2>err &&
         [ "$(wc -l <out)" -gt 10 ]; then ok; else
         bad "installed accuracy_llmfoundry.sh --rows: $(tail -n1 err)"
+    fi
+    # the whole report: every source it runs is installed with its data
+    if "$share/scripts/accuracy.sh" >out 2>err && grep -q '^bert-v100-fp32 ' out &&
+        grep -q '^nemo-h100+fw ' out; then ok; else
+        bad "installed accuracy.sh: $(tail -n1 err)"
     fi
 else
     skip "jq is not installed: the installed accuracy reports are not run"

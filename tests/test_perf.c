@@ -514,6 +514,32 @@ static void test_fp8_timing(void **state)
                1e-12);
 }
 
+/* fp32 on CUDA cores has a curve of its own (engine/perf.c FP32_EFF_MAX,
+ * fitted to NVIDIA's BERT-large V100 rows): 0.75 of the fp32 peak at
+ * most, eff_h0 shrunk by the fp32-to-16-bit peak ratio, eff_tok0 by
+ * 0.59; attention as the matmuls; 16-bit compute keeps the family's. */
+static void test_fp32_curve(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+    double r = 15.7 / 125.0, h = 1024.0, tok = 32.0 * 128.0;
+
+    (void)state;
+    config_for(&c, "bert-large", "v100-32g");
+    c.seq = 128;
+    c.micro_batch = 32;
+    c.precision = TPLAN_PREC_FP32;
+    eval_ok(&c, &p);
+    assert_rel(p.perf.matmul_eff,
+               0.75 * h / (h + 600.0 * r) * tok / (tok + 512.0 * 0.59), 1e-12);
+    assert_rel(p.perf.attn_eff, p.perf.matmul_eff, 1e-12);
+    c.precision = TPLAN_PREC_MIXED_FP16;
+    eval_ok(&c, &q);
+    assert_rel(q.perf.matmul_eff,
+               0.55 * h / (h + 600.0) * tok / (tok + 512.0), 1e-12);
+    assert_rel(q.perf.attn_eff, 0.25, 1e-12);
+}
+
 /* The last pipeline stage also runs the LM head; the slowest stage sets
  * the pace: p x (layers/p + head) / total, here llama3-8b at pp 4. */
 static void test_stage_imbalance(void **state)
@@ -557,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_zero12_overlap),
         cmocka_unit_test(test_tp_overlap),
         cmocka_unit_test(test_fp8_timing),
+        cmocka_unit_test(test_fp32_curve),
         cmocka_unit_test(test_stage_imbalance),
     };
 
