@@ -13,6 +13,7 @@
 
 #include "csv_out.h"
 #include "plan.h"
+#include "fields.h"
 #include "store.h"
 
 static double now_s(void)
@@ -96,7 +97,7 @@ int main(int argc, char **argv)
     t = now_s() - t;
     tplan_store_close(db);
     printf("sqlite  %lld rows in %.2f s: %.0f rows/s (%d columns)\n", rows, t,
-           (double)rows / t, 9 + 47);
+           (double)rows / t, 9 + tplan_field_count());
 
     if (strcmp(only, "sqlite") == 0)
         goto done;
