@@ -345,7 +345,8 @@ static int l_sweep(lua_State *L)
         st->o.before_sweep(st->o.ud, r->name,
                            (double)tplan_sweep_size(r->spec) /
                                (double)st->o.shards,
-                           h.where || h.score, r->threads, &err))
+                           h.where || h.score, r->threads,
+                           r->spec->keep_mode != TPLAN_KEEP_TOP, &err))
         return lu_engine_error(L, "tplan.sweep", &err);
     if (st->o.sweeping)
         *st->o.sweeping = 1;

@@ -27,9 +27,11 @@ typedef struct tplan_lua_options {
      * --safe), called with ud; each may be NULL. A non-zero return
      * raises err in the script, "FIELD: message" with err's field. */
     /* before a sweep walks `configs` configurations (this shard's), with
-     * Lua hooks or not, on `threads` threads: go ahead or refuse */
+     * Lua hooks or not, on `threads` threads, keeping every plan that
+     * passes (keep = "fits"/"all") or not: go ahead or refuse */
     int (*before_sweep)(void *ud, const char *name, double configs,
-                        bool hooks, int threads, tplan_err *err);
+                        bool hooks, int threads, bool keeps_all,
+                        tplan_err *err);
     /* after each sweep: keep its plans where the run says */
     int (*after_sweep)(void *ud, const tplan_sweep_meta *m,
                        const tplan_sweep_result *r, tplan_err *err);

@@ -102,6 +102,15 @@ r=$(q int.db "SELECT completed, interrupted, kept > 0, kept < 1664000 FROM sweep
     [ "$(q int.db "SELECT count(*) = (SELECT kept FROM sweeps) FROM plans")" = 1 ] && ok ||
     bad "SIGINT mid-stream: exit $rc [$r] $(cat int.err)"
 
+# a sweep that writes every plan says how long it may take, with writing
+"$tplan" run "$dir/bench/keep_all_bench.lua" --db est.db -- ranked=10 >/dev/null 2>est.err &
+pid=$!
+for _ in $(seq 1 200); do grep -q "configurations" est.err && break; sleep 0.05; done
+kill -INT $pid 2>/dev/null
+wait $pid
+grep -q "^tplan: sweep 'keep_all_bench': 9.83e+06 configurations, about 6[0-9] s at most (every plan kept is written)$" est.err && ok ||
+    bad "the estimate with writing: $(cat est.err)"
+
 # a full disk mid-stream: the database and the CSV as they were
 fault="$(dirname "$tplan")/../tests/libfail_write.so"
 if [ -f "$fault" ] && ! ldd "$tplan" | grep -q libasan; then
