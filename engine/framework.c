@@ -27,8 +27,9 @@ typedef struct builtin {
  * 8 H100s in one node went from 1.06 to 4.34 GB at the first
  * all_to_all_single (NVIDIA/nccl#1685, PyTorch's memory excluded):
  * 3.28 GB over 7 peers, read as GiB as nccl#964's MB are read as MiB,
- * 480 MiB per peer. Assumed the same per peer across nodes (the issue
- * measured one node). */
+ * 480 MiB per peer in the node (memory.c counts those only). For
+ * Megatron's alltoall token dispatcher; its allgather dispatcher opens
+ * no P2P connections and DeepEP's keeps NVSHMEM buffers instead. */
 #define NCCL_A2A_MIB "480"
 /* The CUDA context of a stack on CUDA 11.7 or later, which loads kernels
  * lazily (PyTorch sets CUDA_MODULE_LOADING=LAZY from 1.13, pytorch PR

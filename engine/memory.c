@@ -400,7 +400,8 @@ static void offload(const tplan_config *c, stage_mem *s, double odiv)
  * per parallel group of more than one GPU: data (dp x cp, Megatron's
  * gradient group), tensor, pipeline, context, expert, and the expert
  * data-parallel group of an MoE model. The expert group's all-to-all
- * also connects each of its ep - 1 peers directly (nccl_a2a_mib each).
+ * also connects each of its peers in the node directly (nccl_a2a_mib
+ * each).
  *
  * DDP copies gradients into its all-reduce buckets unless
  * gradient_as_bucket_view is set, "where the saved memory size will be
@@ -427,10 +428,21 @@ static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
     s->comms = (dp > 1) + (c->tp > 1) + (c->pp > 1) + (c->cp > 1) +
                (c->ep > 1) + (moe && c->ep > 1 && edp > 1);
     s->nccl = c->nccl_bytes * (double)s->comms;
-    /* an MoE all-to-all adds P2P buffers per expert-group peer
-     * (NVIDIA/nccl#1685; framework.c) */
-    if (moe && c->ep > 1)
-        s->nccl += c->nccl_a2a_bytes * (double)(c->ep - 1);
+    /* an MoE all-to-all adds P2P buffers per expert-group peer in the
+     * node (NVIDIA/nccl#1685, measured over NVLink; framework.c): the
+     * group's ranks lie tp x cp apart (Megatron's order), as perf.c's
+     * all-to-all counts them. Peers across nodes connect through the
+     * network with fewer channels: not counted (docs/MODEL.md 4.6). */
+    if (moe && c->ep > 1) {
+        int64_t stride = c->tp * c->cp;
+        int64_t in_node = tplan_config_gpus_per_node(c) / stride;
+
+        if (in_node < 1)
+            in_node = 1;
+        if (in_node > c->ep)
+            in_node = c->ep;
+        s->nccl += c->nccl_a2a_bytes * (double)(in_node - 1);
+    }
     if (dp > 1 && c->zero == 0 && c->grad_bucket_copy)
         s->bucket = s->grads;
     else if (dp > 1 && (c->zero == 1 || c->zero == 2))

@@ -37,8 +37,10 @@
  * error 56% -> 4%); eff_h0 shrinks by the fp32-to-16-bit peak ratio, an
  * assumption (an fp32 GEMM reaches its roofline's ridge at that much less
  * arithmetic intensity, 15.7/125 on a V100; every row has hidden 1024,
- * so they cannot tell it from the maximum). Attention's GEMMs run on the
- * same cores. Assumption: the same for every GPU family. */
+ * so they cannot tell it from the maximum). The attention core gets the
+ * matmuls' value, an assumption (2-8% of the BERT rows' FLOPs: too little
+ * to fit), and so is one curve for every family (AMD's CDNA runs fp32 on
+ * matrix cores). eff_max and attn_eff stay the 16-bit curve's. */
 #define FP32_EFF_MAX    0.75
 #define FP32_TOK0_SHARE 0.59
 

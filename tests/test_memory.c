@@ -707,9 +707,11 @@ static void test_nccl_buffers(void **state)
     eval_ok(&c, &p);
     assert_int_equal(p.mem.communicators, 3);
     assert_int_equal(p.mem.nccl_bytes, 3 * 1024 * 1024);
-    /* the all-to-all's buffers per peer of the expert group: ep - 1 of
-     * them (NVIDIA/nccl#1685), outside the allocator as well */
+    /* the all-to-all's buffers per peer of the expert group in the node
+     * (NVIDIA/nccl#1685), outside the allocator like the context: with
+     * an allocator share, the total still moves by exactly them */
     c.nccl_a2a_bytes = 480.0 * 1024 * 1024;
+    c.alloc_frac = 0.1;
     c.ep = 8;
     eval_ok(&c, &q);
     assert_int_equal(q.mem.communicators, 3);
@@ -719,19 +721,33 @@ static void test_nccl_buffers(void **state)
     eval_ok(&c, &p);
     assert_int_equal(q.mem.total_bytes - p.mem.total_bytes,
                      7 * 480LL * 1024 * 1024);
-    /* a dense model has no all-to-all */
-    config_for(&c, "llama3-8b", "h100-sxm");
-    c.gpus = 8;
+    /* an expert group over two nodes (ep 16, 8 GPUs a node): the 7 peers
+     * in the node; with tp 2 its ranks lie 2 apart, 4 to a node: 3 */
     c.nccl_a2a_bytes = 480.0 * 1024 * 1024;
-    eval_ok(&c, &p);
-    assert_int_equal(p.mem.nccl_bytes, 0);
+    c.gpus = 16;
+    c.ep = 16;
+    c.model.experts = 16;
+    eval_ok(&c, &q);
+    assert_int_equal(q.mem.nccl_bytes - 2 * 1024 * 1024,
+                     7 * 480LL * 1024 * 1024);
+    c.tp = 2;
+    c.ep = 8;
+    eval_ok(&c, &q);
+    assert_int_equal(q.mem.nccl_bytes - 3 * 1024 * 1024,
+                     3 * 480LL * 1024 * 1024);
+    c.tp = 1;
+    c.model.experts = 8;
+    c.alloc_frac = 0.0;
     config_for(&c, "mixtral-8x7b", "h100-sxm");
     c.seq = 4096;
+    c.nccl_a2a_bytes = 480.0 * 1024 * 1024;
+    c.nccl_bytes = 1024.0 * 1024;
     c.gpus = 1;
     c.ep = 1;
     c.zero = 0;
     eval_ok(&c, &p);
     assert_int_equal(p.mem.communicators, 0);
+    assert_int_equal(p.mem.nccl_bytes, 0); /* ep 1: no all-to-all */
 }
 
 /* DDP without gradient_as_bucket_view holds a second copy of the
