@@ -154,12 +154,15 @@ void tplan_plan_critical(const tplan_config *c, tplan_plan *p)
  * The plan's other figures are the last phase's. */
 int tplan_plan_ramp(const tplan_config *c, tplan_plan *p, tplan_err *err)
 {
-    tplan_config w = *c;
+    tplan_config w;
     double done = 0.0, steps = 0.0, hours = 0.0;
     int rc;
 
+    /* before the copy: a config is kilobytes and sweeps call this for
+     * every plan */
     if (c->n_ramp == 0 || !p->run.has_budget)
         return TPLAN_OK;
+    w = *c;
     w.n_ramp = 0;
     w.global_batch = 0;
     for (int i = 0; i < c->n_ramp && done < p->run.tokens; i++) {
