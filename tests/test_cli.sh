@@ -157,6 +157,9 @@ if jq -e '.memory | (.weights_bytes + .grads_bytes + .optimizer_bytes +
 # --- units and defaults that only show end to end ---------------------------
 # jq_is "DESCRIPTION" JQ_FILTER ARGS...: the filter is true on the JSON output
 jq_is "a model without FLOPs: time and cost null, not 0" '.run.cost_usd == null and .run.time_h == null and .run.gpu_hours == null and .run.energy_kwh == null and .run.co2_kg == null and .run.steps > 0 and .fields.cost_usd == null' calc --params 1e9 --tokens 1e12
+# fp8_ratio 0 is the A100's own value (no fp8 units): a row holding it
+# reads back (tplan report rebuilds the best plan from its row)
+jq_is "fp8_ratio 0 as the A100's own" '.fields.fp8_ratio == 0 and .perf.matmul_eff > 0' calc --model gpt2 --gpu a100-80g --fp8-ratio 0
 jq_is "names people type resolve to the catalog's" '.model.name == "llama3.1-8b" and .parallel.gpu == "h100-sxm"' calc --model meta-llama/Llama-3.1-8B-Instruct --gpu "NVIDIA H100 80GB HBM3"
 # Hugging Face config.json files: every supported model_type against the
 # checkpoint's published total (tests/data/hf/totals.tsv says where from)
