@@ -515,10 +515,21 @@ int tplan_config_validate_layout(const tplan_config *c, tplan_err *err)
                              "(accum=%lld, pp=%lld, vpp=%lld)",
                              (long long)c->accum, (long long)c->pp,
                              (long long)c->vpp);
-    if (c->vpp > 1 && m->layers % (c->pp * c->vpp))
+    /* counting the embedding and the loss as layers, Megatron-Core splits
+     * layers + 2 evenly (transformer_config.py asserts the division) */
+    if (c->pp_embed_loss && c->pp > 1 && (m->layers + 2) % c->pp)
+        return tplan_err_set(err, TPLAN_EINVAL, "pp",
+                             "with pp_embed_loss pp must divide layers + 2 "
+                             "(layers=%lld, pp=%lld)",
+                             (long long)m->layers, (long long)c->pp);
+    if (c->vpp > 1 &&
+        (m->layers + (c->pp_embed_loss ? 2 : 0)) % (c->pp * c->vpp))
         return tplan_err_set(err, TPLAN_EINVAL, "vpp",
-                             "pp*vpp must divide layers (layers=%lld, "
-                             "pp=%lld, vpp=%lld)",
+                             c->pp_embed_loss
+                                 ? "pp*vpp must divide layers + 2 (layers=%lld, "
+                                   "pp=%lld, vpp=%lld, pp_embed_loss)"
+                                 : "pp*vpp must divide layers (layers=%lld, "
+                                   "pp=%lld, vpp=%lld)",
                              (long long)m->layers, (long long)c->pp,
                              (long long)c->vpp);
     if (m->pos == TPLAN_POS_LEARNED && c->seq > m->max_seq)
@@ -536,6 +547,11 @@ int64_t tplan_config_dp(const tplan_config *c)
 
 int64_t tplan_config_stage_layers(const tplan_config *c)
 {
+    /* (layers + 2)/p units a stage: the middle ones all layers, the first
+     * and last one fewer (the embedding, the loss); two stages have only
+     * those */
+    if (c->pp_embed_loss && c->pp > 1)
+        return (c->model.layers + 2) / c->pp - (c->pp == 2 ? 1 : 0);
     return (c->model.layers + c->pp - 1) / c->pp;
 }
 

@@ -56,6 +56,10 @@ typedef struct tplan_config {
     int64_t gpus_per_node; /* 0: the GPU's typical server */
     int64_t tp, pp, vpp;   /* vpp: virtual stages per device, 1 = none */
     bool sp;               /* Megatron sequence parallelism */
+    /* Megatron-Core's account_for_embedding_in_pipeline_split and
+     * account_for_loss_in_pipeline_split: the embedding and the loss each
+     * count as a layer when the layers are split over pipeline stages */
+    bool pp_embed_loss;
     int zero;              /* ZeRO stage 0..3 over the data-parallel group */
     bool fp32_grads;       /* keep gradients in fp32 (Megatron's main_grad) */
     bool fused_loss; /* fused cross-entropy (flash-attn, Liger, Megatron) */

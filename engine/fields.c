@@ -163,6 +163,7 @@ enum {
     F_ZERO12_OVERLAP,
     F_TP_OVERLAP,
     F_NCCL_A2A_MIB,
+    F_PP_EMBED_LOSS,
     F_COUNT
 };
 
@@ -569,6 +570,10 @@ static const tplan_field fields[F_COUNT] = {
     I(F_NCCL_A2A_MIB, "nccl_a2a_mib", REAL, REAL, AX, "MiB",
       "--nccl-a2a-mib", "nccl_a2a_mib", 0, 1e6, NULL, "0",
       "framework: NCCL buffers per expert-parallel all-to-all peer (MoE)"),
+    I(F_PP_EMBED_LOSS, "pp_embed_loss", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--pp-embed-loss", "pp_embed_loss", 0, 1, NULL, "false",
+      "the embedding and the loss count as a layer each in the pipeline "
+      "split (Megatron's account_for_*_in_pipeline_split)"),
 };
 
 #undef O
@@ -1015,6 +1020,9 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_NCCL_A2A_MIB:
         c->nccl_a2a_bytes = v * 1024.0 * 1024.0;
         break;
+    case F_PP_EMBED_LOSS:
+        c->pp_embed_loss = iv != 0;
+        break;
     case F_GRAD_BUCKET_COPY:
         c->grad_bucket_copy = iv != 0;
         break;
@@ -1361,6 +1369,8 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->nccl_bytes / (1024.0 * 1024.0));
     case F_NCCL_A2A_MIB:
         return vr(c->nccl_a2a_bytes / (1024.0 * 1024.0));
+    case F_PP_EMBED_LOSS:
+        return vi(c->pp_embed_loss);
     case F_GRAD_BUCKET_COPY:
         return vi(c->grad_bucket_copy);
     case F_REDUCE_BUCKET:

@@ -520,8 +520,11 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
         /* an uneven split: the first stage has ceil(L/p) layers, the last
          * floor(L/p) and the head; the slower sets the pace */
         double first = (double)tplan_config_stage_layers(c) / L * layers;
-        double last = (double)(c->model.layers / c->pp) / L * layers +
-                      fl.head_hw;
+        /* counting the loss as a layer, the last stage has one fewer */
+        int64_t n_last = c->pp_embed_loss
+                             ? (c->model.layers + 2) / c->pp - 1
+                             : c->model.layers / c->pp;
+        double last = (double)n_last / L * layers + fl.head_hw;
 
         out->stage_imbalance = p * fmax(first, last) / fl.hardware;
         out->compute_s *= out->stage_imbalance;

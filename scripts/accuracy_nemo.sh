@@ -6,7 +6,9 @@
 # nemo` for the profile fitted to them). The tables give
 # the layout (GPUs, TP, PP, CP, VP), micro- and global batch and sequence;
 # what they leave out is assumed: sequence parallelism with TP > 1 (the
-# NeMo recipes' default), no recomputation, flash (fused) attention.
+# NeMo recipes' default), no recomputation, flash (fused) attention;
+# Llama 3.1 405B's pipeline split counts the embedding and the loss as
+# layers (--pp-embed-loss).
 # Usage: scripts/accuracy_nemo.sh [--rows] [DATA.tsv] [-- extra calc
 # options]; --rows prints "id, published, predicted, predicted at the step
 # band's slow and fast ends" (tab-separated) for scripts/accuracy.sh.
@@ -49,6 +51,10 @@ while IFS=$'\t' read -r release model gpus gbs mbs seq tp pp cp vp prec tps tflo
     esac
     sp=()
     [ "$tp" != "-" ] && [ "$tp" -gt 1 ] && sp=(--sp)
+    # Megatron-Bridge's Llama 3.1 405B recipes count the embedding and the
+    # loss as pipeline layers (llama3.py: account_for_embedding_ and
+    # account_for_loss_in_pipeline_split True): 126 + 2 layers over PP x VP
+    [ "$m" = llama3.1-405b ] && sp+=(--pp-embed-loss)
     vpp=$vp cpv=$cp
     [ "$vpp" = "-" ] && vpp=1
     [ "$cpv" = "-" ] && cpv=1

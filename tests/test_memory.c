@@ -504,6 +504,66 @@ static void test_stage_inflight(void **state)
     assert_near(m.inflight, 17.0 / 3.0, 1e-12);
 }
 
+/* Counting the embedding and the loss as layers (Megatron-Core's
+ * account_for_*_in_pipeline_split, pp_embed_loss): Llama 3.1 405B's 126
+ * layers and those two over 8 stages, 16 each: 15 layers on the first
+ * and last stage, 16 between; interleaved 8 deep only with it. The
+ * second stage is then the fullest (a layer more than the first). */
+static void test_pp_embed_loss(void **state)
+{
+    tplan_config c;
+    tplan_memory m;
+    tplan_plan p;
+    tplan_err err;
+
+    (void)state;
+    config_for(&c, "llama3.1-405b", "h100-sxm");
+    c.seq = 8192;
+    c.gpus = 512;
+    c.tp = 8;
+    c.pp = 8;
+    c.vpp = 8;
+    c.accum = 32;
+    c.zero = 1;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.field, "vpp");
+    c.pp_embed_loss = true;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    for (int64_t i = 0; i < 8; i++) {
+        tplan_memory_eval_stage_at(&c, i, 1, &m);
+        assert_int_equal(m.layers_on_stage, i == 0 || i == 7 ? 15 : 16);
+    }
+    assert_int_equal(tplan_config_stage_layers(&c), 16);
+    c.micro_batch = 1;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.stage_index, 1);
+    /* the last stage's 15 layers and head against the middle's 16: as
+     * the uneven split without the flag (16 first, 15 and the head last) */
+    {
+        tplan_plan q;
+
+        c.pp_embed_loss = false;
+        c.vpp = 1;
+        eval_ok(&c, &q);
+        assert_true(p.perf.stage_imbalance > 1.0);
+        assert_rel(p.perf.stage_imbalance, q.perf.stage_imbalance, 1e-12);
+        c.pp_embed_loss = true;
+        c.vpp = 8;
+    }
+    /* two stages: 64 units each, 63 layers and the embedding or loss */
+    c.gpus = 128;
+    c.pp = 2;
+    c.vpp = 1;
+    assert_int_equal(tplan_config_stage_layers(&c), 63);
+    tplan_memory_eval_stage_at(&c, 1, 1, &m);
+    assert_int_equal(m.layers_on_stage, 63);
+    /* pp must divide layers + 2 (128: not 6) */
+    c.gpus = 96;
+    c.pp = 6;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.field, "pp");
+}
+
 /* When p does not divide L the first L mod p stages hold ceil(L/p)
  * layers: 61 layers on 16 stages are 13 stages of 4 and 3 of 3. With
  * DeepSeek-V3's three dense layers first, stage 1 is the first stage
@@ -989,6 +1049,7 @@ int main(void)
         cmocka_unit_test(test_tied_head_copy),
         cmocka_unit_test(test_last_stage_inflight),
         cmocka_unit_test(test_stage_inflight),
+        cmocka_unit_test(test_pp_embed_loss),
         cmocka_unit_test(test_middle_stage_worst),
         cmocka_unit_test(test_dense_first_stage_worst),
         cmocka_unit_test(test_full_recompute_rebuilds_a_layer),

@@ -55,7 +55,7 @@ local GOOD = {
   reduce_bucket = {1e8, nil, {zero = 1}}, optim_temp = {0.5},
   gather_sets = {3, nil, {zero = 3}}, fused_norm = {true},
   zero12_overlap = {0.5}, tp_overlap = {0.5, nil, {tp = 2}},
-  nccl_a2a_mib = {400},
+  nccl_a2a_mib = {400}, pp_embed_loss = {true, nil, {pp = 2}},
 }
 
 local fields, by_input = tplan.fields(), {}
