@@ -86,7 +86,9 @@ static stage_pos stage_at(const tplan_config *c, int64_t i)
         int64_t u = (L + 2) / c->pp;
 
         s.lo = i * u > 0 ? i * u - 1 : 0;
-        s.hi = (i + 1) * u - 1 < L ? (i + 1) * u - 1 : L;
+        /* the last stage ends at L whatever the division (hardening: a
+         * config that skipped validation loses no layer) */
+        s.hi = i == c->pp - 1 ? L : (i + 1) * u - 1;
     } else {
         s.lo = i * q + (i < r ? i : r);
         s.hi = s.lo + q + (i < r ? 1 : 0);
@@ -97,7 +99,9 @@ static stage_pos stage_at(const tplan_config *c, int64_t i)
 }
 
 /* Micro-batches of activations stage i holds at once, in units of its
- * own layers (Megatron-LM's schedules, get_pp_rank_microbatches): 1F1B
+ * own layers (chunks taken as equal: with pp_embed_loss the first chunk
+ * of stage 0 and the last of the last stage are a layer short, which
+ * this counts as full; about 5% on those stages at p = v = 8) (Megatron-LM's schedules, get_pp_rank_microbatches): 1F1B
  * runs p - i - 1 warm-up forwards before its first backward, so it holds
  * min(p - i, m); interleaved over v chunks of L/(p v) layers it runs
  * 2(p - i - 1) + (v - 1) p warm-up chunk forwards, of m v in all. On the
@@ -732,7 +736,8 @@ void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
  * and no more MoE layers than an earlier stage holds no more parameters
  * or activations per micro-batch (the first stage also holds the
  * embedding) and no more micro-batches. A middle stage holds q or q+1
- * layers (q = floor(L/p)); at most one straddles the dense layers at the
+ * layers (q = floor(L/p); (L+2)/p with pp_embed_loss, stage 1 evaluated
+ * then); at most one straddles the dense layers at the
  * front, and the others hold none, floor(n/e) or ceil(n/e) MoE layers of
  * their n (every e-th layer): at most 2 x 4 compositions. */
 #define MAX_STAGES 10

@@ -517,8 +517,9 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
     out->stage_imbalance = 1.0;
     if (c->pp > 1 && fl.hardware > 0) {
         double layers = fl.hardware - fl.head_hw, L = (double)c->model.layers;
-        /* an uneven split: the first stage has ceil(L/p) layers, the last
-         * floor(L/p) and the head; the slower sets the pace */
+        /* the busiest stage's layers (an uneven split: the first has
+         * ceil(L/p); with pp_embed_loss a middle one (L+2)/p) against the
+         * last stage's and the head; the slower sets the pace */
         double first = (double)tplan_config_stage_layers(c) / L * layers;
         /* counting the loss as a layer, the last stage has one fewer */
         int64_t n_last = c->pp_embed_loss
