@@ -185,8 +185,8 @@ static int after_sweep(void *ud, const tplan_sweep_meta *m,
 }
 
 /* A keep = "fits"/"all" sweep too large to keep in memory: its plans go
- * to --db and --csv as it walks (db/stream.h). Without either, it stays
- * in memory for the script. */
+ * to --db and --csv as it walks (db/stream.h). Installed only when the
+ * run names either (outputs_hook); without them it stays in memory. */
 static int stream_begin(void *ud, const tplan_sweep_meta *m,
                         const tplan_sweep_result *first,
                         tplan_sweep_sink *sink, void **sink_ud,
@@ -198,8 +198,6 @@ static int stream_begin(void *ud, const tplan_sweep_meta *m,
     if (o->csv_failed)
         return tplan_err_set(err, TPLAN_EIO, "--csv",
                              "the file failed earlier in this run");
-    if (!o->db && !o->csv)
-        return TPLAN_OK;
     fprintf(stderr,
             "tplan: sweep '%s' keeps %lld plans: streaming them into %s%s%s "
             "as it walks; the best %lld carry a rank\n",
@@ -208,7 +206,6 @@ static int stream_begin(void *ud, const tplan_sweep_meta *m,
             o->csv ? o->csv_path : "", (long long)first->n_kept);
     if (!(o->stream = tplan_stream_begin(o->db, o->csv, m, first, err)))
         return as_option(err, o->db ? "--db" : "--csv");
-    o->stream_csv_only = !o->db;
     *sink = tplan_stream_sink;
     *sink_ud = o->stream;
     return TPLAN_OK;
@@ -238,8 +235,7 @@ static int stream_end(void *ud, const tplan_sweep_result *r, bool failed,
     /* said under the option, as after_sweep says a save's failure; the
      * walk's own failure (TPLAN_ESTOP) is the sweep's to say */
     if (rc && rc != TPLAN_ESTOP)
-        return as_option(err, strcmp(err->field, "csv") == 0 ||
-                                      o->stream_csv_only
+        return as_option(err, strcmp(err->field, "csv") == 0 || !o->db
                                   ? "--csv"
                                   : "--db");
     return rc;

@@ -27,7 +27,6 @@ typedef struct run_outputs {
     bool csv_failed;  /* a write failed (and was said): dropped */
     tplan_store *db;
     tplan_stream *stream; /* the sweep streaming into them, if any */
-    bool stream_csv_only; /* it streams into --csv alone */
     int sweeps_written; /* into --csv: none, and a failed run keeps the
                            file that was there */
     /* signals counted by the run's handler (a repeat within a second

@@ -34,8 +34,8 @@ tplan_stream *tplan_stream_begin(tplan_store *db, tplan_csv *csv,
                                  const tplan_sweep_result *first,
                                  tplan_err *err);
 
-/* The second walk's sink (tplan_sweep_run.sink, with sink_full): one
- * kept plan, its warnings evaluated. Non-zero on a write failure (see
+/* The second walk's sink (tplan_sweep_run.sink): one kept plan, its
+ * warnings evaluated. Non-zero on a write failure (see
  * tplan_stream_end for the message). */
 int tplan_stream_sink(void *ud, int64_t index, const tplan_plan *p,
                       double score);

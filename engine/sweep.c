@@ -524,7 +524,7 @@ typedef struct worker {
      * its indexes' order until it sorts them at the end (no lock) */
     tplan_ranked *kept;
     int64_t n_kept, cap_kept;
-    tplan_plan *full; /* sink_full: the plan handed to the sink */
+    tplan_plan *full; /* with a sink: the plan handed to it */
     tplan_sweep_stats stats;
     bool main;
     bool layout_bad; /* the last configuration visited broke a layout rule */
@@ -648,20 +648,16 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         w->kept[w->n_kept++] = rk;
         return true;
     }
-    if (r->sink_full) {
-        /* the warnings, on this worker's core, outside the lock */
-        if (tplan_plan_eval_ex(c, w->full,
-                               TPLAN_EVAL_NO_REMEDY |
-                                   TPLAN_EVAL_TRUSTED_PARTS |
-                                   TPLAN_EVAL_LAYOUT_CHECKED,
-                               &e) != TPLAN_OK) {
-            fail(sh, &e);
-            return true;
-        }
-        p = w->full;
+    /* the warnings, on this worker's core, outside the lock */
+    if (tplan_plan_eval_ex(c, w->full,
+                           TPLAN_EVAL_NO_REMEDY | TPLAN_EVAL_TRUSTED_PARTS |
+                               TPLAN_EVAL_LAYOUT_CHECKED,
+                           &e) != TPLAN_OK) {
+        fail(sh, &e);
+        return true;
     }
     pthread_mutex_lock(&sh->sink_lock);
-    if (r->sink(r->sink_ud, index, p, rk.score)) {
+    if (r->sink(r->sink_ud, index, w->full, rk.score)) {
         tplan_err_set(&e, TPLAN_ESTOP, "sink", "the result sink failed");
         fail(sh, &e);
     }
@@ -817,13 +813,20 @@ static int gather_kept(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
     return TPLAN_OK;
 }
 
+/* How many ranked entries the run's top holds: keep = N's, or the best
+ * top_also of a streamed sweep's kept plans. */
+static int64_t top_cap(const tplan_sweep_run *r)
+{
+    if (r->spec->keep_mode == TPLAN_KEEP_TOP)
+        return r->spec->keep;
+    return r->sink || r->count_only ? r->top_also : 0;
+}
+
 /* Merge the workers' tops and fronts into the run's results. */
 static int merge(tplan_sweep_run *r, worker *ws, int nw, tplan_err *err)
 {
     const tplan_sweep_spec *s = r->spec;
-    int64_t cap = s->keep_mode == TPLAN_KEEP_TOP  ? s->keep
-                  : r->sink || r->count_only ? r->top_also
-                                             : 0;
+    int64_t cap = top_cap(r);
     tplan_topk top = {NULL, (int)cap, 0, s->n_rank};
     tplan_front front = {NULL, FRONT_CAP, 0, s->n_rank, false};
     bool pareto = s->pareto && !r->no_front;
@@ -886,9 +889,7 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
     if (nw > TPLAN_MAX_THREADS)
         nw = TPLAN_MAX_THREADS;
     space = tplan_sweep_size(s);
-    keep = s->keep_mode == TPLAN_KEEP_TOP  ? s->keep
-           : r->sink || r->count_only ? r->top_also
-                                      : 0;
+    keep = top_cap(r);
     if (keep < 0 || keep > TPLAN_MAX_KEEP)
         return tplan_err_set(err, TPLAN_EINVAL, "keep",
                              "top_also must be 0 to %d (got %lld)",
@@ -922,8 +923,7 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         if (pareto &&
             !(ws[i].front.items = malloc(sizeof(tplan_ranked) * FRONT_CAP)))
             goto nomem;
-        if (r->sink && r->sink_full &&
-            !(ws[i].full = malloc(sizeof *ws[i].full)))
+        if (r->sink && !(ws[i].full = malloc(sizeof *ws[i].full)))
             goto nomem;
     }
     started = nw;

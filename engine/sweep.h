@@ -97,7 +97,9 @@ typedef int (*tplan_sweep_hook)(void *ud, int64_t index, const tplan_plan *p,
                                 double *score, tplan_err *err);
 
 /* Streaming sink for TPLAN_KEEP_FITS / ALL: called, in index order within
- * each thread's share, with each kept plan; non-zero stops the sweep. */
+ * each thread's share, with each kept plan evaluated in full, warnings
+ * included but not the search for a change that would fit
+ * (TPLAN_EVAL_NO_REMEDY); non-zero stops the sweep. */
 typedef int (*tplan_sweep_sink)(void *ud, int64_t index, const tplan_plan *p,
                                 double score);
 
@@ -152,10 +154,6 @@ typedef struct tplan_sweep_run {
      * own (no lock) and the run returns them ranked in kept */
     tplan_sweep_sink sink;
     void *sink_ud;
-    /* with a sink: hand it plans evaluated in full, warnings included but
-     * not the search for a change that would fit (TPLAN_EVAL_NO_REMEDY),
-     * instead of figures only */
-    bool sink_full;
     /* with a sink or count_only: also keep the best top_also plans of
      * those kept in top (a streamed sweep's ranks), at most
      * TPLAN_MAX_KEEP */

@@ -131,8 +131,8 @@ static void set_meta(lua_State *L, lt_result *r, int64_t ordinal)
 /* The second walk of a streamed sweep: every kept plan into the run's
  * sink, with its warnings; r keeps the first walk's best plans and front
  * (and the front's truncation), and takes this walk's counts. Sets
- * r->streamed once the run took the plans, and *outputs when err is the
- * run's outputs' (said under their option) rather than the walk's. */
+ * r->streamed once the walk ran, and *outputs when err is the run's
+ * outputs' (said under their option) rather than the walk's. */
 static int stream(lua_State *L, lt_result *r, hook_state *h, bool *outputs,
                   tplan_err *err)
 {
@@ -153,9 +153,9 @@ static int stream(lua_State *L, lt_result *r, hook_state *h, bool *outputs,
         *outputs = true;
         return rc;
     }
-    if (!run.sink) /* the run keeps them after all: walk again, keeping */
-        return TPLAN_OK;
-    run.sink_full = true;
+    if (!run.sink) /* the contract: a sink or an error */
+        return tplan_err_set(err, TPLAN_EINVAL, "stream",
+                             "the run gave no sink to stream into");
     run.no_front = true; /* the first walk's stands */
     rc = tplan_sweep_exec(&run, err);
     r->stats = run.stats;
@@ -204,11 +204,11 @@ static void keep_first(lt_result *r)
  * kept, they are the result, as one walk would give; otherwise a second
  * walk streams every kept plan. A stop during the first walk (or before
  * the second) keeps the best plans it ranked. *outputs: see stream(). */
-static int walk(lua_State *L, lt_result *r, hook_state *h, bool may_stream,
-                bool *outputs, tplan_err *err)
+static int walk(lua_State *L, lt_result *r, hook_state *h, bool *outputs,
+                tplan_err *err)
 {
     const lt_state *st = lt_get_state(L);
-    bool two = may_stream && st->o.stream_begin && st->o.stream_end &&
+    bool two = st->o.stream_begin && st->o.stream_end &&
                r->spec->keep_mode != TPLAN_KEEP_TOP;
     tplan_sweep_run run;
     int rc;
@@ -239,14 +239,8 @@ static int walk(lua_State *L, lt_result *r, hook_state *h, bool may_stream,
     if (rc == TPLAN_OK && two && r->stats.kept > r->n) {
         if (r->stats.interrupted || (st->o.stop && *st->o.stop))
             keep_first(r);
-        else if ((rc = stream(L, r, h, outputs, err)) == TPLAN_OK &&
-                 !r->streamed) {
-            free(r->items);
-            free(r->front);
-            r->items = r->front = NULL;
-            r->n = r->cap = r->n_front = 0;
-            return walk(L, r, h, false, outputs, err);
-        }
+        else
+            rc = stream(L, r, h, outputs, err);
     }
     if (st->o.progress)
         st->o.progress(st->o.progress_ud, -1, r->stats.space); /* done */
@@ -350,7 +344,7 @@ static int l_sweep(lua_State *L)
         return lu_engine_error(L, "tplan.sweep", &err);
     if (st->o.sweeping)
         *st->o.sweeping = 1;
-    rc = walk(L, r, &h, true, &outputs, &err);
+    rc = walk(L, r, &h, &outputs, &err);
     if (st->o.sweeping)
         *st->o.sweeping = 0;
     if (rc) {

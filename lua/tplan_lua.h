@@ -36,12 +36,11 @@ typedef struct tplan_lua_options {
     int (*after_sweep)(void *ud, const tplan_sweep_meta *m,
                        const tplan_sweep_result *r, tplan_err *err);
     /* keep = "fits"/"all" sweeps that keep more plans than their
-     * `ranked` (default TPLAN_STREAM_RANKED, db/stream.h): asked after a first walk that
-     * kept none, with its best plans and front in first, whether to
-     * stream the second walk's plans. Set *sink and *sink_ud to stream
-     * them, leave *sink NULL to keep them in memory. stream_end follows
-     * the second walk (failed: it did not finish well; undo then). NULL:
-     * never stream. */
+     * `ranked` (default TPLAN_STREAM_RANKED, db/stream.h): called after
+     * a first walk that kept none, with its best plans and front in
+     * first: set *sink and *sink_ud for the second walk's plans, or fail.
+     * stream_end follows the second walk (failed: it did not finish
+     * well; undo then). NULL: never stream (the plans stay in memory). */
     int (*stream_begin)(void *ud, const tplan_sweep_meta *m,
                         const tplan_sweep_result *first,
                         tplan_sweep_sink *sink, void **sink_ud,

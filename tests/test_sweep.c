@@ -385,7 +385,6 @@ static void test_streamed_walks(void **state)
         r.shards = 1;
         r.sink = sink_check;
         r.sink_ud = &k;
-        r.sink_full = true;
         assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
         assert_int_equal(k.n, n);
         assert_int_equal(k.fits, n - unfit);
