@@ -379,7 +379,8 @@ static void gpu_scaling(report *r, const tplan_config *base,
 static void lr_schedule(report *r, const tplan_plan *p)
 {
     const tplan_lr_schedule *s = &p->lr.schedule;
-    double x[MAX_PTS * 2], y[MAX_PTS * 2];
+    /* 2 MAX_PTS samples and the end of warmup */
+    double x[MAX_PTS * 2 + 1], y[MAX_PTS * 2 + 1];
     int n = 0;
     svg_chart ch;
     svg_axis ax = {0.0, 0.0, false, false, "optimizer step", 0.0};
@@ -402,8 +403,6 @@ static void lr_schedule(report *r, const tplan_plan *p)
         x[n] = (double)st;
         y[n] = tplan_lr_at(s, st);
         n++;
-        if (n >= MAX_PTS * 2 - 1)
-            break;
     }
     ax.hi = (double)(s->total_steps - 1);
     ay.hi = s->peak;

@@ -186,6 +186,10 @@ def check_calc(m, plan):
     pts = [x for x in chart_marks(m, "lr-schedule")
            if "data-x" in x and float(x["data-x"]) in at]
     check(len(pts) >= 2, f"lr-schedule: {len(pts)} points at the JSON's steps")
+    # the line reaches the run's last step
+    xs = [float(x["data-x"]) for x in chart_marks(m, "lr-schedule") if "data-x" in x]
+    check(xs and max(xs) == run["steps"] - 1,
+          f"lr-schedule ends at step {max(xs) if xs else None}, the run has {run['steps']}")
     for p in pts:
         check(same(p["data-y"], at[float(p["data-x"])]),
               f"lr at step {p['data-x']}: {p['data-y']}")
