@@ -293,24 +293,22 @@ static void gpu_scaling(report *r, const tplan_config *base,
         return;
     for (int k = -3; k <= 4 && n < MAX_GPUS; k++) {
         double v = (double)base->gpus * exp2((double)k);
-        tplan_config c = *base;
 
-        if (v < 1.0 || v != floor(v) || v > 1e6)
-            continue;
-        c.gpus = (int64_t)v;
-        if (tplan_config_validate(&c, NULL) == TPLAN_OK)
-            gpus[n++] = c.gpus;
+        if (v >= 1.0 && v == floor(v) && v <= 1e6)
+            gpus[n++] = (int64_t)v;
     }
-    if (n < 2 || !(rows = calloc((size_t)n, sizeof *rows)))
+    if (!(rows = calloc((size_t)n, sizeof *rows)))
         return;
-    /* a count the batch rules refuse (interleaving's accumulation, a batch
-     * that does not split) is left out, not the chart */
+    /* a count the rules refuse (layout, interleaving's accumulation) or
+     * that cannot keep the global batch exactly is left out, not the
+     * chart: the charts compare runs of one global batch */
     {
         int kept = 0;
 
         for (int i = 0; i < n; i++)
             if (tplan_scaling_eval(base, &gpus[i], 1, rows, &err) ==
-                TPLAN_OK)
+                    TPLAN_OK &&
+                rows[0].exact_batch)
                 gpus[kept++] = gpus[i];
         n = kept;
     }
