@@ -53,7 +53,7 @@ static int on_sweep(void *ud, int ncols, const char *const *names,
 /* The plans' figures the sweep charts use, best first. */
 typedef struct points {
     int64_t n, cap;
-    double *gpus, *time_h, *cost, *tps;
+    double *time_h, *cost;
     bool *pareto;
 } points;
 
@@ -70,12 +70,10 @@ static int on_point(void *ud, int ncols, const char *const *names,
     points *p = ud;
 
     (void)names;
-    if (!row || ncols < 4 || p->n >= p->cap)
+    if (!row || ncols < 2 || p->n >= p->cap)
         return 0;
-    p->gpus[p->n] = cell_num(&row[0]);
-    p->time_h[p->n] = cell_num(&row[1]);
-    p->cost[p->n] = cell_num(&row[2]);
-    p->tps[p->n] = cell_num(&row[3]);
+    p->time_h[p->n] = cell_num(&row[0]);
+    p->cost[p->n] = cell_num(&row[1]);
     p->n++;
     return 0;
 }
@@ -254,43 +252,44 @@ static void cost_time(report *r, const points *pt)
                                      : NULL);
 }
 
+/* The best throughput at each GPU count, as SQL groups it over every
+ * kept plan of the sweep. */
+typedef struct best_tps {
+    int n;
+    double g[MAX_GPUS], tps[MAX_GPUS];
+} best_tps;
+
+static int on_best(void *ud, int ncols, const char *const *names,
+                   const tplan_cell *row)
+{
+    best_tps *b = ud;
+
+    (void)names;
+    if (!row || ncols < 2 || b->n == MAX_GPUS)
+        return 0;
+    b->g[b->n] = cell_num(&row[0]);
+    b->tps[b->n++] = cell_num(&row[1]);
+    return 0;
+}
+
 /* The best throughput at each GPU count and its scaling efficiency
  * against the smallest count's. */
-static void scaling(report *r, const points *pt)
+static int scaling(report *r, tplan_store *db, int64_t sweep, tplan_err *err)
 {
-    double g[MAX_GPUS], tps[MAX_GPUS], eff[MAX_GPUS];
-    int n = 0;
+    tplan_cell id = {TPLAN_CELL_INT, sweep, 0.0, NULL};
+    best_tps b = {0};
+    double *g = b.g, *tps = b.tps, eff[MAX_GPUS];
+    int n;
     svg_chart ch;
 
-    for (int64_t i = 0; i < pt->n; i++) {
-        int k;
-
-        if (!isfinite(pt->tps[i]) || !(pt->gpus[i] > 0.0))
-            continue;
-        for (k = 0; k < n && g[k] != pt->gpus[i]; k++)
-            ;
-        if (k == n) {
-            if (n == MAX_GPUS)
-                continue;
-            g[n] = pt->gpus[i];
-            tps[n++] = pt->tps[i];
-        } else if (pt->tps[i] > tps[k]) {
-            tps[k] = pt->tps[i];
-        }
-    }
-    if (n < 2)
-        return;
-    /* by GPU count */
-    for (int i = 1; i < n; i++)
-        for (int j = i; j > 0 && g[j] < g[j - 1]; j--) {
-            double t = g[j];
-
-            g[j] = g[j - 1];
-            g[j - 1] = t;
-            t = tps[j];
-            tps[j] = tps[j - 1];
-            tps[j - 1] = t;
-        }
+    if (tplan_store_query(db,
+                          "SELECT gpus, max(tokens_per_s) FROM plans WHERE "
+                          "sweep_id = ?1 AND gpus > 0 AND tokens_per_s > 0 "
+                          "GROUP BY gpus ORDER BY gpus",
+                          &id, 1, on_best, &b, err) != TPLAN_OK)
+        return TPLAN_EIO;
+    if ((n = b.n) < 2)
+        return TPLAN_OK;
     for (int i = 0; i < n; i++)
         eff[i] = tps[i] / g[i] / (tps[0] / g[0]) * 100.0;
     {
@@ -317,6 +316,7 @@ static void scaling(report *r, const points *pt)
                      "over the smallest count's (best plans may differ in "
                      "layout, so it can pass 100%).");
     }
+    return TPLAN_OK;
 }
 
 static int report_usage(void)
@@ -406,23 +406,22 @@ int cmd_report(int argc, char **argv)
         }
     }
     pt.cap = MAX_POINTS;
-    pt.gpus = malloc(sizeof(double) * MAX_POINTS);
     pt.time_h = malloc(sizeof(double) * MAX_POINTS);
     pt.cost = malloc(sizeof(double) * MAX_POINTS);
-    pt.tps = malloc(sizeof(double) * MAX_POINTS);
     pt.pareto = malloc(sizeof(bool) * MAX_POINTS);
-    if (!pt.gpus || !pt.time_h || !pt.cost || !pt.tps || !pt.pareto) {
+    if (!pt.time_h || !pt.cost || !pt.pareto) {
         fputs("tplan: out of memory\n", stderr);
         goto done;
     }
     {
-        tplan_cell id = {TPLAN_CELL_INT, sw.id, 0.0, NULL};
+        tplan_cell q[2] = {{TPLAN_CELL_INT, sw.id, 0.0, NULL},
+                           {TPLAN_CELL_INT, MAX_POINTS, 0.0, NULL}};
 
         if (tplan_store_query(db,
-                              "SELECT gpus, time_h, cost_usd, tokens_per_s "
+                              "SELECT time_h, cost_usd "
                               "FROM plans WHERE sweep_id = ?1 ORDER BY "
-                              "rank IS NULL, rank LIMIT 20000",
-                              &id, 1, on_point, &pt, &err) != TPLAN_OK) {
+                              "rank IS NULL, rank LIMIT ?2",
+                              q, 2, on_point, &pt, &err) != TPLAN_OK) {
             fprintf(stderr, "tplan: %s\n", err.msg);
             goto done;
         }
@@ -440,9 +439,14 @@ int cmd_report(int argc, char **argv)
     }
     report_section(&r, "The kept plans", NULL);
     cost_time(&r, &pt);
-    scaling(&r, &pt);
+    if (scaling(&r, db, sw.id, &err)) {
+        report_abort(&r);
+        fprintf(stderr, "tplan: %s\n", err.msg);
+        goto done;
+    }
     {
-        tplan_cell id = {TPLAN_CELL_INT, sw.id, 0.0, NULL};
+        tplan_cell q[2] = {{TPLAN_CELL_INT, sw.id, 0.0, NULL},
+                           {TPLAN_CELL_INT, MAX_ROWS, 0.0, NULL}};
         table_ctx t = {&r, false};
 
         if (tplan_store_query(
@@ -451,8 +455,8 @@ int cmd_report(int argc, char **argv)
                 "seq, micro_batch, accum, global_batch, fits, total_bytes, "
                 "step_time_s, tokens_per_s, mfu, time_h, cost_usd FROM plans "
                 "WHERE sweep_id = ?1 AND rank IS NOT NULL ORDER BY rank "
-                "LIMIT 50",
-                &id, 1, on_table_row, &t, &err) != TPLAN_OK) {
+                "LIMIT ?2",
+                q, 2, on_table_row, &t, &err) != TPLAN_OK) {
             report_abort(&r);
             fprintf(stderr, "tplan: %s\n", err.msg);
             goto done;
@@ -467,10 +471,8 @@ int cmd_report(int argc, char **argv)
     }
     rc = 0;
 done:
-    free(pt.gpus);
     free(pt.time_h);
     free(pt.cost);
-    free(pt.tps);
     free(pt.pareto);
     tplan_store_close(db);
     return rc;
