@@ -545,14 +545,35 @@ int64_t tplan_config_dp(const tplan_config *c)
     return c->gpus / (c->tp * c->cp * c->pp);
 }
 
+void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
+                              int64_t *hi)
+{
+    int64_t L = c->model.layers, q = L / c->pp, r = L % c->pp;
+
+    if (c->pp_embed_loss && c->pp > 1) {
+        /* units 0 (the embedding) and L + 1 (the loss) around the layers,
+         * (L + 2)/p a stage (validation checks the division) */
+        int64_t u = (L + 2) / c->pp;
+
+        *lo = i * u > 0 ? i * u - 1 : 0;
+        /* the last stage ends at L whatever the division (hardening: a
+         * config that skipped validation loses no layer) */
+        *hi = i == c->pp - 1 ? L : (i + 1) * u - 1;
+    } else {
+        *lo = i * q + (i < r ? i : r);
+        *hi = *lo + q + (i < r ? 1 : 0);
+    }
+}
+
 int64_t tplan_config_stage_layers(const tplan_config *c)
 {
-    /* (layers + 2)/p units a stage: the middle ones all layers, the first
-     * and last one fewer (the embedding, the loss); two stages have only
-     * those */
-    if (c->pp_embed_loss && c->pp > 1)
-        return (c->model.layers + 2) / c->pp - (c->pp == 2 ? 1 : 0);
-    return (c->model.layers + c->pp - 1) / c->pp;
+    /* the first stage holds the most, but with pp_embed_loss a middle
+     * one does (the first is a layer short) when there is one */
+    int64_t lo, hi;
+
+    tplan_config_stage_range(c, c->pp_embed_loss && c->pp > 2 ? 1 : 0, &lo,
+                             &hi);
+    return hi - lo;
 }
 
 double tplan_config_moe_load(const tplan_config *c)

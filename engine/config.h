@@ -196,8 +196,15 @@ int tplan_config_validate_layout(const tplan_config *c, tplan_err *err);
 /* Data-parallel degree gpus / (tp * cp * pp) of a valid config. */
 int64_t tplan_config_dp(const tplan_config *c);
 
-/* Layers on the fullest pipeline stage: ceil(layers / pp) (an uneven
- * split gives some stages one layer fewer). */
+/* The layers [*lo, *hi) of pipeline stage i (0 .. pp - 1): with q =
+ * floor(L/p) and r = L mod p the first r stages hold q + 1 and the others
+ * q; with pp_embed_loss (L + 2)/p units a stage, the embedding the first
+ * unit and the loss the last (docs/MODEL.md section 13.1). */
+void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
+                              int64_t *hi);
+
+/* Layers on the fullest pipeline stage: ceil(layers / pp), or (L + 2)/p
+ * with pp_embed_loss and more than two stages. */
 int64_t tplan_config_stage_layers(const tplan_config *c);
 
 /* Tokens on the busiest expert rank over the average: the capacity

@@ -1574,6 +1574,7 @@ tplan_reach tplan_field_reach(int id)
     case F_DP_BW_EFF:
     case F_ZERO3_BW_EFF:
     case F_ZERO12_OVERLAP:
+    case F_TP_OVERLAP:
         return TPLAN_REACH_COMM;
     /* read by run.c only */
     case F_PRICE:

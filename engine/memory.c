@@ -76,23 +76,10 @@ typedef struct stage_pos {
 
 static stage_pos stage_at(const tplan_config *c, int64_t i)
 {
-    int64_t L = c->model.layers, q = L / c->pp, r = L % c->pp;
     stage_pos s;
 
     s.i = i;
-    if (c->pp_embed_loss && c->pp > 1) {
-        /* units 0 (the embedding) and L + 1 (the loss) around the layers,
-         * (L + 2)/p a stage (config.c checks the division) */
-        int64_t u = (L + 2) / c->pp;
-
-        s.lo = i * u > 0 ? i * u - 1 : 0;
-        /* the last stage ends at L whatever the division (hardening: a
-         * config that skipped validation loses no layer) */
-        s.hi = i == c->pp - 1 ? L : (i + 1) * u - 1;
-    } else {
-        s.lo = i * q + (i < r ? i : r);
-        s.hi = s.lo + q + (i < r ? 1 : 0);
-    }
+    tplan_config_stage_range(c, i, &s.lo, &s.hi);
     s.first = i == 0;
     s.last = i == c->pp - 1;
     return s;
@@ -767,13 +754,10 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     act_bytes(c, cache, &act);
     pos[n++] = stage_at(c, 0);
     /* a dense model's first stage holds the most layers: no middle stage
-     * can hold more, unless the embedding counts as one (pp_embed_loss):
-     * then the second stage holds a layer more than the first and the
-     * most micro-batches of the middle ones */
-    if (c->pp_embed_loss && c->pp > 2 &&
-        !(c->model.arch != TPLAN_ARCH_GENERIC && tplan_model_moe(&c->model)))
-        pos[n++] = stage_at(c, 1);
-    if (c->model.arch != TPLAN_ARCH_GENERIC && tplan_model_moe(&c->model)) {
+     * can hold more, unless the embedding counts as one (pp_embed_loss:
+     * the loop then keeps stage 1, a layer more than the first) */
+    if ((c->model.arch != TPLAN_ARCH_GENERIC && tplan_model_moe(&c->model)) ||
+        c->pp_embed_loss) {
         for (int64_t i = 1; i < c->pp - 1 && n < MAX_STAGES - 1; i++) {
             stage_pos sp = stage_at(c, i);
             bool seen = false;

@@ -1,7 +1,7 @@
 /* Step time: compute + pipeline bubble + exposed communication + optimizer
  * step. Communication that can overlap compute hides behind it up to the
  * config's overlap share; tensor-parallel traffic sits on the critical path
- * (no TP-comm overlap is modelled). */
+ * unless the stack overlaps it with the GEMMs (tp_overlap). */
 #include "perf.h"
 
 #include <math.h>
@@ -270,7 +270,7 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
                        tplan_dtype d, double *mm, double *attn)
 {
     const tplan_gpu *g = &c->gpu;
-    double x, tok;
+    double x, tok, emax, h0, tok0;
 
     if (c->efficiency > 0) {
         *mm = *attn = c->efficiency;
@@ -287,21 +287,22 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
      * loss per doubling of t. */
     x = (double)c->model.hidden;
     tok = (double)mem->micro_batch * (double)(c->seq / c->cp);
+    /* the GPU's 16-bit curve, or fp32's own (FP32_EFF_MAX) */
+    emax = g->eff_max;
+    h0 = g->eff_h0;
+    tok0 = g->eff_tok0;
     if (d == TPLAN_DTYPE_FP32) {
         double tensor = fmax(g->peak_flops[TPLAN_DTYPE_FP16],
                              g->peak_flops[TPLAN_DTYPE_BF16]);
-        double r = tensor > g->peak_flops[TPLAN_DTYPE_FP32]
-                       ? g->peak_flops[TPLAN_DTYPE_FP32] / tensor
-                       : 1.0;
 
-        *mm = *attn = FP32_EFF_MAX * x / (x + g->eff_h0 * r) * tok /
-                      (tok + g->eff_tok0 * FP32_TOK0_SHARE) *
-                      fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
-    } else {
-        *mm = g->eff_max * x / (x + g->eff_h0) * tok / (tok + g->eff_tok0) *
-              fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
-        *attn = g->attn_eff;
+        emax = FP32_EFF_MAX;
+        if (tensor > g->peak_flops[TPLAN_DTYPE_FP32])
+            h0 *= g->peak_flops[TPLAN_DTYPE_FP32] / tensor;
+        tok0 *= FP32_TOK0_SHARE;
     }
+    *mm = emax * x / (x + h0) * tok / (tok + tok0) *
+          fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
+    *attn = d == TPLAN_DTYPE_FP32 ? *mm : g->attn_eff;
     if (d == TPLAN_DTYPE_FP8)
         *mm *= g->fp8_ratio > 0 ? g->fp8_ratio : 1.0;
     /* Eager attention materialises the s x s scores: memory-bound softmax
@@ -520,14 +521,13 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
         /* the busiest stage's layers (an uneven split: the first has
          * ceil(L/p); with pp_embed_loss a middle one (L+2)/p) against the
          * last stage's and the head; the slower sets the pace */
-        double first = (double)tplan_config_stage_layers(c) / L * layers;
-        /* counting the loss as a layer, the last stage has one fewer */
-        int64_t n_last = c->pp_embed_loss
-                             ? (c->model.layers + 2) / c->pp - 1
-                             : c->model.layers / c->pp;
-        double last = (double)n_last / L * layers + fl.head_hw;
+        int64_t lo, hi;
+        double busiest = (double)tplan_config_stage_layers(c) / L * layers;
+        double last;
 
-        out->stage_imbalance = p * fmax(first, last) / fl.hardware;
+        tplan_config_stage_range(c, c->pp - 1, &lo, &hi);
+        last = (double)(hi - lo) / L * layers + fl.head_hw;
+        out->stage_imbalance = p * fmax(busiest, last) / fl.hardware;
         out->compute_s *= out->stage_imbalance;
     }
     /* Expert parallelism: the step waits for the busiest expert rank,

@@ -770,6 +770,7 @@ static void test_staged_each_field(void **state)
         {"fp8_ratio", {0.5, 0.8}},     {"eff_tp", {0.01, 0.05}},
         {"eff_scale", {0.9, 1.1}},     {"dp_bw_eff", {0.3, 0.9}},
         {"zero3_bw_eff", {0.3, 0.9}},  {"zero12_overlap", {0, 0.5}},
+        {"tp_overlap", {0, 1}},
         {"time_band_lo", {0.05, 0.1}},
         {"time_band_hi", {0.05, 0.2}}, {"moe_overlap", {0.2, 0.8}},
         {"price", {2, 3}},             {"pue", {1.1, 1.4}},
