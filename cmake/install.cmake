@@ -31,6 +31,7 @@ install(PROGRAMS
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_table2.sh
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_nemo.sh
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_bert.sh
+        ${CMAKE_SOURCE_DIR}/scripts/accuracy_korthikanti.sh
         ${CMAKE_SOURCE_DIR}/scripts/calibrate_llmfoundry.sh
         DESTINATION ${tplan_share}/scripts)
 # The reports read the published figures from tests/data relative to
@@ -41,6 +42,7 @@ install(FILES
         ${CMAKE_SOURCE_DIR}/tests/data/throughput_llmfoundry_half.json
         ${CMAKE_SOURCE_DIR}/tests/data/nemo_h100_pretrain.tsv
         ${CMAKE_SOURCE_DIR}/tests/data/bert_v100_nvidia.tsv
+        ${CMAKE_SOURCE_DIR}/tests/data/korthikanti_table5.tsv
         DESTINATION ${tplan_share}/tests/data)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data/hf
         DESTINATION ${tplan_share}/tests/data)

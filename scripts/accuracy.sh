@@ -14,6 +14,9 @@
 #   megatron     Narayanan et al. 2021 Table 1: TFLOP/s per GPU
 #                (scripts/accuracy_megatron.sh), without a framework and
 #                with --framework megatron (fitted to these rows)
+#   korthikanti  Korthikanti et al. 2022 Table 5: iteration times
+#                (scripts/accuracy_korthikanti.sh), without a framework and
+#                with --framework megatron (fitted to them with Table 1)
 #   table2       Narayanan et al. 2021 Table 2: DeepSpeed ZeRO-3 and PTD-P
 #                rows (scripts/accuracy_table2.sh), without a framework
 #                (fsdp, tplan's defaults) and with deepspeed / megatron
@@ -69,6 +72,10 @@ scripts/accuracy_megatron.sh --rows -- "${extra[@]}" |
     awk -F'\t' '{ printf "megatron\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_megatron.sh --rows -- --framework megatron "${extra[@]}" |
     awk -F'\t' '{ printf "megatron+fw\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
+scripts/accuracy_korthikanti.sh --rows -- "${extra[@]}" |
+    awk -F'\t' '{ printf "korthikanti\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
+scripts/accuracy_korthikanti.sh --rows -- --framework megatron "${extra[@]}" |
+    awk -F'\t' '{ printf "korthikanti+fw\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_table2.sh --rows -- --framework fsdp "${extra[@]}" |
     awk -F'\t' '{ split($1, k, "-"); printf "table2-%s\t%s\t%s\t%s\t%s\t%s\n", k[1], $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_table2.sh --rows -- "${extra[@]}" |
@@ -104,7 +111,7 @@ printf 'deepseek-v3\tpre-training GPU-hours\t2664000\t%s\n' "$pred" >>"$rows"
 
 # --- the report -------------------------------------------------------------
 printf '%-16s %5s %9s %9s %9s %9s %7s  %s\n' source rows median p90 worst "mean+-" "in band" "worst row"
-for src in activations llm-foundry megatron megatron+fw table2-zero3 table2-zero3+fw \
+for src in activations llm-foundry megatron megatron+fw korthikanti korthikanti+fw table2-zero3 table2-zero3+fw \
     table2-ptdp table2-ptdp+fw nemo-h100 nemo-h100+fw bert-v100-fp32 bert-v100-fp16 \
     params active deepseek-v3; do
     awk -F'\t' -v src="$src" '

@@ -39,7 +39,7 @@ for s in "$root"/scripts/*.lua; do
     [ -f "$share/scripts/$(basename "$s")" ] && ok || bad "not installed: scripts/$(basename "$s")"
 done
 for s in accuracy accuracy_llmfoundry accuracy_megatron accuracy_table2 accuracy_nemo accuracy_bert \
-    calibrate_llmfoundry; do
+    accuracy_korthikanti     calibrate_llmfoundry; do
     [ -x "$share/scripts/$s.sh" ] && ok || bad "not installed as a program: scripts/$s.sh"
 done
 for s in build.sh test.sh setup.sh fuzz.sh gen_man.sh bench_sweep.sh completion; do

@@ -165,7 +165,7 @@ ok, err = pcall(tplan.plan, with{framework = 3})
 assert(not ok and err:find("field 'framework' must be a framework name %(got number%)"), err)
 local r = tplan.sweep{model = "gpt2", framework = "megatron", axes = {gpus = {8, 16}}, keep = 2}
 assert(#r:top(2) == 2)
-for _, p in ipairs(r:top(2)) do assert(p.framework == "megatron" and p.eff_scale == 1.11) end
+for _, p in ipairs(r:top(2)) do assert(p.framework == "megatron" and p.eff_scale == 0.95 and p.eff_tok0 == 64) end
 print("ok")
 LUA
 if "$tplan" run fw.lua >"$tmp/out" 2>"$tmp/err" && [ "$(cat "$tmp/out")" = ok ]; then ok; else bad "frameworks through Lua: $(cat "$tmp/err")"; fi
