@@ -1,2 +1,0 @@
-tplan.gpus.load("fifo.csv")
-print("loaded")
