@@ -193,6 +193,13 @@ int tplan_config_validate(const tplan_config *c, tplan_err *err);
  * validated them once: sweeps). */
 int tplan_config_validate_layout(const tplan_config *c, tplan_err *err);
 
+/* tplan_config_validate_layout without a message, for sweeps. On a
+ * refusal *deps names the inputs (NULL-terminated, as `tplan fields`
+ * names them) the broken rule reads: every configuration that agrees with
+ * c on them breaks it too. NULL where a rule reads more than a list says
+ * (accum, derived from the batch) or checks a single value's range. */
+int tplan_config_layout_deps(const tplan_config *c, const char *const **deps);
+
 /* Data-parallel degree gpus / (tp * cp * pp) of a valid config. */
 int64_t tplan_config_dp(const tplan_config *c);
 

@@ -528,6 +528,9 @@ typedef struct worker {
     tplan_sweep_stats stats;
     bool main;
     bool layout_bad; /* the last configuration visited broke a layout rule */
+    const char *const *bad_reads; /* what that rule reads (NULL: unknown) */
+    const char *const *skip_reads; /* the rule skip_at was found for */
+    int skip_at; /* the innermost axis skip_reads names (-1: none) */
     pthread_t thread;
 } worker;
 
@@ -577,7 +580,7 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     /* c is the index's config (work() sets it); a layout the rules refuse
      * is told apart from a plan that fails later (work() skips the
      * layout's time- and run-class neighbours) */
-    if (!reuse && tplan_config_validate_layout(c, NULL) != TPLAN_OK) {
+    if (!reuse && tplan_config_layout_deps(c, &w->bad_reads) != TPLAN_OK) {
         w->layout_bad = true;
         w->stats.invalid++;
         return false;
@@ -665,6 +668,44 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     return true;
 }
 
+/* After the configuration at digit broke a layout rule: every index up
+ * to the next change of an axis the rule reads breaks it too (config.h,
+ * tplan_config_layout_deps). Passes them at once, at most max: moves the
+ * digits inside to their last values without applying them (the next
+ * odometer_step carries through each and applies it) and returns how
+ * many indexes it passed; with fewer than that left in the chunk it
+ * passes max and leaves the digits (the next chunk decodes its own). */
+static int64_t skip_refused(worker *w, const tplan_sweep_spec *s, int *digit,
+                            int64_t max)
+{
+    int64_t left = 0, stride = 1;
+
+    if (!w->bad_reads)
+        return 0;
+    if (w->bad_reads != w->skip_reads) {
+        w->skip_reads = w->bad_reads;
+        w->skip_at = -1;
+        for (const char *const *d = w->bad_reads; *d; d++) {
+            int id = tplan_field_find_input(*d);
+
+            for (int i = s->n_axes - 1; i > w->skip_at; i--)
+                if (s->axes[i].id == id && s->axes[i].n > 1) {
+                    w->skip_at = i;
+                    break;
+                }
+        }
+    }
+    for (int i = s->n_axes - 1; i > w->skip_at; i--) {
+        left += (int64_t)(s->axes[i].n - 1 - digit[i]) * stride;
+        stride *= s->axes[i].n;
+    }
+    if (left > max)
+        return max;
+    for (int i = s->n_axes - 1; i > w->skip_at; i--)
+        digit[i] = s->axes[i].n - 1;
+    return left;
+}
+
 static void *work(void *arg)
 {
     worker *w = arg;
@@ -720,6 +761,16 @@ static void *work(void *arg)
             } else {
                 have = visit(w, r->shard + j * r->shards, digit, p, c, cache,
                              reuse);
+                /* a refused layout's whole sub-space at once (one shard:
+                 * consecutive indexes are this worker's) */
+                if (w->layout_bad && r->shards == 1 && !r->spec->unstaged) {
+                    int64_t n = skip_refused(w, r->spec, digit, to - j - 1);
+
+                    w->stats.visited += n;
+                    w->stats.invalid += n;
+                    w->stats.skipped += n;
+                    j += n;
+                }
             }
             reach = odometer_step(r->spec, r->shards, digit, c);
         }
@@ -940,6 +991,7 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
     for (int i = 0; i < started; i++) {
         r->stats.visited += ws[i].stats.visited;
         r->stats.invalid += ws[i].stats.invalid;
+        r->stats.skipped += ws[i].stats.skipped;
         r->stats.evaluated += ws[i].stats.evaluated;
         r->stats.reused += ws[i].stats.reused;
         r->stats.passed += ws[i].stats.passed;

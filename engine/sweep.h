@@ -132,6 +132,8 @@ typedef struct tplan_sweep_stats {
     int64_t space;     /* configurations in the space */
     int64_t visited;   /* indexes walked (this shard's) */
     int64_t invalid;   /* pruned: divisibility and other rules */
+    int64_t skipped;   /* of invalid: passed with a refused layout's
+                        * sub-space, without a look */
     int64_t evaluated; /* full plan evaluations */
     int64_t reused;    /* of evaluated: staged, memory (and time) kept */
     int64_t passed;    /* through the constraints and hook */

@@ -668,6 +668,7 @@ static void staged_run(tplan_sweep_spec *s, bool unstaged, int threads,
         st->evaluated += r.stats.evaluated;
         st->reused += r.stats.reused;
         st->invalid += r.stats.invalid;
+        st->skipped += r.stats.skipped;
         tplan_sweep_run_free(&r);
     }
 }
@@ -749,6 +750,67 @@ static void test_staged_bit_identical(void **state)
                       (long long)size, (long long)one.evaluated,
                       (long long)one.reused);
     }
+    free(want.h);
+    free(got.h);
+    free(s);
+}
+
+/* Layouts the rules refuse (tp 3 and pp 3 not dividing the GPUs, tp not
+ * dividing the heads, sp without tp, vpp without pp, interleaving over
+ * layers it does not divide): the walk passes each refused sub-space at
+ * once, and visits, refuses and evaluates exactly what one-at-a-time
+ * evaluation does, on 1 and 2 threads; sharded walks look at each index. */
+static void test_refused_layouts_skipped(void **state)
+{
+    static const double gpus[] = {8, 24, 64}, tp[] = {1, 2, 3, 8, 64},
+                        pp[] = {1, 3, 4}, vpp[] = {1, 2, 3}, sp[] = {0, 1},
+                        zero[] = {0, 1}, mb[] = {1, 2}, overlap[] = {0, 0.5},
+                        nic[] = {100, 400}, price[] = {2, 3};
+    tplan_sweep_spec *s = staged_spec();
+    hashes want = {NULL, 0}, got = {NULL, 0};
+    tplan_sweep_stats full = {0}, one = {0}, two = {0}, sh = {0};
+    int64_t size;
+    tplan_err err;
+
+    (void)state;
+    add_axis(s, "gpus", 3, gpus);
+    add_axis(s, "tp", 5, tp);
+    add_axis(s, "pp", 3, pp);
+    add_axis(s, "vpp", 3, vpp);
+    add_axis(s, "sp", 2, sp);
+    add_axis(s, "zero", 2, zero);
+    add_axis(s, "micro_batch", 2, mb);
+    add_axis(s, "overlap", 2, overlap);
+    add_axis(s, "nic_gbps", 2, nic);
+    add_axis(s, "price", 2, price);
+    assert_int_equal(tplan_sweep_validate(s, &err), TPLAN_OK);
+    size = tplan_sweep_size(s);
+    want.h = calloc((size_t)size, sizeof *want.h);
+    got.h = calloc((size_t)size, sizeof *got.h);
+    assert_non_null(want.h);
+    assert_non_null(got.h);
+    staged_run(s, true, 1, 1, &want, &full);
+    assert_int_equal(full.skipped, 0);
+    assert_true(full.invalid * 2 > size); /* most layouts are refused */
+    assert_true(want.n > 1000);
+    staged_run(s, false, 1, 1, &got, &one);
+    assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+    assert_int_equal(one.invalid, full.invalid);
+    assert_int_equal(one.evaluated, full.evaluated);
+    assert_true(one.skipped * 10 > one.invalid * 9); /* nearly all at once */
+    memset(got.h, 0, sizeof *got.h * (size_t)size);
+    staged_run(s, false, 2, 1, &got, &two);
+    assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+    assert_int_equal(two.invalid, full.invalid);
+    assert_int_equal(two.evaluated, full.evaluated);
+    memset(got.h, 0, sizeof *got.h * (size_t)size);
+    staged_run(s, false, 2, 3, &got, &sh);
+    assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+    assert_int_equal(sh.invalid, full.invalid);
+    assert_int_equal(sh.skipped, 0);
+    print_message("%lld configurations, %lld refused, %lld passed at once\n",
+                  (long long)size, (long long)one.invalid,
+                  (long long)one.skipped);
     free(want.h);
     free(got.h);
     free(s);
@@ -851,6 +913,7 @@ int main(void)
         cmocka_unit_test(test_equivalents_counted),
         cmocka_unit_test(test_equivalents_are_equal),
         cmocka_unit_test(test_staged_bit_identical),
+        cmocka_unit_test(test_refused_layouts_skipped),
         cmocka_unit_test(test_staged_each_field),
     };
 
