@@ -34,6 +34,9 @@ install(PROGRAMS
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_korthikanti.sh
         ${CMAKE_SOURCE_DIR}/scripts/calibrate_llmfoundry.sh
         DESTINATION ${tplan_share}/scripts)
+# what they source
+install(FILES ${CMAKE_SOURCE_DIR}/scripts/report_common.sh
+        DESTINATION ${tplan_share}/scripts)
 # The reports read the published figures from tests/data relative to
 # their parent directory, in a checkout and under share/tplan alike.
 install(FILES

@@ -13,15 +13,9 @@
 # scripts/accuracy.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tplan=${TPLAN:-build/cli/tplan}
-# installed (share/tplan/scripts): the tplan in the prefix's bin/
-[ -n "${TPLAN:-}" ] || [ -x "$tplan" ] || tplan=../../bin/tplan
 data=tests/data/bert_v100_nvidia.tsv
-rows=false
-[ "${1:-}" = "--rows" ] && { rows=true; shift; }
-[ "${1:-}" = "--" ] && shift
-extra=("$@")
-command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh --test installs it)" >&2; exit 1; }
+. scripts/report_common.sh
+report_args "$@"
 tail -n +2 "$data" | while IFS=$'\t' read -r sys gpu n prec seq mb meas src; do
     [ "$prec" = fp32 ] && p=fp32 || p=mixed-fp16
     per_gpu=$([ "$seq" = 128 ] && echo 8192 || echo 4096)

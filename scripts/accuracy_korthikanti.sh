@@ -10,15 +10,9 @@
 # (tab-separated) for scripts/accuracy.sh instead of the report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tplan=${TPLAN:-build/cli/tplan}
-# installed (share/tplan/scripts): the tplan in the prefix's bin/
-[ -n "${TPLAN:-}" ] || [ -x "$tplan" ] || tplan=../../bin/tplan
 data=tests/data/korthikanti_table5.tsv
-rows=false
-[ "${1:-}" = "--rows" ] && { rows=true; shift; }
-[ "${1:-}" = "--" ] && shift
-extra=("$@")
-command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh --test installs it)" >&2; exit 1; }
+. scripts/report_common.sh
+report_args "$@"
 
 grep -v '^#' "$data" | tail -n +2 |
 while IFS=$'\t' read -r model heads hidden layers tp pp vpp gpus batch mb mode pub; do

@@ -14,16 +14,9 @@
 # attention; fused cross-entropy (MPT's default loss_fn, flash-attn's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tplan=${TPLAN:-build/cli/tplan}
-# installed (share/tplan/scripts): the tplan in the prefix's bin/
-[ -n "${TPLAN:-}" ] || [ -x "$tplan" ] || tplan=../../bin/tplan
 data=tests/data/throughput_llmfoundry_half.json
-rows=false
-[ "${1:-}" = "--rows" ] && { rows=true; shift; }
-if [ $# -gt 0 ] && [ "$1" != "--" ]; then data=$1; shift; fi
-[ "${1:-}" = "--" ] && shift
-extra=("$@")
-command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh --test installs it)" >&2; exit 1; }
+. scripts/report_common.sh
+report_args --data "$@"
 [ -r "$data" ] || { echo "accuracy: cannot read $data" >&2; exit 1; }
 
 tmp=$(mktemp)

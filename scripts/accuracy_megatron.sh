@@ -12,14 +12,8 @@
 # instead of the report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tplan=${TPLAN:-build/cli/tplan}
-# installed (share/tplan/scripts): the tplan in the prefix's bin/
-[ -n "${TPLAN:-}" ] || [ -x "$tplan" ] || tplan=../../bin/tplan
-rows=false
-[ "${1:-}" = "--rows" ] && { rows=true; shift; }
-[ "${1:-}" = "--" ] && shift
-extra=("$@")
-command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh --test installs it)" >&2; exit 1; }
+. scripts/report_common.sh
+report_args "$@"
 
 # billions, heads, hidden, layers, tp, pp, GPUs, batch, published TFLOP/s per GPU
 table='1.7 24 2304 24 1 1 32 512 137

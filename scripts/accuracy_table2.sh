@@ -13,14 +13,8 @@
 # band's slow and fast ends" lines.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tplan=${TPLAN:-build/cli/tplan}
-# installed (share/tplan/scripts): the tplan in the prefix's bin/
-[ -n "${TPLAN:-}" ] || [ -x "$tplan" ] || tplan=../../bin/tplan
-rows=false
-[ "${1:-}" = "--rows" ] && { rows=true; shift; }
-[ "${1:-}" = "--" ] && shift
-extra=("$@")
-command -v jq >/dev/null || { echo "accuracy: needs jq (scripts/setup.sh --test installs it)" >&2; exit 1; }
+. scripts/report_common.sh
+report_args "$@"
 fw_given=false
 for a in "${extra[@]}"; do case $a in --framework | --framework=*) fw_given=true ;; esac; done
 

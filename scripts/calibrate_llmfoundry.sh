@@ -10,15 +10,13 @@
 # scripts/accuracy_llmfoundry.sh; the base frameworks are fsdp and megatron.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tplan=${TPLAN:-build/cli/tplan}
-# installed (share/tplan/scripts): the tplan in the prefix's bin/
-[ -n "${TPLAN:-}" ] || [ -x "$tplan" ] || tplan=../../bin/tplan
 data=tests/data/throughput_llmfoundry_half.json
 dir=$(mktemp -d)
 keep=""
 [ "${1:-}" = "--keep" ] && { keep=${2:?--keep DIR}; mkdir -p "$keep"; }
 trap 'rm -rf "$dir"' EXIT
-command -v jq >/dev/null || { echo "calibrate: needs jq (scripts/setup.sh --test installs it)" >&2; exit 1; }
+report=calibrate
+. scripts/report_common.sh
 
 cols=run,layers,hidden,heads,ffn,vocab,pos,bias,norm,tied,dropout,seq,gpu,gpus,gpus_per_node,zero,precision,micro_batch,accum,recompute,attention,measured_tokens_per_s
 jq -r '.[] | select(.kind == "throughput") | .config as $c | [

@@ -42,6 +42,7 @@ for s in accuracy accuracy_llmfoundry accuracy_megatron accuracy_table2 accuracy
     accuracy_korthikanti     calibrate_llmfoundry; do
     [ -x "$share/scripts/$s.sh" ] && ok || bad "not installed as a program: scripts/$s.sh"
 done
+[ -f "$share/scripts/report_common.sh" ] && ok || bad "not installed: scripts/report_common.sh"
 for s in build.sh test.sh setup.sh fuzz.sh gen_man.sh bench_sweep.sh completion; do
     [ ! -e "$share/scripts/$s" ] && ok || bad "plumbing installed: scripts/$s"
 done
