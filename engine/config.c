@@ -405,14 +405,15 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
 /* What a layout rule reads, by input name (NULL-terminated), for
  * tplan_config_layout_deps: the model's shape comes only from the model
  * input (no other input sets heads, layers or positions), seq from seq or
- * the model. */
+ * the model. Every rule after the generic-model return reads the model:
+ * a generic model never reaches it. */
 static const char *const reads_split[] = {"gpus", "tp", "pp", "cp", NULL};
 static const char *const reads_generic[] = {"model", "tp", "pp", "cp", "ep",
                                             NULL};
 static const char *const reads_heads[] = {"model", "tp", NULL};
-static const char *const reads_sp[] = {"sp", "tp", NULL};
+static const char *const reads_sp[] = {"model", "sp", "tp", NULL};
 static const char *const reads_depth[] = {"model", "pp", NULL};
-static const char *const reads_vpp[] = {"vpp", "pp", NULL};
+static const char *const reads_vpp[] = {"model", "vpp", "pp", NULL};
 static const char *const reads_embed[] = {"pp_embed_loss", "model", "pp",
                                           NULL};
 static const char *const reads_chunks[] = {"vpp", "pp", "pp_embed_loss",

@@ -214,7 +214,7 @@ static int r_stats(lua_State *L)
     lt_result *r = lt_check_result(L, 1);
     const tplan_sweep_stats *s = &r->stats;
 
-    lua_createtable(L, 0, 10);
+    lua_createtable(L, 0, 11);
     lua_pushstring(L, r->name);
     lua_setfield(L, -2, "name");
     lua_pushinteger(L, s->space);
@@ -223,6 +223,8 @@ static int r_stats(lua_State *L)
     lua_setfield(L, -2, "visited");
     lua_pushinteger(L, s->invalid);
     lua_setfield(L, -2, "invalid");
+    lua_pushinteger(L, s->skipped);
+    lua_setfield(L, -2, "skipped");
     lua_pushinteger(L, s->evaluated);
     lua_setfield(L, -2, "evaluated");
     lua_pushinteger(L, s->reused);
