@@ -142,10 +142,12 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
     double w = (double)mem->offload_weight_bytes;
     /* what can hide, up to the overlap share: weight fetches run under
      * forward and backward, gradient copies under backward only (2/3 of
-     * compute) */
-    double window = c->offload_params != TPLAN_OFFLOAD_NONE
-                        ? c->overlap * out->compute_s
-                        : fmin(c->overlap, 2.0 / 3.0) * out->compute_s;
+     * compute); the compute that hides TP traffic (tp_overlap) hides
+     * nothing else, as for data-parallel traffic (comm_and_total) */
+    double window = fmin(c->offload_params != TPLAN_OFFLOAD_NONE
+                             ? c->overlap * out->compute_s
+                             : fmin(c->overlap, 2.0 / 3.0) * out->compute_s,
+                         out->compute_s - (out->tp_comm_s - out->tp_exposed_s));
     double hidden_t = 0.0;
     double exposed = 2.0 * (double)mem->paged_spill_bytes / pcie;
 
@@ -243,9 +245,11 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
             ((fwd + 1.0) *
              (tplan_alltoall_s(disp, ep, per_node, lk, nc, lat) +
               tplan_alltoall_s(comb, ep, per_node, lk, nc, lat)));
+        /* under the compute that does not hide TP traffic */
         out->ep_exposed_s =
-            out->ep_comm_s - fmin(c->moe_overlap * out->ep_comm_s,
-                                  out->compute_s);
+            out->ep_comm_s -
+            fmin(c->moe_overlap * out->ep_comm_s,
+                 out->compute_s - (out->tp_comm_s - out->tp_exposed_s));
     }
     if (c->cp > 1) {
         double chunk = (double)tplan_model_kv_elems(mo) * b * s / cp / t * act;

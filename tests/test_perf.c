@@ -460,6 +460,51 @@ static void test_tp_overlap(void **state)
                 q.perf.compute_s * (1.0 + 1e-12));
 }
 
+/* The compute that hides TP traffic hides no expert all-to-all and no
+ * offload transfer either: TP and EP hidden together stay within the
+ * compute, and an offloaded run whose compute all hides TP traffic
+ * exposes its whole PCIe traffic. */
+static void test_tp_overlap_shares_compute(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+
+    (void)state;
+    config_for(&c, "mixtral-8x7b", "h100-sxm");
+    c.gpus = 64;
+    c.tp = 2;
+    c.ep = 8;
+    c.zero = 1;
+    c.micro_batch = 1;
+    c.seq = 512;
+    c.tp_overlap = 1.0;
+    c.moe_overlap = 1.0;
+    c.link_bytes_per_s = 2e9;
+    c.nic_bytes_per_s = 2e9;
+    eval_ok(&c, &p);
+    assert_true(p.perf.tp_comm_s > 0.0 && p.perf.ep_comm_s > 0.0);
+    assert_true(p.perf.tp_comm_s + p.perf.ep_comm_s > p.perf.compute_s);
+    assert_true((p.perf.tp_comm_s - p.perf.tp_exposed_s) +
+                    (p.perf.ep_comm_s - p.perf.ep_exposed_s) <=
+                p.perf.compute_s * (1.0 + 1e-12));
+
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.gpus = 2;
+    c.tp = 2;
+    c.micro_batch = 1;
+    c.seq = 512;
+    c.offload_params = TPLAN_OFFLOAD_CPU;
+    c.zero = 3;
+    c.overlap = 1.0;
+    c.link_bytes_per_s = 1e9;
+    eval_ok(&c, &p);
+    c.tp_overlap = 1.0;
+    eval_ok(&c, &q);
+    assert_true(q.perf.tp_comm_s > q.perf.compute_s); /* all of it hides TP */
+    assert_true(p.perf.offload_s > 0.0);
+    assert_true(q.perf.offload_s > p.perf.offload_s);
+}
+
 /* zero12_overlap scales the overlap under ZeRO 0-2 only: DeepSpeed's
  * ZeRO-1/2 (overlap_comm off) expose all of their traffic, its ZeRO-3
  * keeps the overlap. */
@@ -582,6 +627,7 @@ int main(void)
         cmocka_unit_test(test_overlap_window),
         cmocka_unit_test(test_zero12_overlap),
         cmocka_unit_test(test_tp_overlap),
+        cmocka_unit_test(test_tp_overlap_shares_compute),
         cmocka_unit_test(test_fp8_timing),
         cmocka_unit_test(test_fp32_curve),
         cmocka_unit_test(test_stage_imbalance),
