@@ -49,6 +49,15 @@ static int given_split(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     return TPLAN_OK;
 }
 
+/* Megatron's interleaved schedule takes whole rounds of micro-batches:
+ * with vpp > 1 an accumulation that is not a multiple of pp is refused
+ * (tplan_config_validate_layout for a given accum, eval() for a solved
+ * one), so the search passes over such splits. */
+static bool whole_rounds(const tplan_config *w, int64_t accum)
+{
+    return w->vpp <= 1 || accum % w->pp == 0;
+}
+
 int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
                      tplan_err *err)
 {
@@ -98,7 +107,8 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
         bmax = n;
     nc = tplan_batch_exact(g, dp, bmax, cand, BATCH_CANDIDATES);
     for (int i = 0; i < nc && i < BATCH_CANDIDATES; i++) {
-        if (try_split(w, cache, cand[i], n / cand[i], &p->mem)) {
+        if (whole_rounds(w, n / cand[i]) &&
+            try_split(w, cache, cand[i], n / cand[i], &p->mem)) {
             p->batch_exact = true;
             return TPLAN_OK;
         }
@@ -106,7 +116,8 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     /* No exact split fits: the closest global batch, largest micro-batch
      * first, halving until one fits. */
     for (b = bmax; b >= 1; b /= 2) {
-        if (try_split(w, cache, b, tplan_batch_accum(g, dp, b), &p->mem)) {
+        if (whole_rounds(w, tplan_batch_accum(g, dp, b)) &&
+            try_split(w, cache, b, tplan_batch_accum(g, dp, b), &p->mem)) {
             p->batch_exact = b * dp * w->accum == g;
             return TPLAN_OK;
         }

@@ -79,6 +79,8 @@ expect_error 2 "tplan: hidden must be at most 1000000 (hidden=900000000000000000
 expect_error 2 "tplan: tp must divide kv_heads or be a multiple of it (kv_heads=12, tp=8)" "${C[@]}" --gpus 8 --tp 8 --kv-heads 12 --heads 48 --hidden 6144
 expect_error 2 "tplan: sp needs tensor parallelism (sp=true, tp=1)" "${C[@]}" --sp
 expect_error 2 "tplan: interleaving needs accum to be a multiple of pp (accum=6, pp=4, vpp=2)" "${C[@]}" --gpus 4 --pp 4 --vpp 2 --accum 6
+# the same rule for an accumulation the global batch sets
+expect_error 2 "tplan: interleaving needs accum to be a multiple of pp (accum=6 for global_batch=6, pp=4, vpp=2)" "${C[@]}" --gpus 4 --pp 4 --vpp 2 --micro-batch 1 --global-batch 6
 expect_error 2 "tplan: --vocab describes a transformer, but --params makes a generic model (params=7B)" calc --params 7B --vocab 100
 expect_error 2 "tplan: --act-bytes goes with --params (act-bytes=5); transformers derive their activations" calc --model gpt2 --act-bytes 5
 expect_error 2 "tplan: give --json or --inventory, not both" calc --model gpt2 --json --inventory
@@ -271,6 +273,10 @@ jq_is "an untimed plan has no band" '.perf.step_time_s_lo == null and .fields.st
     ok || bad "step bands hold 80% of the reference runs: $(cat "$tmp/band.err")"
 jq_is "--nic-gbps is gigabits" '.parallel.nic_bytes_per_s == 50000000000' "${C[@]}" --nic-gbps 400
 jq_is "--link-gbs is gigabytes" '.parallel.link_bytes_per_s == 450000000000' "${C[@]}" --link-gbs 450
+# the largest micro-batch that fits is 8 (accum 3 at global batch 24);
+# interleaved, the solve takes whole rounds of pp micro-batches: 6 x 4
+jq_is "interleaving: the batch solve keeps accum a multiple of pp" '.batch.micro_batch == 6 and .batch.accum == 4 and .batch.global_batch == 24' "${C[@]}" --gpus 4 --pp 4 --vpp 2 --seq 512 --global-batch 24
+jq_is "without interleaving the largest micro-batch" '.batch.micro_batch == 8 and .batch.accum == 3' "${C[@]}" --gpus 4 --pp 4 --seq 512 --global-batch 24
 jq_is "pipelining defaults accum to pp" '.batch.accum == 4' "${C[@]}" --gpus 4 --pp 4
 jq_is "a large pipeline bubble is warned about" '.warnings | any(test("^pipeline bubble 75% of the step"))' "${C[@]}" --gpus 4 --pp 4
 jq_is "no bubble warning from 4 x pp micro-batches" '.warnings | all(test("bubble") | not)' "${C[@]}" --gpus 4 --pp 4 --accum 16
