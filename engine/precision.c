@@ -39,11 +39,13 @@ static const tplan_precision_info precisions[TPLAN_PREC_COUNT] = {
  * CPU measurement there: AdamW 16 = 4 param + 4 grad + 8 state, SGD with
  * momentum 12, SGD 8, Adagrad 12, RMSprop 12. */
 static const tplan_optimizer_info optimizers[TPLAN_OPT_COUNT] = {
-    [TPLAN_OPT_ADAMW] = {"adamw", 8, false, "Loshchilov & Hutter 2019"},
-    [TPLAN_OPT_ADAM] = {"adam", 8, false, "Kingma & Ba 2015"},
-    [TPLAN_OPT_SGD] = {"sgd", 0, false, "torch.optim.SGD, momentum=0"},
+    [TPLAN_OPT_ADAMW] = {"adamw", 8, false, "Loshchilov & Hutter 2019", false, false},
+    [TPLAN_OPT_ADAM] = {"adam", 8, false, "Kingma & Ba 2015", false, false},
+    [TPLAN_OPT_SGD] = {"sgd", 0, false, "torch.optim.SGD, momentum=0",
+                       false, false},
     [TPLAN_OPT_SGD_MOMENTUM] = {"sgd-momentum", 4, false,
-                                "torch.optim.SGD momentum buffer"},
+                                "torch.optim.SGD momentum buffer", false,
+                                false},
     /* Shazeer & Stern 2018, Algorithm 4 (factored second moment, one
      * statistic per row and per column of each matrix) without a first
      * moment: Hugging Face transformers' Adafactor defaults to beta1=None
@@ -54,20 +56,25 @@ static const tplan_optimizer_info optimizers[TPLAN_OPT_COUNT] = {
     [TPLAN_OPT_ADAFACTOR] = {"adafactor", 4, false,
                              "Shazeer & Stern 2018 Alg. 4; HF Adafactor "
                              "defaults (factored, beta1=None)",
-                             true},
-    [TPLAN_OPT_LION] = {"lion", 4, false, "Chen et al. 2023 (one momentum)"},
+                             true, false},
+    [TPLAN_OPT_LION] = {"lion", 4, false,
+                        "Chen et al. 2023 (one momentum)", false, false},
     /* Dettmers et al. 2022: two 8-bit states; block statistics are below
      * 1% and ignored. */
-    [TPLAN_OPT_ADAMW_8BIT] = {"adamw-8bit", 2, true, "Dettmers et al. 2022"},
-    [TPLAN_OPT_ADAGRAD] = {"adagrad", 4, false, "torch.optim.Adagrad"},
-    [TPLAN_OPT_RMSPROP] = {"rmsprop", 4, false, "torch.optim.RMSprop"},
+    [TPLAN_OPT_ADAMW_8BIT] = {"adamw-8bit", 2, true, "Dettmers et al. 2022",
+                              false, false},
+    [TPLAN_OPT_ADAGRAD] = {"adagrad", 4, false, "torch.optim.Adagrad",
+                           false, false},
+    [TPLAN_OPT_RMSPROP] = {"rmsprop", 4, false, "torch.optim.RMSprop",
+                           false, false},
     /* Adafactor without factoring: a full second moment per parameter and
      * no first moment (Shazeer & Stern 2018, Algorithm 2; what Hugging
      * Face's Adafactor keeps for vectors, exp_avg_sq of the parameter's
      * shape) */
     [TPLAN_OPT_ADAFACTOR_UNFACTORED] = {"adafactor-unfactored", 4, false,
                                         "Shazeer & Stern 2018; HF Adafactor "
-                                        "with its matrices unfactored"},
+                                        "with its matrices unfactored",
+                                        false, false},
     /* bitsandbytes paged optimizers (Dettmers et al. 2023, QLoRA section
      * 3, "Paged Optimizers"): the states of AdamW8bit or of a 32-bit
      * AdamW live in CUDA unified memory and page to the host when the GPU
