@@ -97,17 +97,10 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
             ? tplan_lora_params(&c->model, c->lora_rank, c->lora_targets)
             : pc.total;
     out->dp = tplan_config_dp(c);
-    if ((rc = tplan_plan_batch(work, cache, out, err)))
+    if ((rc = tplan_plan_batch(work, cache, out, err))) {
+        out->batch_refused = true;
         return rc;
-    /* the layout rule, for an accumulation the batch solve chose */
-    if (c->vpp > 1 && c->accum % c->pp)
-        return tplan_err_set(err, TPLAN_EINVAL, "accum",
-                             "interleaving needs accum to be a multiple of pp "
-                             "(accum=%lld for global_batch=%lld, pp=%lld, "
-                             "vpp=%lld)",
-                             (long long)c->accum,
-                             (long long)out->target_global_batch,
-                             (long long)c->pp, (long long)c->vpp);
+    }
     if (out->mem.out_of_range)
         return tplan_err_set(err, TPLAN_EINVAL, "memory",
                              "per-GPU memory out of range (over 1e18 bytes): "

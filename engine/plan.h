@@ -54,6 +54,9 @@ typedef struct tplan_plan {
     bool batch_exact;            /* the target was met exactly */
     int64_t solved_micro_batch;  /* the config's micro_batch after the
                                     batch solve (re-evaluation) */
+    /* the evaluation failed in the batch solve, which reads no time- or
+     * run-class input: sweeps refuse those neighbours without a look */
+    bool batch_refused;
     tplan_perf perf;
     tplan_run run;
     tplan_lr lr;

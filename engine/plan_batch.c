@@ -58,6 +58,17 @@ static bool whole_rounds(const tplan_config *w, int64_t accum)
     return w->vpp <= 1 || accum % w->pp == 0;
 }
 
+static int refuse_rounds(const tplan_config *w, int64_t accum, int64_t g,
+                         tplan_err *err)
+{
+    return tplan_err_set(err, TPLAN_EINVAL, "accum",
+                         "interleaving needs accum to be a multiple of pp "
+                         "(accum=%lld for global_batch=%lld, pp=%lld, "
+                         "vpp=%lld)",
+                         (long long)accum, (long long)g, (long long)w->pp,
+                         (long long)w->vpp);
+}
+
 int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
                      tplan_err *err)
 {
@@ -88,6 +99,8 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
                                  "(global_batch=%lld, micro_batch=%lld, "
                                  "dp=%lld)",
                                  (long long)g, (long long)b, (long long)dp);
+        if (!whole_rounds(w, tplan_batch_accum(g, dp, b)))
+            return refuse_rounds(w, tplan_batch_accum(g, dp, b), g, err);
         try_split(w, cache, b, tplan_batch_accum(g, dp, b), &p->mem);
         p->batch_exact = b * dp * w->accum == g;
         return TPLAN_OK;
@@ -123,6 +136,8 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
         }
     }
     /* Not even one sample fits: report the plan at micro-batch 1. */
+    if (!whole_rounds(w, tplan_batch_accum(g, dp, 1)))
+        return refuse_rounds(w, tplan_batch_accum(g, dp, 1), g, err);
     try_split(w, cache, 1, tplan_batch_accum(g, dp, 1), &p->mem);
     p->batch_exact = dp * w->accum == g;
     return TPLAN_OK;

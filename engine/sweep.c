@@ -589,6 +589,10 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
                                TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS |
                                    TPLAN_EVAL_LAYOUT_CHECKED | reuse,
                                NULL) != TPLAN_OK) {
+        /* the batch solve reads no time- or run-class input: its
+         * refusal stands for those neighbours as a layout's does */
+        w->layout_bad = !reuse && p->batch_refused;
+        w->bad_reads = NULL;
         w->stats.invalid++;
         return false;
     }

@@ -758,7 +758,8 @@ static void test_staged_bit_identical(void **state)
 /* Layouts the rules refuse (tp 3 and pp 3 not dividing the GPUs, tp not
  * dividing the heads, sp without tp, vpp without pp, interleaving over
  * layers it does not divide; a generic model, which only the first rule
- * applies to, beside a transformer): the walk passes each refused
+ * applies to, beside a transformer) and batches the solve refuses: the
+ * walk passes each refused
  * sub-space at once, and visits, refuses and evaluates exactly what
  * one-at-a-time evaluation does, on 1 and 2 threads; sharded walks look at
  * each index. */
@@ -767,8 +768,9 @@ static void refused_layouts_walk(bool model_inside)
     static const double model[] = {0, 1}, gpus[] = {8, 24, 64},
                         tp[] = {1, 2, 3, 8, 64}, pp[] = {1, 3, 4},
                         vpp[] = {1, 2, 3}, sp[] = {0, 1}, zero[] = {0, 1},
-                        mb[] = {1, 2}, overlap[] = {0, 0.5},
-                        nic[] = {100, 400}, price[] = {2, 3};
+                        mb[] = {1, 2}, gb[] = {24, 36, 64},
+                        overlap[] = {0, 0.5}, nic[] = {100, 400},
+                        price[] = {2, 3};
     tplan_sweep_spec *s = staged_spec();
     hashes want = {NULL, 0}, got = {NULL, 0};
     tplan_sweep_stats full = {0}, one = {0}, two = {0}, sh = {0};
@@ -789,6 +791,10 @@ static void refused_layouts_walk(bool model_inside)
     add_axis(s, "sp", 2, sp);
     add_axis(s, "zero", 2, zero);
     add_axis(s, "micro_batch", 2, mb);
+    /* global batches the solve refuses: below micro_batch x dp (24 on
+     * 64 GPUs at dp 64), not whole rounds when interleaved (36 at pp 4,
+     * vpp 2 on 24 GPUs, dp 6, micro-batch 1: accum 6) */
+    add_axis(s, "global_batch", 3, gb);
     add_axis(s, "overlap", 2, overlap);
     add_axis(s, "nic_gbps", 2, nic);
     add_axis(s, "price", 2, price);
