@@ -147,7 +147,8 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
     double window = fmin(c->offload_params != TPLAN_OFFLOAD_NONE
                              ? c->overlap * out->compute_s
                              : fmin(c->overlap, 2.0 / 3.0) * out->compute_s,
-                         out->compute_s - (out->tp_comm_s - out->tp_exposed_s));
+                         fmax(0.0, out->compute_s - (out->tp_comm_s -
+                                                     out->tp_exposed_s)));
     double hidden_t = 0.0;
     double exposed = 2.0 * (double)mem->paged_spill_bytes / pcie;
 
@@ -249,7 +250,8 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
         out->ep_exposed_s =
             out->ep_comm_s -
             fmin(c->moe_overlap * out->ep_comm_s,
-                 out->compute_s - (out->tp_comm_s - out->tp_exposed_s));
+                 fmax(0.0, out->compute_s -
+                               (out->tp_comm_s - out->tp_exposed_s)));
     }
     if (c->cp > 1) {
         double chunk = (double)tplan_model_kv_elems(mo) * b * s / cp / t * act;

@@ -49,24 +49,22 @@ static int given_split(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     return TPLAN_OK;
 }
 
-/* Megatron's interleaved schedule takes whole rounds of micro-batches:
- * with vpp > 1 an accumulation that is not a multiple of pp is refused
- * (tplan_config_validate_layout for a given accum, eval() for a solved
- * one), so the search passes over such splits. */
+/* Megatron's interleaved schedule takes whole rounds of micro-batches
+ * (tplan_config_validate_layout refuses a given accum that breaks it):
+ * with vpp > 1 the search passes over exact splits that break it, and a
+ * global batch it cannot meet exactly is rounded to the nearest whole
+ * number of rounds, pp micro-batches each. */
 static bool whole_rounds(const tplan_config *w, int64_t accum)
 {
     return w->vpp <= 1 || accum % w->pp == 0;
 }
 
-static int refuse_rounds(const tplan_config *w, int64_t accum, int64_t g,
-                         tplan_err *err)
+/* The accumulation that comes closest to g at micro-batch b. */
+static int64_t closest_accum(const tplan_config *w, int64_t g, int64_t dp,
+                             int64_t b)
 {
-    return tplan_err_set(err, TPLAN_EINVAL, "accum",
-                         "interleaving needs accum to be a multiple of pp "
-                         "(accum=%lld for global_batch=%lld, pp=%lld, "
-                         "vpp=%lld)",
-                         (long long)accum, (long long)g, (long long)w->pp,
-                         (long long)w->vpp);
+    return w->vpp <= 1 ? tplan_batch_accum(g, dp, b)
+                       : tplan_batch_accum(g, dp * w->pp, b) * w->pp;
 }
 
 int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
@@ -99,9 +97,7 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
                                  "(global_batch=%lld, micro_batch=%lld, "
                                  "dp=%lld)",
                                  (long long)g, (long long)b, (long long)dp);
-        if (!whole_rounds(w, tplan_batch_accum(g, dp, b)))
-            return refuse_rounds(w, tplan_batch_accum(g, dp, b), g, err);
-        try_split(w, cache, b, tplan_batch_accum(g, dp, b), &p->mem);
+        try_split(w, cache, b, closest_accum(w, g, dp, b), &p->mem);
         p->batch_exact = b * dp * w->accum == g;
         return TPLAN_OK;
     }
@@ -129,16 +125,21 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     /* No exact split fits: the closest global batch, largest micro-batch
      * first, halving until one fits. */
     for (b = bmax; b >= 1; b /= 2) {
-        if (whole_rounds(w, tplan_batch_accum(g, dp, b)) &&
-            try_split(w, cache, b, tplan_batch_accum(g, dp, b), &p->mem)) {
-            p->batch_exact = b * dp * w->accum == g;
+        int64_t k = closest_accum(w, g, dp, b), bk = b;
+
+        /* whole rounds are coarse (b dp pp samples): with their count
+         * set, the micro-batch up to b that comes closest */
+        if (w->vpp > 1) {
+            bk = tplan_batch_accum(g, dp * k, 1);
+            bk = bk > b ? b : bk;
+        }
+        if (try_split(w, cache, bk, k, &p->mem)) {
+            p->batch_exact = bk * dp * k == g;
             return TPLAN_OK;
         }
     }
     /* Not even one sample fits: report the plan at micro-batch 1. */
-    if (!whole_rounds(w, tplan_batch_accum(g, dp, 1)))
-        return refuse_rounds(w, tplan_batch_accum(g, dp, 1), g, err);
-    try_split(w, cache, 1, tplan_batch_accum(g, dp, 1), &p->mem);
+    try_split(w, cache, 1, closest_accum(w, g, dp, 1), &p->mem);
     p->batch_exact = dp * w->accum == g;
     return TPLAN_OK;
 }

@@ -110,6 +110,9 @@ static void smaller_micro_batch(const tplan_config *c, const tplan_plan *p,
     set_num(&r, "micro_batch", (double)mb);
     if (c->global_batch == 0 && c->global_batch_tokens == 0) {
         accum = (p->accum * c->micro_batch + mb - 1) / mb;
+        /* interleaving takes whole rounds of pp micro-batches */
+        if (c->vpp > 1 && accum % c->pp)
+            accum += c->pp - accum % c->pp;
         t.accum = accum;
         set_num(&r, "accum", (double)accum);
     }

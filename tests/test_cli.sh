@@ -79,8 +79,12 @@ expect_error 2 "tplan: hidden must be at most 1000000 (hidden=900000000000000000
 expect_error 2 "tplan: tp must divide kv_heads or be a multiple of it (kv_heads=12, tp=8)" "${C[@]}" --gpus 8 --tp 8 --kv-heads 12 --heads 48 --hidden 6144
 expect_error 2 "tplan: sp needs tensor parallelism (sp=true, tp=1)" "${C[@]}" --sp
 expect_error 2 "tplan: interleaving needs accum to be a multiple of pp (accum=6, pp=4, vpp=2)" "${C[@]}" --gpus 4 --pp 4 --vpp 2 --accum 6
-# the same rule for an accumulation the global batch sets
-expect_error 2 "tplan: interleaving needs accum to be a multiple of pp (accum=6 for global_batch=6, pp=4, vpp=2)" "${C[@]}" --gpus 4 --pp 4 --vpp 2 --micro-batch 1 --global-batch 6
+# an accumulation the global batch sets comes in whole rounds too: the
+# nearest number of them (6 samples on dp 1, pp 4: 2 rounds), said
+jq_is "interleaving rounds a solved accum to whole rounds of pp" '.batch.accum == 8 and .batch.global_batch == 8 and (.warnings | any(test("^global batch 8 misses the target 6")))' "${C[@]}" --gpus 4 --pp 4 --vpp 2 --micro-batch 1 --global-batch 6
+# no exact split: one round (accum 4) at the largest micro-batch (11 on
+# dp 3: 132 samples), then the micro-batch that comes closest to 100: 8
+jq_is "interleaving: the closest global batch in whole rounds" '.batch.micro_batch == 8 and .batch.accum == 4 and .batch.global_batch == 96 and .memory.fits' "${C[@]}" --gpus 12 --pp 4 --vpp 2 --seq 512 --global-batch 100
 expect_error 2 "tplan: --vocab describes a transformer, but --params makes a generic model (params=7B)" calc --params 7B --vocab 100
 expect_error 2 "tplan: --act-bytes goes with --params (act-bytes=5); transformers derive their activations" calc --model gpt2 --act-bytes 5
 expect_error 2 "tplan: give --json or --inventory, not both" calc --model gpt2 --json --inventory

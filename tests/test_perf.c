@@ -487,6 +487,7 @@ static void test_tp_overlap_shares_compute(void **state)
     assert_true((p.perf.tp_comm_s - p.perf.tp_exposed_s) +
                     (p.perf.ep_comm_s - p.perf.ep_exposed_s) <=
                 p.perf.compute_s * (1.0 + 1e-12));
+    assert_true(p.perf.ep_exposed_s <= p.perf.ep_comm_s);
 
     config_for(&c, "llama3-8b", "h100-sxm");
     c.gpus = 2;
