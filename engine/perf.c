@@ -52,18 +52,30 @@
  * ~30 GB/s of a server's DRAM bandwidth. docs/MODEL.md section 12.8. */
 #define CPU_ADAM_PARAMS_PER_S 1e9
 
+/* ceil(log2(n)) for n > 1: for a group's rank count, a whole number, the
+ * bit width of n - 1, equal to libm's for every n up to 1e8 (checked one
+ * by one on 2026-11-26; tests/test_perf.c checks up to 2^22; GPU counts
+ * stop at 1e7); sweeps take several per plan and log2 was 3% of a
+ * sweep's time */
+static double ceil_log2(double n)
+{
+    if (n <= 1e8 && (double)(long long)n == n)
+        return (double)(64 - __builtin_clzll((unsigned long long)n - 1));
+    return ceil(log2(n));
+}
+
 double tplan_allreduce_s(double bytes, double n, double bw, double lat_s)
 {
     if (n <= 1)
         return 0.0;
-    return 2.0 * (n - 1.0) / n * bytes / bw + lat_s * ceil(log2(n));
+    return 2.0 * (n - 1.0) / n * bytes / bw + lat_s * ceil_log2(n);
 }
 
 double tplan_allgather_s(double bytes, double n, double bw, double lat_s)
 {
     if (n <= 1)
         return 0.0;
-    return (n - 1.0) / n * bytes / bw + lat_s * ceil(log2(n));
+    return (n - 1.0) / n * bytes / bw + lat_s * ceil_log2(n);
 }
 
 double tplan_alltoall_s(double bytes, double n, double per_node, double link,

@@ -414,6 +414,25 @@ static void test_overlap_window(void **state)
     assert_rel(p.perf.dp_exposed_s, p.perf.dp_comm_s - p.perf.compute_s, 1e-12);
 }
 
+/* The collectives' latency term counts ceil(log2(n)) hops: exactly libm's
+ * for every group size up to 2^22 and at powers of two and their
+ * neighbours beyond. */
+static void test_collective_hops(void **state)
+{
+    (void)state;
+    for (int64_t n = 2; n <= (1 << 22); n++)
+        assert_true(tplan_allreduce_s(0.0, (double)n, 1.0, 1.0) ==
+                    ceil(log2((double)n)));
+    for (int k = 22; k < 40; k++)
+        for (int d = -1; d <= 1; d++) {
+            double n = ldexp(1.0, k) + d;
+
+            assert_true(tplan_allgather_s(0.0, n, 1.0, 1.0) ==
+                        ceil(log2(n)));
+        }
+    assert_true(tplan_allreduce_s(0.0, 2.5, 1.0, 1.0) == 2.0);
+}
+
 /* tp_overlap hides that share of the TP traffic, at most the compute; the
  * step counts what is left. */
 static void test_tp_overlap(void **state)
@@ -627,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_collectives_by_hand),
         cmocka_unit_test(test_overlap_window),
         cmocka_unit_test(test_zero12_overlap),
+        cmocka_unit_test(test_collective_hops),
         cmocka_unit_test(test_tp_overlap),
         cmocka_unit_test(test_tp_overlap_shares_compute),
         cmocka_unit_test(test_fp8_timing),
