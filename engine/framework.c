@@ -170,11 +170,14 @@ static const builtin builtins[] = {
       {"overlap", "0"},
       {"tp_overlap", "1"},
       {"fp8_ratio", "0.94"},
-      /* the 11 rows' predicted over published tokens/s less 1, 10th and
-       * 90th percentile (ranks 2 and 10 of 11: -0.04638, +0.06110),
-       * rounded outwards */
+      /* every published row tplan lays out, the four Llama 3.1 405B
+       * rows held out of the fp8_ratio fit included (they need
+       * pp_embed_loss): predicted over published tokens/s less 1, 10th
+       * and 90th percentile (nearest rank, 2 and 14 of 15: -0.046382,
+       * +0.118229), rounded outwards. From the 11 fitted rows alone it
+       * was -4.64% .. +6.12%, which held 1 of the 405B rows. */
       {"time_band_lo", "0.0464"},
-      {"time_band_hi", "0.0612"},
+      {"time_band_hi", "0.1183"},
       {"nccl_mib", NCCL_MIB},
       {"nccl_a2a_mib", NCCL_A2A_MIB},
       {"context_mib", CONTEXT_MIB},
