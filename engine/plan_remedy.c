@@ -94,33 +94,44 @@ static bool transformer(const tplan_config *c)
     return c->model.arch != TPLAN_ARCH_GENERIC;
 }
 
+/* Tries of smaller_micro_batch below the plan's largest micro-batch. */
+#define MICRO_BATCH_TRIES 4
+
 /* The micro-batch that fits, with the accumulation that keeps the global
- * batch (a target global batch is solved again by the plan itself). */
+ * batch (a target global batch is solved again by the plan itself). The
+ * plan's largest micro-batch was found at its own accumulation; more
+ * accumulation can hold more micro-batches in flight (accum below pp,
+ * interleaving), so a few smaller ones are tried when it does not fit. */
 static void smaller_micro_batch(const tplan_config *c, const tplan_plan *p,
                                 remedies *a)
 {
-    tplan_config t = *c;
-    tplan_remedy r = {0};
-    int64_t mb = p->max_micro_batch, accum;
+    int64_t mb = p->max_micro_batch;
     char why[160];
 
     if (c->micro_batch <= 0 || mb <= 0 || c->micro_batch <= mb)
         return;
-    t.micro_batch = mb;
-    set_num(&r, "micro_batch", (double)mb);
-    if (c->global_batch == 0 && c->global_batch_tokens == 0) {
-        accum = (p->accum * c->micro_batch + mb - 1) / mb;
-        /* interleaving takes whole rounds of pp micro-batches */
-        if (c->vpp > 1 && accum % c->pp)
-            accum += c->pp - accum % c->pp;
-        t.accum = accum;
-        set_num(&r, "accum", (double)accum);
-    }
     snprintf(why, sizeof why,
              "the largest micro-batch that fits, with more accumulation "
              "for about the same global batch (%lld samples)",
              (long long)p->global_batch);
-    offer(a, &t, &r, why);
+    for (int i = 0; i <= MICRO_BATCH_TRIES && mb >= 1; i++, mb--) {
+        tplan_config t = *c;
+        tplan_remedy r = {0};
+
+        t.micro_batch = mb;
+        set_num(&r, "micro_batch", (double)mb);
+        if (c->global_batch == 0 && c->global_batch_tokens == 0) {
+            int64_t accum = (p->accum * c->micro_batch + mb - 1) / mb;
+
+            /* interleaving takes whole rounds of pp micro-batches */
+            if (c->vpp > 1 && accum % c->pp)
+                accum += c->pp - accum % c->pp;
+            t.accum = accum;
+            set_num(&r, "accum", (double)accum);
+        }
+        if (offer(a, &t, &r, why) || a->n >= a->cap)
+            return;
+    }
 }
 
 /* One field changed through the field table (a name, or a number when

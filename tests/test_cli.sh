@@ -284,6 +284,10 @@ jq_is "--link-gbs is gigabytes" '.parallel.link_bytes_per_s == 450000000000' "${
 # the largest micro-batch that fits is 8 (accum 3 at global batch 24);
 # interleaved, the solve takes whole rounds of pp micro-batches: 6 x 4
 jq_is "interleaving: the batch solve keeps accum a multiple of pp" '.batch.micro_batch == 6 and .batch.accum == 4 and .batch.global_batch == 24' "${C[@]}" --gpus 4 --pp 4 --vpp 2 --seq 512 --global-batch 24
+# the advice's smaller micro-batch at the accumulation it needs: 11 fits
+# at accum 4, but 4 x 16 / 11 rounds to 8 whole-round micro-batches, which
+# hold more in flight; 8 x 8 keeps the 64 samples and fits
+jq_is "the smaller-micro-batch advice fits at its own accumulation" '.advice[0].change == {"micro_batch": 8, "accum": 8} and .advice[0].fits' "${C[@]}" --gpus 4 --pp 4 --vpp 2 --seq 512 --micro-batch 16 --accum 4
 jq_is "without interleaving the largest micro-batch" '.batch.micro_batch == 8 and .batch.accum == 3' "${C[@]}" --gpus 4 --pp 4 --seq 512 --global-batch 24
 jq_is "pipelining defaults accum to pp" '.batch.accum == 4' "${C[@]}" --gpus 4 --pp 4
 jq_is "a large pipeline bubble is warned about" '.warnings | any(test("^pipeline bubble 75% of the step"))' "${C[@]}" --gpus 4 --pp 4
