@@ -337,8 +337,8 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
 
     if ((rc = need_range("capacity_factor", c->capacity_factor, 0.0, 1000.0,
                          err)) ||
-        (rc = need_range("moe_imbalance", c->moe_imbalance, 1.0, 1000.0,
-                         err)) ||
+        (rc =
+             need_range("moe_imbalance", c->moe_imbalance, 1.0, 1000.0, err)) ||
         (rc = need_range("moe_overlap", c->moe_overlap, 0.0, 1.0, err)) ||
         (rc = need_range("eff_scale", c->eff_scale, 0.01, 10.0, err)) ||
         (rc = need_range("dp_bw_eff", c->dp_bw_eff, 0.001, 1.0, err)) ||
@@ -350,15 +350,12 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         (rc = need_range("mem_band_hi", c->mem_band_hi, 0.0, 10.0, err)) ||
         (rc = need_range("nccl_mib", c->nccl_bytes / (1024.0 * 1024.0), 0.0,
                          1e6, err)) ||
-        (rc = need_range("nccl_a2a_mib",
-                         c->nccl_a2a_bytes / (1024.0 * 1024.0), 0.0, 1e6,
-                         err)) ||
-        (rc = need_range("reduce_bucket", c->reduce_bucket, 0.0, 1e13,
-                         err)) ||
+        (rc = need_range("nccl_a2a_mib", c->nccl_a2a_bytes / (1024.0 * 1024.0),
+                         0.0, 1e6, err)) ||
+        (rc = need_range("reduce_bucket", c->reduce_bucket, 0.0, 1e13, err)) ||
         (rc = need_range("optim_temp", c->optim_temp, 0.0, 10.0, err)) ||
         (rc = need_range("gather_sets", c->gather_sets, 0.0, 100.0, err)) ||
-        (rc = need_range("zero12_overlap", c->zero12_overlap, 0.0, 1.0,
-                         err)) ||
+        (rc = need_range("zero12_overlap", c->zero12_overlap, 0.0, 1.0, err)) ||
         (rc = need_range("tp_overlap", c->tp_overlap, 0.0, 1.0, err)))
         return rc;
     {
@@ -408,14 +405,13 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
  * the model. Every rule after the generic-model return reads the model:
  * a generic model never reaches it. */
 static const char *const reads_split[] = {"gpus", "tp", "pp", "cp", NULL};
-static const char *const reads_generic[] = {"model", "tp", "pp", "cp", "ep",
-                                            NULL};
+static const char *const reads_generic[] = {"model", "tp", "pp",
+                                            "cp",    "ep", NULL};
 static const char *const reads_heads[] = {"model", "tp", NULL};
 static const char *const reads_sp[] = {"model", "sp", "tp", NULL};
 static const char *const reads_depth[] = {"model", "pp", NULL};
 static const char *const reads_vpp[] = {"model", "vpp", "pp", NULL};
-static const char *const reads_embed[] = {"pp_embed_loss", "model", "pp",
-                                          NULL};
+static const char *const reads_embed[] = {"pp_embed_loss", "model", "pp", NULL};
 static const char *const reads_chunks[] = {"vpp", "pp", "pp_embed_loss",
                                            "model", NULL};
 static const char *const reads_seq[] = {"model", "seq", NULL};
@@ -487,64 +483,71 @@ static int check_layout(const tplan_config *c, tplan_err *err,
         (rc = need_count("cp", c->cp, 100000, err)))
         return rc;
     if (c->cp == 1 && c->gpus % (c->tp * c->pp))
-        return refused(deps, reads_split,
-                       tplan_err_set(err, TPLAN_EINVAL, "gpus",
-                             "tp*pp must divide gpus (gpus=%lld, tp=%lld, "
-                             "pp=%lld)",
-                             (long long)c->gpus, (long long)c->tp,
-                             (long long)c->pp));
+        return refused(
+            deps, reads_split,
+            tplan_err_set(err, TPLAN_EINVAL, "gpus",
+                          "tp*pp must divide gpus (gpus=%lld, tp=%lld, "
+                          "pp=%lld)",
+                          (long long)c->gpus, (long long)c->tp,
+                          (long long)c->pp));
     if (c->cp > 1 && (c->gpus % c->cp || c->gpus / c->cp % (c->tp * c->pp)))
-        return refused(deps, reads_split,
-                       tplan_err_set(err, TPLAN_EINVAL, "gpus",
-                             "tp*cp*pp must divide gpus (gpus=%lld, tp=%lld, "
-                             "cp=%lld, pp=%lld)",
-                             (long long)c->gpus, (long long)c->tp,
-                             (long long)c->cp, (long long)c->pp));
+        return refused(
+            deps, reads_split,
+            tplan_err_set(err, TPLAN_EINVAL, "gpus",
+                          "tp*cp*pp must divide gpus (gpus=%lld, tp=%lld, "
+                          "cp=%lld, pp=%lld)",
+                          (long long)c->gpus, (long long)c->tp,
+                          (long long)c->cp, (long long)c->pp));
     if (m->arch == TPLAN_ARCH_GENERIC) {
         if (c->tp != 1 || c->pp != 1 || c->cp != 1 || c->ep != 1)
-            return refused(deps, reads_generic,
-                       tplan_err_set(err, TPLAN_EINVAL, "tp",
-                                 "generic models support data parallelism "
-                                 "only (tp=%lld, pp=%lld, cp=%lld, ep=%lld)",
-                                 (long long)c->tp, (long long)c->pp,
-                                 (long long)c->cp, (long long)c->ep));
+            return refused(
+                deps, reads_generic,
+                tplan_err_set(err, TPLAN_EINVAL, "tp",
+                              "generic models support data parallelism "
+                              "only (tp=%lld, pp=%lld, cp=%lld, ep=%lld)",
+                              (long long)c->tp, (long long)c->pp,
+                              (long long)c->cp, (long long)c->ep));
         return validate_rest(c, err);
     }
     if ((rc = validate_moe_cp(c, err)))
         return rc;
     if (m->heads % c->tp)
-        return refused(deps, reads_heads,
-                       tplan_err_set(err, TPLAN_EINVAL, "tp",
-                             "tp must divide heads (heads=%lld, tp=%lld)",
-                             (long long)m->heads, (long long)c->tp));
+        return refused(
+            deps, reads_heads,
+            tplan_err_set(err, TPLAN_EINVAL, "tp",
+                          "tp must divide heads (heads=%lld, tp=%lld)",
+                          (long long)m->heads, (long long)c->tp));
     /* Megatron splits kv heads over tp, or replicates them when tp is a
      * multiple of their count (num_query_groups % tp == 0 otherwise). */
     if (m->kv_heads % c->tp && c->tp % m->kv_heads)
-        return refused(deps, reads_heads,
-                       tplan_err_set(err, TPLAN_EINVAL, "tp",
-                             "tp must divide kv_heads or be a multiple of it "
-                             "(kv_heads=%lld, tp=%lld)",
-                             (long long)m->kv_heads, (long long)c->tp));
+        return refused(
+            deps, reads_heads,
+            tplan_err_set(err, TPLAN_EINVAL, "tp",
+                          "tp must divide kv_heads or be a multiple of it "
+                          "(kv_heads=%lld, tp=%lld)",
+                          (long long)m->kv_heads, (long long)c->tp));
     if (c->sp && c->tp < 2)
-        return refused(deps, reads_sp,
-                       tplan_err_set(err, TPLAN_EINVAL, "sp",
-                             "sp needs tensor parallelism (sp=true, tp=%lld)",
-                             (long long)c->tp));
+        return refused(
+            deps, reads_sp,
+            tplan_err_set(err, TPLAN_EINVAL, "sp",
+                          "sp needs tensor parallelism (sp=true, tp=%lld)",
+                          (long long)c->tp));
     /* Megatron-LM splits unevenly too (--decoder-first-pipeline-num-layers,
      * --decoder-last-pipeline-num-layers): DeepSeek-V3 ran 61 layers on 16
      * stages. The fullest stage is evaluated. */
     if (c->pp > m->layers)
         return refused(deps, reads_depth,
                        tplan_err_set(err, TPLAN_EINVAL, "pp",
-                             "pp must be at most layers (layers=%lld, "
-                             "pp=%lld)",
-                             (long long)m->layers, (long long)c->pp));
+                                     "pp must be at most layers (layers=%lld, "
+                                     "pp=%lld)",
+                                     (long long)m->layers, (long long)c->pp));
     if (c->vpp > 1 && c->pp < 2)
-        return refused(deps, reads_vpp,
-                       tplan_err_set(err, TPLAN_EINVAL, "vpp",
-                             "vpp needs pipeline parallelism (vpp=%lld, "
-                             "pp=%lld)",
-                             (long long)c->vpp, (long long)c->pp));
+        return refused(
+            deps, reads_vpp,
+            tplan_err_set(err, TPLAN_EINVAL, "vpp",
+                          "vpp needs pipeline parallelism (vpp=%lld, "
+                          "pp=%lld)",
+                          (long long)c->vpp, (long long)c->pp));
     /* Megatron's interleaved schedule needs whole rounds of micro-batches
      * (number of micro-batches divisible by the pipeline size). */
     if (c->vpp > 1 && c->accum % c->pp)
@@ -556,28 +559,31 @@ static int check_layout(const tplan_config *c, tplan_err *err,
     /* counting the embedding and the loss as layers, Megatron-Core splits
      * layers + 2 evenly (transformer_config.py asserts the division) */
     if (c->pp_embed_loss && c->pp > 1 && (m->layers + 2) % c->pp)
-        return refused(deps, reads_embed,
-                       tplan_err_set(err, TPLAN_EINVAL, "pp",
-                             "with pp_embed_loss pp must divide layers + 2 "
-                             "(layers=%lld, pp=%lld)",
-                             (long long)m->layers, (long long)c->pp));
+        return refused(
+            deps, reads_embed,
+            tplan_err_set(err, TPLAN_EINVAL, "pp",
+                          "with pp_embed_loss pp must divide layers + 2 "
+                          "(layers=%lld, pp=%lld)",
+                          (long long)m->layers, (long long)c->pp));
     if (c->vpp > 1 &&
         (m->layers + (c->pp_embed_loss ? 2 : 0)) % (c->pp * c->vpp))
-        return refused(deps, reads_chunks,
-                       tplan_err_set(err, TPLAN_EINVAL, "vpp",
-                             c->pp_embed_loss
-                                 ? "pp*vpp must divide layers + 2 (layers=%lld, "
-                                   "pp=%lld, vpp=%lld, pp_embed_loss)"
-                                 : "pp*vpp must divide layers (layers=%lld, "
-                                   "pp=%lld, vpp=%lld)",
-                             (long long)m->layers, (long long)c->pp,
-                             (long long)c->vpp));
+        return refused(
+            deps, reads_chunks,
+            tplan_err_set(err, TPLAN_EINVAL, "vpp",
+                          c->pp_embed_loss
+                              ? "pp*vpp must divide layers + 2 (layers=%lld, "
+                                "pp=%lld, vpp=%lld, pp_embed_loss)"
+                              : "pp*vpp must divide layers (layers=%lld, "
+                                "pp=%lld, vpp=%lld)",
+                          (long long)m->layers, (long long)c->pp,
+                          (long long)c->vpp));
     if (m->pos == TPLAN_POS_LEARNED && c->seq > m->max_seq)
-        return refused(deps, reads_seq,
-                       tplan_err_set(err, TPLAN_EINVAL, "seq",
-                             "seq exceeds the model's learned positions "
-                             "(seq=%lld, max_seq=%lld)",
-                             (long long)c->seq, (long long)m->max_seq));
+        return refused(
+            deps, reads_seq,
+            tplan_err_set(err, TPLAN_EINVAL, "seq",
+                          "seq exceeds the model's learned positions "
+                          "(seq=%lld, max_seq=%lld)",
+                          (long long)c->seq, (long long)m->max_seq));
     return validate_rest(c, err);
 }
 

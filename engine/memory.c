@@ -86,9 +86,10 @@ static stage_pos stage_at(const tplan_config *c, int64_t i)
 }
 
 /* Micro-batches of activations stage i holds at once, in units of its
- * own layers (chunks taken as equal: with pp_embed_loss the first chunk
- * of stage 0 and the last of the last stage are a layer short, which
- * this counts as full; about 5% on those stages at p = v = 8) (Megatron-LM's schedules, get_pp_rank_microbatches): 1F1B
+ * own layers (Megatron-LM's schedules, get_pp_rank_microbatches; chunks
+ * taken as equal: with pp_embed_loss the first chunk of stage 0 and the
+ * last of the last stage are a layer short, which this counts as full,
+ * about 5% on those stages at p = v = 8): 1F1B
  * runs p - i - 1 warm-up forwards before its first backward, so it holds
  * min(p - i, m); interleaved over v chunks of L/(p v) layers it runs
  * 2(p - i - 1) + (v - 1) p warm-up chunk forwards, of m v in all. On the

@@ -143,6 +143,13 @@ static double group_bw(double size, double stride, double gpn, double link,
  * and the backward of every micro-batch, prefetching under compute; NVMe
  * reads and writes the states once per step; paged states beyond the
  * GPU's room page in and out once per step. */
+/* The compute that can hide expert, data-parallel and offload traffic:
+ * what hides TP traffic (tp_overlap) hides nothing else. */
+static double free_compute_s(const tplan_perf *out)
+{
+    return fmax(0.0, out->compute_s - (out->tp_comm_s - out->tp_exposed_s));
+}
+
 static void offload_time(const tplan_config *c, const tplan_memory *mem,
                          double m, tplan_perf *out)
 {
@@ -154,13 +161,11 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
     double w = (double)mem->offload_weight_bytes;
     /* what can hide, up to the overlap share: weight fetches run under
      * forward and backward, gradient copies under backward only (2/3 of
-     * compute); the compute that hides TP traffic (tp_overlap) hides
-     * nothing else, as for data-parallel traffic (comm_and_total) */
+     * compute), under the compute TP traffic leaves free */
     double window = fmin(c->offload_params != TPLAN_OFFLOAD_NONE
                              ? c->overlap * out->compute_s
                              : fmin(c->overlap, 2.0 / 3.0) * out->compute_s,
-                         fmax(0.0, out->compute_s - (out->tp_comm_s -
-                                                     out->tp_exposed_s)));
+                         free_compute_s(out));
     double hidden_t = 0.0;
     double exposed = 2.0 * (double)mem->paged_spill_bytes / pcie;
 
@@ -258,12 +263,9 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
             ((fwd + 1.0) *
              (tplan_alltoall_s(disp, ep, per_node, lk, nc, lat) +
               tplan_alltoall_s(comb, ep, per_node, lk, nc, lat)));
-        /* under the compute that does not hide TP traffic */
         out->ep_exposed_s =
             out->ep_comm_s -
-            fmin(c->moe_overlap * out->ep_comm_s,
-                 fmax(0.0, out->compute_s -
-                               (out->tp_comm_s - out->tp_exposed_s)));
+            fmin(c->moe_overlap * out->ep_comm_s, free_compute_s(out));
     }
     if (c->cp > 1) {
         double chunk = (double)tplan_model_kv_elems(mo) * b * s / cp / t * act;
@@ -436,14 +438,11 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
             window = out->compute_s; /* prefetch in forward and backward */
             break;
         }
-        /* the compute that hides TP traffic (tp_overlap) hides nothing
-         * else */
-        window = fmin(window, out->compute_s -
-                                  (out->tp_comm_s - out->tp_exposed_s));
+        window = fmin(window, free_compute_s(out));
         /* a framework may hide less of ZeRO 0-2's traffic (section 14) */
         hidden = fmin(c->overlap * (c->zero >= 3 ? 1.0 : c->zero12_overlap) *
                           out->dp_comm_s,
-                      fmax(window, 0.0));
+                      window);
         out->dp_exposed_s = out->dp_comm_s - hidden;
         /* ZeRO-1/2 gather the updated weights after the step: exposed. */
         out->dp_comm_s += after;

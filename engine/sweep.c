@@ -528,7 +528,7 @@ typedef struct worker {
     tplan_sweep_stats stats;
     bool main;
     bool layout_bad; /* the last configuration visited broke a layout rule */
-    const char *const *bad_reads; /* what that rule reads (NULL: unknown) */
+    const char *const *bad_reads;  /* what that rule reads (NULL: unknown) */
     const char *const *skip_reads; /* the rule skip_at was found for */
     int skip_at; /* the innermost axis skip_reads names (-1: none) */
     pthread_t thread;

@@ -29,6 +29,7 @@ done | if $rows; then cat; else awk -F'\t' '
 { e = ($3 - $2) / $2; a = e < 0 ? -e : e; err[NR] = a; n++; sum += e
   printf "  %-14s published %6.2f s  predicted %7.2f s  %+6.1f%%\n", $1, $2, $3, e * 100 }
 END {
+  if (n == 0) exit 1
   for (i = 2; i <= n; i++) { v = err[i]; j = i - 1; while (j > 0 && err[j] > v) { err[j+1] = err[j]; j-- } err[j+1] = v }
   printf "Korthikanti et al. 2022 Table 5 rows: %d; median |error| %.1f%%; mean signed error %+.1f%%\n",
          n, ((n % 2) ? err[(n+1)/2] : (err[n/2] + err[n/2+1]) / 2) * 100, sum / n * 100

@@ -49,6 +49,7 @@ done | if $rows; then cat; else awk -F'\t' '
 { e = ($3 - $2) / $2; a = e < 0 ? -e : e; err[NR] = a; n++; sum += e; if (a > worst) worst = a
   printf "  %-20s published %4d  predicted %6.1f TFLOP/s per GPU  %+6.1f%%\n", $1, $2, $3, e * 100 }
 END {
+  if (n == 0) exit 1
   for (i = 2; i <= n; i++) { v = err[i]; j = i - 1; while (j > 0 && err[j] > v) { err[j+1] = err[j]; j-- } err[j+1] = v }
   printf "Narayanan et al. 2021 Table 2 rows: %d; median |error| %.1f%%; worst %.1f%%; mean signed error %+.1f%%\n",
          n, ((n % 2) ? err[(n+1)/2] : (err[n/2] + err[n/2+1]) / 2) * 100, worst * 100, sum / n * 100
