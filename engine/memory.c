@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "activations.h"
+#include "inline_math.h"
 
 #define GIB             (1024.0 * 1024.0 * 1024.0)
 #define MAX_MICRO_BATCH TPLAN_MICRO_BATCH_UNBOUNDED
@@ -53,7 +54,7 @@ static double outside_alloc(const stage_mem *s)
  * temporaries, whichever is larger (docs/MODEL.md section 4.6). */
 static double phase_peak(const stage_mem *s, double b)
 {
-    return fmax(s->per_sample * b, s->step_temp);
+    return tp_fmax(s->per_sample * b, s->step_temp);
 }
 
 /* The stage's memory at micro-batch b: the context, and the allocated
@@ -101,8 +102,8 @@ static double stage_inflight(const tplan_config *c, int64_t i)
     double m = c->accum > 0 ? (double)c->accum : p;
 
     if (c->vpp > 1)
-        return fmin(2.0 * (p - d - 1.0) + (v - 1.0) * p + 1.0, m * v) / v;
-    return fmin(p - d, m);
+        return tp_fmin(2.0 * (p - d - 1.0) + (v - 1.0) * p + 1.0, m * v) / v;
+    return tp_fmin(p - d, m);
 }
 
 /* One layer's attention on a device: its parameters and matmul weights.
@@ -193,8 +194,8 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
             *params += vh;
         *matmul += vh;
     }
-    *largest = fmax(fmax(nd > 0 ? dense_dev : 0.0, nm > 0 ? moe_dev : 0.0),
-                    vh);
+    *largest =
+        tp_fmax(tp_fmax(nd > 0 ? dense_dev : 0.0, nm > 0 ? moe_dev : 0.0), vh);
 }
 
 /* Row plus column statistics of one layer's attention matrices on a
@@ -290,7 +291,7 @@ static double factored_stats(const tplan_config *c, const stage_pos *st,
     }
     /* every other parameter of the stage is a vector or an extra (BERT's
      * token types and heads, counted in full: conservative) */
-    return mats + fmax(params - mat_params, 0.0);
+    return mats + tp_fmax(params - mat_params, 0.0);
 }
 
 /* Optimizer bytes of `trainable` parameters, factored (Adafactor) from
@@ -330,7 +331,7 @@ static void lora_states(const tplan_config *c, stage_mem *s, double wdiv,
         block_elems += e;
         base_block += tplan_base_matrix_bytes(c->base_precision,
                                               c->double_quant, e, lin[i].out);
-        largest = fmax(largest, e);
+        largest = tp_fmax(largest, e);
         if (lin[i].target & c->lora_targets)
             stats += (r + lin[i].in) + (lin[i].out + r);
     }
@@ -548,7 +549,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
      * without data parallelism. */
     if (c->zero >= 3 &&
         (dp > 1 || c->offload_params != TPLAN_OFFLOAD_NONE))
-        s->gather = c->gather_sets * fmax(pi->weight_bytes, 2.0) * largest;
+        s->gather = c->gather_sets * tp_fmax(pi->weight_bytes, 2.0) * largest;
 
     if (c->model.arch == TPLAN_ARCH_GENERIC) {
         double scale = pi->act == TPLAN_ACT_FP32 ? 1.0 : 0.5;
@@ -559,8 +560,8 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
         return;
     }
 
-    s->act_layer = s->moe_layers > 0 ? fmax(act->layer, act->moe_layer)
-                                     : act->layer;
+    s->act_layer =
+        s->moe_layers > 0 ? tp_fmax(act->layer, act->moe_layer) : act->layer;
     /* The first stage holds the most micro-batches (up to L layers'
      * worth under 1F1B); the head's tensors are used at once by the
      * backward that follows: one micro-batch's. */
@@ -576,7 +577,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
      * on top of the stored checkpoints. */
     if (c->recompute == TPLAN_RECOMPUTE_FULL)
         s->per_sample += s->moe_layers > 0
-                             ? fmax(act->layer_full, act->moe_layer_full)
+                             ? tp_fmax(act->layer_full, act->moe_layer_full)
                              : act->layer_full;
     /* Ring attention (Megatron-LM/TransformerEngine context parallelism)
      * double-buffers the K and V chunk it receives while it computes on
@@ -631,8 +632,8 @@ static int64_t stage_max_batch(const stage_mem *s, double usable)
         return 0;
     if (s->per_sample <= 0.0)
         return MAX_MICRO_BATCH;
-    return (int64_t)fmin(floor(room / (s->alloc_k * s->per_sample)),
-                         MAX_MICRO_BATCH);
+    return (int64_t)tp_fmin(tp_floor(room / (s->alloc_k * s->per_sample)),
+                            MAX_MICRO_BATCH);
 }
 
 /* The contract figures of one stage at micro-batch b; bmax is the largest
@@ -643,7 +644,7 @@ static void fill(const tplan_config *c, const stage_mem *s,
 {
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
     double total = stage_total(s, (double)b);
-    double spill = fmin(fmax(total - usable, 0.0) / s->alloc_k, s->paged);
+    double spill = tp_fmin(tp_fmax(total - usable, 0.0) / s->alloc_k, s->paged);
     double on_node = (double)tplan_config_gpus_on_node(c);
 
     /* Beyond an exabyte per device the figures no longer fit the int64
@@ -676,8 +677,8 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->communicators = s->comms;
     out->bucket_bytes = llround(s->bucket);
     out->step_temp_bytes = llround(s->step_temp);
-    out->transient_bytes = llround(
-        fmax(s->step_temp - s->per_sample * (double)b, 0.0));
+    out->transient_bytes =
+        llround(tp_fmax(s->step_temp - s->per_sample * (double)b, 0.0));
     out->overhead_bytes = out->context_bytes + out->gather_bytes +
                           out->dequant_bytes + out->alloc_bytes +
                           out->nccl_bytes + out->bucket_bytes +

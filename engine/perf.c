@@ -6,6 +6,8 @@
 
 #include <math.h>
 
+#include "inline_math.h"
+
 /* Per-collective latency: NCCL small-message all-reduce takes ~10 us inside
  * an NVLink node and a few tens of us across an InfiniBand fabric
  * (nccl-tests); tree algorithms scale it with log2(n). Assumptions. */
@@ -85,10 +87,10 @@ double tplan_alltoall_s(double bytes, double n, double per_node, double link,
 
     if (n <= 1)
         return 0.0;
-    per_node = fmin(fmax(per_node, 1.0), n);
+    per_node = tp_fmin(tp_fmax(per_node, 1.0), n);
     intra = bytes * (per_node - 1.0) / n / link;
     inter = bytes * (n - per_node) / n / nic;
-    return fmax(intra, inter) + lat_s * (n > per_node ? 2.0 : 1.0);
+    return tp_fmax(intra, inter) + lat_s * (n > per_node ? 2.0 : 1.0);
 }
 
 static tplan_dtype compute_dtype(const tplan_config *c, bool *fallback)
@@ -127,12 +129,12 @@ static tplan_dtype compute_dtype(const tplan_config *c, bool *fallback)
 static double group_bw(double size, double stride, double gpn, double link,
                        double nic, bool *inter)
 {
-    double per_node = fmin(size, fmax(1.0, floor(gpn / stride)));
+    double per_node = tp_fmin(size, tp_fmax(1.0, tp_floor(gpn / stride)));
 
     *inter = size > per_node;
     if (!*inter)
         return link * NVLINK_BUS_EFF;
-    return fmin(link * NVLINK_BUS_EFF, nic * IB_BUS_EFF * per_node);
+    return tp_fmin(link * NVLINK_BUS_EFF, nic * IB_BUS_EFF * per_node);
 }
 
 /* Offload and paging (docs/MODEL.md section 12.8), seconds per step on one
@@ -147,7 +149,7 @@ static double group_bw(double size, double stride, double gpn, double link,
  * what hides TP traffic (tp_overlap) hides nothing else. */
 static double free_compute_s(const tplan_perf *out)
 {
-    return fmax(0.0, out->compute_s - (out->tp_comm_s - out->tp_exposed_s));
+    return tp_fmax(0.0, out->compute_s - (out->tp_comm_s - out->tp_exposed_s));
 }
 
 static void offload_time(const tplan_config *c, const tplan_memory *mem,
@@ -162,10 +164,11 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
     /* what can hide, up to the overlap share: weight fetches run under
      * forward and backward, gradient copies under backward only (2/3 of
      * compute), under the compute TP traffic leaves free */
-    double window = fmin(c->offload_params != TPLAN_OFFLOAD_NONE
-                             ? c->overlap * out->compute_s
-                             : fmin(c->overlap, 2.0 / 3.0) * out->compute_s,
-                         free_compute_s(out));
+    double window =
+        tp_fmin(c->offload_params != TPLAN_OFFLOAD_NONE
+                    ? c->overlap * out->compute_s
+                    : tp_fmin(c->overlap, 2.0 / 3.0) * out->compute_s,
+                free_compute_s(out));
     double hidden_t = 0.0;
     double exposed = 2.0 * (double)mem->paged_spill_bytes / pcie;
 
@@ -182,7 +185,7 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
         if (c->offload_params == TPLAN_OFFLOAD_NVME)
             hidden_t += 2.0 * m * w * on_node / nvme;
     }
-    out->offload_s = exposed + fmax(0.0, hidden_t - window);
+    out->offload_s = exposed + tp_fmax(0.0, hidden_t - window);
 }
 
 /* Data-parallel traffic of w weight bytes and g gradient bytes over n
@@ -242,13 +245,13 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
     double b = (double)mem->micro_batch;
     if (c->ep > 1) {
         double ep = (double)c->ep, stride = t * cp;
-        double per_node = fmin(ep, fmax(1.0, floor(gpn / stride)));
+        double per_node = tp_fmin(ep, tp_fmax(1.0, tp_floor(gpn / stride)));
         /* the busiest stage's MoE layers: a stage of ceil(L/p) layers
          * that are all MoE (a middle one when the first layers are
          * dense), or every MoE layer when there are fewer */
-        double moe_layers = (double)fmin(
-            (double)tplan_config_stage_layers(c),
-            (double)tplan_model_moe_layers(mo, 0, mo->layers));
+        double moe_layers =
+            (double)tp_fmin((double)tplan_config_stage_layers(c),
+                            (double)tplan_model_moe_layers(mo, 0, mo->layers));
         double tokens = b * s / (cp * t) * (double)mo->top_k *
                         tplan_config_moe_load(c) * (double)mo->hidden;
         double disp = tokens * (pi->compute == TPLAN_DTYPE_FP8 ? 1.0 : act);
@@ -265,7 +268,7 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
               tplan_alltoall_s(comb, ep, per_node, lk, nc, lat)));
         out->ep_exposed_s =
             out->ep_comm_s -
-            fmin(c->moe_overlap * out->ep_comm_s, free_compute_s(out));
+            tp_fmin(c->moe_overlap * out->ep_comm_s, free_compute_s(out));
     }
     if (c->cp > 1) {
         double chunk = (double)tplan_model_kv_elems(mo) * b * s / cp / t * act;
@@ -276,12 +279,11 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
          * K,V and dK,dV backward */
         double steps = (cp - 1.0) * (fwd + 2.0);
         double per_layer = steps * (chunk / bw + lat);
-        double attn_layer = attn_s / (m * fmax(layers, 1.0));
+        double attn_layer = attn_s / (m * tp_fmax(layers, 1.0));
 
         out->cp_inter_node = inter;
         out->cp_comm_s = m * layers * per_layer;
-        out->cp_exposed_s =
-            m * layers * fmax(0.0, per_layer - attn_layer);
+        out->cp_exposed_s = m * layers * tp_fmax(0.0, per_layer - attn_layer);
     }
 }
 
@@ -297,7 +299,8 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
         return;
     }
     if (c->model.arch == TPLAN_ARCH_GENERIC) {
-        *mm = *attn = fmin(g->eff_max * GENERIC_EFF_SHARE * c->eff_scale, 1.0);
+        *mm = *attn =
+            tp_fmin(g->eff_max * GENERIC_EFF_SHARE * c->eff_scale, 1.0);
         return;
     }
     /* Small models and few tokens per micro-batch make small GEMMs that
@@ -312,8 +315,8 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
     h0 = g->eff_h0;
     tok0 = g->eff_tok0;
     if (d == TPLAN_DTYPE_FP32) {
-        double tensor = fmax(g->peak_flops[TPLAN_DTYPE_FP16],
-                             g->peak_flops[TPLAN_DTYPE_BF16]);
+        double tensor = tp_fmax(g->peak_flops[TPLAN_DTYPE_FP16],
+                                g->peak_flops[TPLAN_DTYPE_BF16]);
 
         emax = FP32_EFF_MAX;
         if (tensor > g->peak_flops[TPLAN_DTYPE_FP32])
@@ -321,7 +324,7 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
         tok0 *= FP32_TOK0_SHARE;
     }
     *mm = emax * x / (x + h0) * tok / (tok + tok0) *
-          fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
+          tp_fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
     *attn = d == TPLAN_DTYPE_FP32 ? *mm : g->attn_eff;
     if (d == TPLAN_DTYPE_FP8)
         *mm *= g->fp8_ratio > 0 ? g->fp8_ratio : 1.0;
@@ -330,8 +333,8 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
     if (c->attention == TPLAN_ATTN_EAGER)
         *attn *= 0.5;
     /* the framework's kernels against the fitted model (section 14) */
-    *mm = fmin(*mm * c->eff_scale, 1.0);
-    *attn = fmin(*attn * c->eff_scale, 1.0);
+    *mm = tp_fmin(*mm * c->eff_scale, 1.0);
+    *attn = tp_fmin(*attn * c->eff_scale, 1.0);
 }
 
 /* Communication, the optimizer step and the totals: what follows the
@@ -393,8 +396,8 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
      * Megatron-Bridge's performance recipes) hides up to tp_overlap of
      * them, at most the compute (section 5.7); 0 by default (Megatron-LM's
      * tp_comm_overlap is off). */
-    out->tp_exposed_s =
-        out->tp_comm_s - fmin(c->tp_overlap * out->tp_comm_s, out->compute_s);
+    out->tp_exposed_s = out->tp_comm_s -
+                        tp_fmin(c->tp_overlap * out->tp_comm_s, out->compute_s);
     /* Pipeline: each micro-batch sends its activations forward and their
      * gradients back, split over the TP ranks (scatter/gather); the
      * interleaved schedule communicates v times as often. */
@@ -438,11 +441,11 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
             window = out->compute_s; /* prefetch in forward and backward */
             break;
         }
-        window = fmin(window, free_compute_s(out));
+        window = tp_fmin(window, free_compute_s(out));
         /* a framework may hide less of ZeRO 0-2's traffic (section 14) */
-        hidden = fmin(c->overlap * (c->zero >= 3 ? 1.0 : c->zero12_overlap) *
-                          out->dp_comm_s,
-                      window);
+        hidden = tp_fmin(c->overlap * (c->zero >= 3 ? 1.0 : c->zero12_overlap) *
+                             out->dp_comm_s,
+                         window);
         out->dp_exposed_s = out->dp_comm_s - hidden;
         /* ZeRO-1/2 gather the updated weights after the step: exposed. */
         out->dp_comm_s += after;
@@ -544,7 +547,7 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
 
         tplan_config_stage_range(c, c->pp - 1, &lo, &hi);
         last = (double)(hi - lo) / L * layers + fl.head_hw;
-        out->stage_imbalance = p * fmax(busiest, last) / fl.hardware;
+        out->stage_imbalance = p * tp_fmax(busiest, last) / fl.hardware;
         out->compute_s *= out->stage_imbalance;
     }
     /* Expert parallelism: the step waits for the busiest expert rank,

@@ -60,9 +60,16 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
                      : tplan_config_validate(asked, err);
     if (rc)
         return rc;
-    if (&out->config == asked) { /* re-evaluating a plan in place */
-        copy = *asked;
-        asked = &copy;
+    if (&out->config == asked) {
+        /* re-evaluating a plan in place: eval() resolves the batch in
+         * out->config and reads the config asked for, so it gets a copy.
+         * A staged re-evaluation without a ramp reads only out->config
+         * (tplan_plan_ramp returns before it reads the copy): no copy,
+         * and a sweep's worker evaluates its plan's config in place. */
+        if (!staged || asked->n_ramp > 0) {
+            copy = *asked;
+            asked = &copy;
+        }
     } else if (!staged) { /* reeval copies it itself */
         out->config = *asked;
     }
@@ -137,7 +144,8 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                                             : offsetof(tplan_plan, perf);
     tplan_config *work = &out->config;
 
-    *work = *asked;
+    if (work != asked)
+        *work = *asked;
     work->micro_batch = out->solved_micro_batch;
     work->accum = out->accum;
     memset((char *)out + from, 0, offsetof(tplan_plan, warnings) - from);

@@ -3,6 +3,8 @@
 
 #include <math.h>
 
+#include "inline_math.h"
+
 /* Hoffmann et al. 2022 ("Chinchilla"): compute-optimal training uses about
  * 20 tokens per parameter. */
 #define TOKENS_PER_PARAM 20.0
@@ -41,7 +43,7 @@ void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
         return;
     }
     out->has_budget = true;
-    out->steps = (int64_t)ceil(out->tokens / (double)tokens_per_step);
+    out->steps = (int64_t)tp_ceil(out->tokens / (double)tokens_per_step);
     /* a model without FLOPs has no step time: its time, cost and energy
      * are unknown (NaN: null in every output), never a free run */
     if (!perf->timed) {

@@ -717,20 +717,22 @@ static void *work(void *arg)
     const tplan_sweep_run *r = sh->run;
     /* a plan is large: one per worker, reused for every index */
     tplan_plan *p = malloc(sizeof *p);
-    tplan_config *c = malloc(sizeof *c);
     tplan_act_cache *cache = calloc(1, sizeof *cache);
     int64_t since_progress = 0;
 
-    if (!p || !c || !cache) {
+    if (!p || !cache) {
         tplan_err e;
 
         tplan_err_set(&e, TPLAN_ENOMEM, "sweep", "out of memory");
         fail(sh, &e);
         free(p);
-        free(c);
         free(cache);
         return NULL;
     }
+    /* The index's config is the plan's own: an evaluation leaves
+     * p->config as it was asked (plan.c), so the odometer changes only
+     * the axes' fields, and a staged re-evaluation copies no config. */
+    tplan_config *c = &p->config;
     int digit[TPLAN_MAX_AXES], reach;
     bool have = false;
 
@@ -788,7 +790,6 @@ static void *work(void *arg)
     /* each worker ranks its own kept plans, on its own core */
     tplan_ranked_sort(w->kept, w->n_kept, r->spec->n_rank);
     free(p);
-    free(c);
     free(cache);
     return NULL;
 }
