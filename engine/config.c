@@ -352,6 +352,9 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
                          1e6, err)) ||
         (rc = need_range("nccl_a2a_mib", c->nccl_a2a_bytes / (1024.0 * 1024.0),
                          0.0, 1e6, err)) ||
+        (rc =
+             need_range("nccl_nvls_mib", c->nccl_nvls_bytes / (1024.0 * 1024.0),
+                        0.0, 1e6, err)) ||
         (rc = need_range("reduce_bucket", c->reduce_bucket, 0.0, 1e13, err)) ||
         (rc = need_range("optim_temp", c->optim_temp, 0.0, 10.0, err)) ||
         (rc = need_range("gather_sets", c->gather_sets, 0.0, 100.0, err)) ||

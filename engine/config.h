@@ -160,6 +160,9 @@ typedef struct tplan_config {
      * once (DeepSpeed's estimator 2, FSDP's backward prefetch 3) */
     double nccl_bytes;
     double nccl_a2a_bytes; /* per expert-parallel all-to-all peer */
+    /* NVLink SHARP: per channel and per GPU of a communicator in the node,
+     * where the GPU's system has NVLS (tplan_gpu.nvls_channels) */
+    double nccl_nvls_bytes;
     bool grad_bucket_copy;
     double reduce_bucket;
     double optim_temp;

@@ -164,6 +164,7 @@ enum {
     F_TP_OVERLAP,
     F_NCCL_A2A_MIB,
     F_PP_EMBED_LOSS,
+    F_NCCL_NVLS_MIB,
     F_COUNT
 };
 
@@ -552,7 +553,8 @@ static const tplan_field fields[F_COUNT] = {
       "framework: fused RMSNorm kernels (no fp32 copy of the input)"),
     O(F_NCCL_BYTES, "nccl_bytes", INT, "bytes",
       "of overhead_bytes: NCCL buffers (nccl_mib x communicators, "
-      "nccl_a2a_mib x expert peers)"),
+      "nccl_a2a_mib x expert peers, NVLS: nccl_nvls_mib x channels x "
+      "GPUs in the node, per communicator)"),
     O(F_BUCKET_BYTES, "bucket_bytes", INT, "bytes",
       "of overhead_bytes: gradient communication buckets"),
     O(F_STEP_TEMP_BYTES, "step_temp_bytes", INT, "bytes",
@@ -574,6 +576,10 @@ static const tplan_field fields[F_COUNT] = {
       "--pp-embed-loss", "pp_embed_loss", 0, 1, NULL, "false",
       "the embedding and the loss count as a layer each in the pipeline "
       "split (Megatron's account_for_*_in_pipeline_split)"),
+    I(F_NCCL_NVLS_MIB, "nccl_nvls_mib", REAL, REAL, AX, "MiB",
+      "--nccl-nvls-mib", "nccl_nvls_mib", 0, 1e6, NULL, "0",
+      "framework: NCCL NVLink SHARP buffers per channel and per GPU of a "
+      "communicator in the node (NVSwitch systems; 0 = NVLS off)"),
 };
 
 #undef O
@@ -1020,6 +1026,9 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_NCCL_A2A_MIB:
         c->nccl_a2a_bytes = v * 1024.0 * 1024.0;
         break;
+    case F_NCCL_NVLS_MIB:
+        c->nccl_nvls_bytes = v * 1024.0 * 1024.0;
+        break;
     case F_PP_EMBED_LOSS:
         c->pp_embed_loss = iv != 0;
         break;
@@ -1369,6 +1378,8 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->nccl_bytes / (1024.0 * 1024.0));
     case F_NCCL_A2A_MIB:
         return vr(c->nccl_a2a_bytes / (1024.0 * 1024.0));
+    case F_NCCL_NVLS_MIB:
+        return vr(c->nccl_nvls_bytes / (1024.0 * 1024.0));
     case F_PP_EMBED_LOSS:
         return vi(c->pp_embed_loss);
     case F_GRAD_BUCKET_COPY:

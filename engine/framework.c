@@ -31,6 +31,16 @@ typedef struct builtin {
  * Megatron's alltoall token dispatcher; its allgather dispatcher opens
  * no P2P connections and DeepEP's keeps NVSHMEM buffers instead. */
 #define NCCL_A2A_MIB "480"
+/* NVLink SHARP (NVLS) on NVSwitch systems (memory.c): NCCL allocates
+ * nChannels x 2 x buffSize per GPU of the communicator in the node, with
+ * buffSize = NVLS_CHUNKSIZE 128 KiB x NCCL_STEPS 8 = 1 MiB (NVIDIA/nccl
+ * src/transport/nvls.cc: nvlsPerRankSize = nChannels * 2 * buffSize,
+ * nvlsTotalSize = nvlsPerRankSize * nHeads; device.h NCCL_STEPS 8): 2 MiB
+ * per channel and GPU, 256 MiB for 16 channels over 8 H100s. That is NCCL
+ * 2.22 and later (PyTorch 2.7 ships 2.26); 2.18-2.21 took 4 MiB buffers
+ * plus 2 MiB per channel and head: 2.25 GiB per GPU in a log on 8 H200s
+ * (vllm-project/vllm#9699, nvlsTotalSize 2415919104). */
+#define NCCL_NVLS_MIB "2"
 /* The CUDA context of a stack on CUDA 11.7 or later, which loads kernels
  * lazily (PyTorch sets CUDA_MODULE_LOADING=LAZY from 1.13, pytorch PR
  * #86509: 287 MB lazy against 667 MB eager): measured 300-430 MB
@@ -60,6 +70,7 @@ static const builtin builtins[] = {
       {"time_band_hi", "0.0889"},
       {"nccl_mib", NCCL_MIB},
       {"nccl_a2a_mib", NCCL_A2A_MIB},
+      {"nccl_nvls_mib", NCCL_NVLS_MIB},
       {"context_mib", CONTEXT_MIB},
       /* composer's FSDPConfig (llm-foundry's trainer) defaults to
        * backward_prefetch 'BACKWARD_POST', "only holding the next set of
@@ -87,6 +98,7 @@ static const builtin builtins[] = {
       {"time_band_hi", "0.0889"},
       {"nccl_mib", NCCL_MIB},
       {"nccl_a2a_mib", NCCL_A2A_MIB},
+      {"nccl_nvls_mib", NCCL_NVLS_MIB},
       {"context_mib", CONTEXT_MIB},
       /* accelerate's DistributedDataParallelKwargs has
        * gradient_as_bucket_view = False and the Trainer does not set it:
@@ -139,6 +151,7 @@ static const builtin builtins[] = {
       {"time_band_hi", "0.0611"},
       {"nccl_mib", NCCL_MIB},
       {"nccl_a2a_mib", NCCL_A2A_MIB},
+      {"nccl_nvls_mib", NCCL_NVLS_MIB},
       {"context_mib", CONTEXT_MIB},
       /* Megatron-LM steps with Transformer Engine's or Apex's
        * FusedAdam (megatron/core/optimizer) and normalises with their
@@ -180,6 +193,7 @@ static const builtin builtins[] = {
       {"time_band_hi", "0.1183"},
       {"nccl_mib", NCCL_MIB},
       {"nccl_a2a_mib", NCCL_A2A_MIB},
+      {"nccl_nvls_mib", NCCL_NVLS_MIB},
       {"context_mib", CONTEXT_MIB},
       {"optim_temp", "0"},
       {"fused_norm", "true"}}},
@@ -207,6 +221,7 @@ static const builtin builtins[] = {
       {"time_band_hi", "0.0533"},
       {"nccl_mib", NCCL_MIB},
       {"nccl_a2a_mib", NCCL_A2A_MIB},
+      {"nccl_nvls_mib", NCCL_NVLS_MIB},
       /* a 2021 stack, before CUDA 11.7's lazy loading: a context over
        * 1000 MB (pytorch#107667), tplan's default 1000 MiB */
       /* ZeRO-1/2's reduce bucket, reduce_bucket_size = 5e8 elements
@@ -236,7 +251,8 @@ static const char *const terms[] = {
     "mem_band_hi", "calib_params_min", "calib_params_max", "calib_gpus_min",
     "calib_gpus_max", "calib_seq_min", "calib_seq_max", "nccl_mib",
     "grad_bucket_copy", "reduce_bucket", "optim_temp", "gather_sets",
-    "fused_norm", "zero12_overlap", "tp_overlap", "nccl_a2a_mib", NULL};
+    "fused_norm", "zero12_overlap", "tp_overlap", "nccl_a2a_mib",
+    "nccl_nvls_mib", NULL};
 
 int tplan_framework_count(void)
 {
@@ -289,7 +305,7 @@ int tplan_framework_term(const char *field, tplan_err *err)
                       "alloc_frac, mem_band_*, calib_*, nccl_mib, "
                       "grad_bucket_copy, reduce_bucket, optim_temp, "
                       "gather_sets, fused_norm, zero12_overlap, "
-                      "tp_overlap, nccl_a2a_mib)",
+                      "tp_overlap, nccl_a2a_mib, nccl_nvls_mib)",
                       field);
         return -1;
     }

@@ -32,7 +32,7 @@
 #define GPU(n, mem, bw, f32, tf, bf, hf, f8, lk, nc, pn, w, usd, eff, ps, src) \
     {                                                                          \
         n, mem, (bw)*G, {(f32)*T, (tf)*T, (bf)*T, (hf)*T, (f8)*T}, (lk)*G,     \
-            (nc)*G, pn, w, usd, eff, EFF_TP, ps, src, 0, 0                     \
+            (nc)*G, pn, w, usd, eff, EFF_TP, ps, src, 0, 0, 0                  \
     }
 
 /* Efficiency families: eff_max, eff_h0, eff_tok0, attn_eff, fp8_ratio.
@@ -198,7 +198,7 @@ static const tplan_gpu gpus[] = {
      1, 900, 1.99, EFF_H100, EFF_TP,
      "estimate, H100 neocloud range $1.99-2.50/h, May 2026",
      "H100 whitepaper (GPU); dstack GH200 table (memory, C2C)", 480e9,
-     450 * G * 0.8},
+     450 * G * 0.8, 0},
     /* H800 SXM: the H100 SXM's GH100 with NVLink cut to 400 GB/s
      * bidirectional (tumgag/philisun pages); memory, bandwidth and tensor
      * peaks as the H100 SXM (third-party tables that treat them as equal;
@@ -244,7 +244,8 @@ static const tplan_gpu gpus[] = {
     {"gb200", 186000000000LL, 8000 * G,
      {80 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T}, 900 * G, 50 * G, 72,
      1200, 10.50, EFF_B200, EFF_TP, "estimate, no per-GPU list price, 2026",
-     "GB200 NVL72 rack figures / 72 (third-party)", 240e9, 225 * G * 0.8},
+     "GB200 NVL72 rack figures / 72 (third-party)", 240e9, 225 * G * 0.8,
+     0},
     /* MI250X: the runtime sees each of the two GCDs as a device with
      * 68,702,699,520 B (HIP totalGlobalMem); figures here are per GCD, half
      * the module's 383 TF bf16, 3.2 TB/s and 560 W; links: Infinity
@@ -312,6 +313,32 @@ static const tplan_alias aliases[] = {
 
 enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
 
+/* NVLink SHARP (NVLS): NCCL turns it on by default (NCCL_NVLS_ENABLE=2)
+ * where the GPUs of a node share third-generation NVSwitches with
+ * multicast, Hopper or later (NCCL user guide, NCCL_NVLS_ENABLE: "NVLink
+ * SHARP is available in third-generation NVSwitch systems (NVLink4) with
+ * Hopper and later GPU architectures"; src/graph/search.cc turns it off
+ * without an NVSwitch or below compute capability 9.0). Its channels
+ * (src/transport/nvls.cc): NVLS_NCHANNELS_SM90 16; Blackwell 24 in one
+ * node and 32 across nodes (NVLS_NCHANNELS_SM100_NVL): HGX B200 counted
+ * at 24, GB200 NVL72 (one NVLink domain across its trays) at 32. HGX
+ * boards: H100 SXM, H200, H800 and H20. None: A100 (second-generation
+ * NVSwitch, no multicast), H100 PCIe and NVL (bridges), GH200 (nodes link
+ * their GPUs directly), the PCIe cards and AMD. */
+static int nvls_channels(const char *gpu)
+{
+    static const struct {
+        const char *gpu;
+        int channels;
+    } nvls[] = {{"h100-sxm", 16}, {"h200", 16}, {"h800", 16},
+                {"h20", 16},      {"b200", 24}, {"gb200", 32}};
+
+    for (size_t i = 0; i < sizeof nvls / sizeof nvls[0]; i++)
+        if (strcmp(nvls[i].gpu, gpu) == 0)
+            return nvls[i].channels;
+    return 0;
+}
+
 int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
 {
     const char *names[GPU_COUNT];
@@ -328,6 +355,7 @@ int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
     tplan_gpu_host(out, &h);
     out->host_bytes_per_gpu = h.memory_bytes_per_gpu;
     out->pcie_bytes_per_s = h.pcie_bytes_per_s;
+    out->nvls_channels = nvls_channels(out->name);
     return TPLAN_OK;
 }
 

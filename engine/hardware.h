@@ -42,6 +42,9 @@ typedef struct tplan_gpu {
      * their base's */
     double host_bytes_per_gpu;
     double pcie_bytes_per_s;
+    /* NCCL's NVLink SHARP channels on the GPU's usual server (hardware.c),
+     * 0: no NVLS; filled by tplan_gpu_lookup like the host side */
+    int nvls_channels;
 } tplan_gpu;
 
 /* Copy the catalog entry called name into *out. */

@@ -237,7 +237,7 @@ expect_error 2 "tplan: --framework-file goes with --framework NAME naming one of
 printf 'name,eff_scale\nok,1\nbad,abc\n' >"$tmp/fwbad.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwbad.csv:3: eff_scale: abc: not a number (valid: a number from 0.01 to 10)" "${C[@]}" --framework ok --framework-file "$tmp/fwbad.csv"
 printf 'name,tokens\nw,1e9\n' >"$tmp/fwtext.csv"
-expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_*, context_mib, reserve, alloc_frac, mem_band_*, calib_*, nccl_mib, grad_bucket_copy, reduce_bucket, optim_temp, gather_sets, fused_norm, zero12_overlap, tp_overlap, nccl_a2a_mib)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_*, context_mib, reserve, alloc_frac, mem_band_*, calib_*, nccl_mib, grad_bucket_copy, reduce_bucket, optim_temp, gather_sets, fused_norm, zero12_overlap, tp_overlap, nccl_a2a_mib, nccl_nvls_mib)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
 printf 'name,bogus\nw,\n' >"$tmp/fwfield.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwfield.csv:1: column bogus: not a plan input (tplan fields lists them)" "${C[@]}" --framework w --framework-file "$tmp/fwfield.csv"
 printf 'name,eff_scale\nMegatron,1\n' >"$tmp/fwbuiltin.csv"
@@ -249,7 +249,11 @@ jq_is "fsdp runs llm-foundry's fused loss" '.memory.activations_bytes < 56000000
 # the gradients, every framework's NCCL communicator holds 688 MiB, the
 # fused optimizers have no step temporaries; torch's foreach AdamW (no
 # framework) does: 4 bytes x 8.03B parameters
-jq_is "hf: DDP buckets, NCCL, fused AdamW" '.memory.bucket_bytes == .memory.grads_bytes and .memory.nccl_bytes == 688 * 1048576 and .memory.communicators == 1 and .memory.step_temp_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1 --framework hf
+jq_is "hf: DDP buckets, NCCL, fused AdamW" '.memory.bucket_bytes == .memory.grads_bytes and .memory.nccl_bytes == 688 * 1048576 and .memory.communicators == 1 and .memory.step_temp_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1 --framework hf --nccl-nvls-mib 0
+# NVLink SHARP on the H100's NVSwitch: 2 MiB x 16 channels x 8 GPUs of the
+# data-parallel group; none on an A100 or with NVLS off
+jq_is "hf on 8 H100s: NVLS buffers" '.memory.nccl_bytes == (688 + 256) * 1048576 and .fields.nccl_nvls_mib == 2' "${C[@]}" --gpus 8 --micro-batch 1 --framework hf
+jq_is "hf on 8 A100s: no NVLS" '.memory.nccl_bytes == 688 * 1048576' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework hf
 jq_is "no framework: foreach AdamW's step temporaries" '.memory.step_temp_bytes == 4 * .fields.params and .memory.nccl_bytes == 0 and .memory.bucket_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1
 jq_is "deepspeed ZeRO-2: a reduce bucket of 5e8 bf16 elements" '.memory.bucket_bytes == 1000000000' "${C[@]}" --gpus 8 --micro-batch 1 --zero 2 --framework deepspeed
 printf 'name,eff_scale\nx,1\nX,2\n' >"$tmp/fwdup.csv"

@@ -810,6 +810,82 @@ static void test_nccl_buffers(void **state)
     assert_int_equal(p.mem.nccl_bytes, 0); /* ep 1: no all-to-all */
 }
 
+/* NVLink SHARP buffers (docs/MODEL.md section 4.6): nccl_nvls_mib x the
+ * GPU's NVLS channels x the communicator's GPUs in the node, for the
+ * tensor, data x context and expert data-parallel groups with more than
+ * two GPUs in the node, on GPUs whose servers have NVLS only. */
+static void test_nvls_buffers(void **state)
+{
+    const double mib = 1024.0 * 1024;
+    tplan_config c;
+    tplan_plan p, q;
+
+    (void)state;
+    config_for(&c, "llama3-8b", "h100-sxm");
+    assert_int_equal(c.gpu.nvls_channels, 16); /* NVLS_NCHANNELS_SM90 */
+    c.seq = 2048;
+    c.micro_batch = 1;
+    c.gpus = 8;
+    c.zero = 3;
+    c.nccl_nvls_bytes = 2.0 * mib;
+    eval_ok(&c, &p);
+    c.nccl_nvls_bytes = 0.0;
+    eval_ok(&c, &q);
+    /* one data-parallel group of 8 in the node: 2 x 16 x 8 = 256 MiB,
+     * outside the allocator (the total moves by exactly that) */
+    assert_int_equal(p.mem.nccl_bytes - q.mem.nccl_bytes, 256LL * 1024 * 1024);
+    assert_int_equal(p.mem.total_bytes - q.mem.total_bytes,
+                     256LL * 1024 * 1024);
+    /* tp 8 on 16 GPUs: the tensor group has 8 in the node, the data group
+     * (stride 8) one: 256 MiB */
+    c.nccl_nvls_bytes = 2.0 * mib;
+    c.gpus = 16;
+    c.tp = 8;
+    c.zero = 1;
+    eval_ok(&c, &p);
+    c.nccl_nvls_bytes = 0.0;
+    eval_ok(&c, &q);
+    assert_int_equal(p.mem.nccl_bytes - q.mem.nccl_bytes, 256LL * 1024 * 1024);
+    /* tp 2 on 8: a tensor group of two (NVLS off), a data group of 4 in
+     * the node (ranks 2 apart): 2 x 16 x 4 = 128 MiB */
+    c.nccl_nvls_bytes = 2.0 * mib;
+    c.gpus = 8;
+    c.tp = 2;
+    eval_ok(&c, &p);
+    c.nccl_nvls_bytes = 0.0;
+    eval_ok(&c, &q);
+    assert_int_equal(p.mem.nccl_bytes - q.mem.nccl_bytes, 128LL * 1024 * 1024);
+    /* tp 4 and pp 2 on 8: a tensor group of 4, a data group of 1, a
+     * pipeline group that sends point to point: 128 MiB */
+    c.nccl_nvls_bytes = 2.0 * mib;
+    c.tp = 4;
+    c.pp = 2;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.nccl_bytes - q.mem.nccl_bytes, 128LL * 1024 * 1024);
+    /* an A100's NVSwitch has no NVLS; nor has a GPU from scratch */
+    config_for(&c, "llama3-8b", "a100-80g");
+    assert_int_equal(c.gpu.nvls_channels, 0);
+    c.seq = 2048;
+    c.micro_batch = 1;
+    c.gpus = 8;
+    c.zero = 3;
+    c.nccl_nvls_bytes = 2.0 * mib;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.nccl_bytes, 0);
+    /* an MoE model's expert data-parallel group: mixtral on 16 H100s,
+     * ep 2: the data group (16 over two nodes, 8 in each) and the expert
+     * data group (8, ranks 2 apart: 4 in the node) */
+    config_for(&c, "mixtral-8x7b", "h100-sxm");
+    c.seq = 4096;
+    c.micro_batch = 1;
+    c.gpus = 16;
+    c.ep = 2;
+    c.zero = 3;
+    c.nccl_nvls_bytes = 2.0 * mib;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.nccl_bytes, (2 * 16 * 8 + 2 * 16 * 4) * 1048576LL);
+}
+
 /* DDP without gradient_as_bucket_view holds a second copy of the
  * gradients; DeepSpeed's ZeRO-1/2 reduce bucket is reduce_bucket
  * elements of the gradient dtype. Neither exists without data
@@ -1058,6 +1134,7 @@ int main(void)
         cmocka_unit_test(test_megatron_fp32_grads),
         cmocka_unit_test(test_advice_names_the_fix),
         cmocka_unit_test(test_nccl_buffers),
+        cmocka_unit_test(test_nvls_buffers),
         cmocka_unit_test(test_gradient_buckets),
         cmocka_unit_test(test_optimizer_step_temporaries),
         cmocka_unit_test(test_gather_sets),

@@ -179,6 +179,16 @@ check(g.eff_max == 0.7 and g.eff_h0 == 500 and g.eff_tok0 == 256 and
       g.attn_eff == 0.2 and g.fp8_ratio == 0.5 and g.eff_tp == 0.1,
       "the efficiency model's fields read back")
 check(g.price == 2 and g.tdp_w == 300 and g.name == "mine", "price, tdp, name")
+-- NVLink SHARP channels: from the base's server, or given
+check(g.nvls_channels == 0 and tplan.gpu("h100-sxm").nvls_channels == 16,
+      "nvls_channels from the catalog")
+local nv = tplan.gpu{base = "a100-80g", name = "nvs", nvls_channels = 16}
+local function nccl(gpu)
+  return tplan.plan{model = "llama3-8b", gpu = gpu, gpus = 8, zero = 3,
+                    micro_batch = 1, framework = "fsdp"}.nccl_bytes
+end
+check(nv.nvls_channels == 16 and nccl(nv) - nccl("a100-80g") == 256 * 2^20,
+      "a GPU given NVLS channels gets the NVLS buffers")
 check(not pcall(function() return g.nosuch end), "an unknown GPU field raises")
 check(#tplan.fields() > 80 and tplan.fields()[1].name == "model",
       "tplan.fields() lists the field table")
