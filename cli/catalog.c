@@ -170,7 +170,10 @@ int cmd_gpus(int argc, char **argv)
         json_arr_begin(&w, NULL);
         for (int i = 0; i < n; i++) {
             const tplan_gpu *g = tplan_gpu_at(idx[i]);
+            tplan_gpu full; /* with what the lookup adds: its server's */
 
+            if (tplan_gpu_lookup(g->name, &full, NULL) != TPLAN_OK)
+                full = *g;
             json_obj_begin(&w, NULL);
             json_str(&w, "name", g->name);
             json_int(&w, "memory_bytes", g->memory_bytes);
@@ -185,6 +188,7 @@ int cmd_gpus(int argc, char **argv)
             json_num(&w, "link_bytes_per_s", g->link_bytes_per_s);
             json_num(&w, "nic_bytes_per_s", g->nic_bytes_per_s);
             json_int(&w, "gpus_per_node", g->gpus_per_node);
+            json_int(&w, "nvls_channels", full.nvls_channels);
             json_num(&w, "tdp_w", g->tdp_w);
             json_num(&w, "price_usd_per_h", g->price_usd_per_h);
             json_str(&w, "price_source", g->price_source);
