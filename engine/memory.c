@@ -474,13 +474,9 @@ static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
      * all-to-all counts them. Peers across nodes connect through the
      * network with fewer channels: not counted (docs/MODEL.md 4.6). */
     if (moe && c->ep > 1) {
-        int64_t stride = c->tp * c->cp;
-        int64_t in_node = tplan_config_gpus_per_node(c) / stride;
+        int64_t in_node = group_in_node(c->ep, c->tp * c->cp,
+                                        tplan_config_gpus_per_node(c));
 
-        if (in_node < 1)
-            in_node = 1;
-        if (in_node > c->ep)
-            in_node = c->ep;
         s->nccl += c->nccl_a2a_bytes * (double)(in_node - 1);
     }
     s->nccl += nvls_bytes(c, dp, edp, moe);
