@@ -32,14 +32,16 @@ typedef struct builtin {
  * no P2P connections and DeepEP's keeps NVSHMEM buffers instead. */
 #define NCCL_A2A_MIB "480"
 /* NVLink SHARP (NVLS) on NVSwitch systems (memory.c): NCCL allocates
- * nChannels x 2 x buffSize per GPU of the communicator in the node, with
- * buffSize = NVLS_CHUNKSIZE 128 KiB x NCCL_STEPS 8 = 1 MiB (NVIDIA/nccl
- * src/transport/nvls.cc: nvlsPerRankSize = nChannels * 2 * buffSize,
- * nvlsTotalSize = nvlsPerRankSize * nHeads; device.h NCCL_STEPS 8): 2 MiB
- * per channel and GPU, 256 MiB for 16 channels over 8 H100s. That is NCCL
- * 2.22 and later (PyTorch 2.7 ships 2.26); 2.18-2.21 took 4 MiB buffers
- * plus 2 MiB per channel and head: 2.25 GiB per GPU in a log on 8 H200s
- * (vllm-project/vllm#9699, nvlsTotalSize 2415919104). */
+ * nChannels x 2 x buffSize per head, a head per GPU of the communicator in
+ * the node (up to 32), with buffSize = NVLS_CHUNKSIZE 128 KiB x NCCL_STEPS
+ * 8 = 1 MiB (NVIDIA/nccl src/transport/nvls.cc: nvlsPerRankSize =
+ * nChannels * 2 * buffSize, nvlsTotalSize = nvlsPerRankSize * nHeads;
+ * device.h NCCL_STEPS 8): 2 MiB per channel and head, 256 MiB for 16
+ * channels over 8 H100s. That is NCCL 2.22 and later (PyTorch 2.7 ships
+ * 2.26). 2.18-2.21 took 4 MiB buffers plus 2 MiB per channel and head
+ * over the communicator's channels: a log on 8 H200s shows 24 channels,
+ * 288 MiB per head, 2.25 GiB per GPU (vllm-project/vllm#9699:
+ * nvlsPerRankSize 301989888, nvlsTotalSize 2415919104). */
 #define NCCL_NVLS_MIB "2"
 /* The CUDA context of a stack on CUDA 11.7 or later, which loads kernels
  * lazily (PyTorch sets CUDA_MODULE_LOADING=LAZY from 1.13, pytorch PR
@@ -221,9 +223,10 @@ static const builtin builtins[] = {
       {"time_band_hi", "0.0533"},
       {"nccl_mib", NCCL_MIB},
       {"nccl_a2a_mib", NCCL_A2A_MIB},
-      {"nccl_nvls_mib", NCCL_NVLS_MIB},
       /* a 2021 stack, before CUDA 11.7's lazy loading: a context over
-       * 1000 MB (pytorch#107667), tplan's default 1000 MiB */
+       * 1000 MB (pytorch#107667), tplan's default 1000 MiB; and no NVLS
+       * buffers (nccl_nvls_mib 0), which need CUDA 12.1's multicast
+       * (NCCL src/transport/nvls.cc) */
       /* ZeRO-1/2's reduce bucket, reduce_bucket_size = 5e8 elements
        * (deepspeed/runtime/zero/config.py), allocated whole
        * (stage_1_and_2.py) */

@@ -319,10 +319,12 @@ enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
  * SHARP is available in third-generation NVSwitch systems (NVLink4) with
  * Hopper and later GPU architectures"; src/graph/search.cc turns it off
  * without an NVSwitch or below compute capability 9.0). Its channels
- * (src/transport/nvls.cc): NVLS_NCHANNELS_SM90 16; Blackwell 24 in one
- * node and 32 across nodes (NVLS_NCHANNELS_SM100_NVL): HGX B200 counted
- * at 24, GB200 NVL72 (one NVLink domain across its trays) at 32. HGX
- * boards: H100 SXM, H200, H800 and H20. None: A100 (second-generation
+ * (src/transport/nvls.cc): NVLS_NCHANNELS_SM90 16; Blackwell from NCCL
+ * 2.27 NVLS_NCHANNELS_SM100_NVL 24 in one node or multi-node NVLink
+ * domain (GB200 NVL72), 32 for a communicator across nodes (not counted:
+ * B200 groups over several nodes are under-counted by a quarter; NCCL
+ * 2.26 takes 32 for every Blackwell group). HGX boards: H100 SXM, H200,
+ * H800 and H20. None: A100 (second-generation
  * NVSwitch, no multicast), H100 PCIe and NVL (bridges), GH200 (nodes link
  * their GPUs directly), the PCIe cards and AMD. */
 static int nvls_channels(const char *gpu)
@@ -331,7 +333,7 @@ static int nvls_channels(const char *gpu)
         const char *gpu;
         int channels;
     } nvls[] = {{"h100-sxm", 16}, {"h200", 16}, {"h800", 16},
-                {"h20", 16},      {"b200", 24}, {"gb200", 32}};
+                {"h20", 16},      {"b200", 24}, {"gb200", 24}};
 
     for (size_t i = 0; i < sizeof nvls / sizeof nvls[0]; i++)
         if (strcmp(nvls[i].gpu, gpu) == 0)

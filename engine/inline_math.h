@@ -1,6 +1,8 @@
 /* fmin, fmax, floor and ceil for the sweep's hot paths, inlined. On the
- * x86-64 baseline (no SSE4.1 rounding) GCC calls libm's through the PLT,
- * which a profile of the GPT-3 sweep put at 13% of its time
+ * x86-64 baseline (no SSE4.1 rounding) GCC calls libm's fmin and fmax
+ * through the PLT (their NaN rules), and floor and ceil too unless it may
+ * ignore floating-point exceptions (engine/CMakeLists.txt lets it; clang
+ * calls them): with llround, 13% of the GPT-3 sweep's time in a profile
  * (docs/benchmarks.md). Each returns exactly what libm's returns:
  * - tp_fmin/tp_fmax: for numbers, glibc's x86-64 fmin/fmax (minsd/maxsd:
  *   the second argument when the two are equal, -0 against +0 too); a NaN

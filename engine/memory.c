@@ -392,6 +392,52 @@ static void offload(const tplan_config *c, stage_mem *s, double odiv)
     }
 }
 
+/* A group's GPUs in one node: n ranks, stride apart in the rank order
+ * (tp-cp-ep-dp-pp). */
+static int64_t group_in_node(int64_t n, int64_t stride, int64_t gpn)
+{
+    int64_t k = gpn / stride;
+
+    return k < 1 ? 1 : k < n ? k : n;
+}
+
+/* NCCL_MAX_NVLS_ARITY: NVLS heads per communicator (NVIDIA/nccl
+ * src/graph/search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, nGPUs)) */
+#define NVLS_MAX_HEADS 32
+
+/* NVLink SHARP buffers (framework.c: nccl_nvls_mib per channel and per
+ * head, a head per GPU of the communicator in the node up to 32), where
+ * the GPU's system has NVLS (hardware.c), for the communicators that
+ * reduce and gather through it: tensor, data x context and expert
+ * data-parallel. The pipeline, the context ring and the expert all-to-all
+ * send point to point. The expert data group is counted in Megatron's
+ * expert grid (etp-ep-edp, etp = tp: its ranks tp x ep apart; in the
+ * tp-cp-ep-dp order the same count). NCCL up to 2.28.3 leaves NVLS off
+ * for two GPUs or fewer in the node (src/transport/nvls.cc: gpuCount <=
+ * 2; PyTorch 2.7-2.9 ship 2.26-2.27). The buffers are allocated at a
+ * communicator's first NVLS collective (NCCL_RUNTIME_CONNECT, on by
+ * default): counted for every such group. */
+static double nvls_bytes(const tplan_config *c, int64_t dp, int64_t edp,
+                         bool moe)
+{
+    int64_t gpn = tplan_config_gpus_per_node(c), heads[3];
+    double sum = 0.0;
+
+    if (!(c->nccl_nvls_bytes > 0) || c->gpu.nvls_channels <= 0)
+        return 0.0;
+    heads[0] = c->tp > 1 ? group_in_node(c->tp, 1, gpn) : 0;
+    heads[1] = dp > 1 ? group_in_node(dp, c->tp, gpn) : 0;
+    heads[2] = moe && c->ep > 1 && edp > 1
+                   ? group_in_node(edp, c->tp * c->ep, gpn)
+                   : 0;
+    for (int i = 0; i < 3; i++)
+        if (heads[i] > 2)
+            sum += c->nccl_nvls_bytes * (double)c->gpu.nvls_channels *
+                   (double)(heads[i] < NVLS_MAX_HEADS ? heads[i]
+                                                      : NVLS_MAX_HEADS);
+    return sum;
+}
+
 /* What the training stack allocates besides the model's tensors
  * (docs/MODEL.md section 4.6), each a framework term (0 or off unless a
  * framework or flag sets it, but optim_temp).
@@ -418,44 +464,6 @@ static void offload(const tplan_config *c, stage_mem *s, double odiv)
  * (fused=True, Apex and DeepSpeed FusedAdam, bitsandbytes) and offloaded
  * optimizers none. The step comes after backward has freed the
  * activations, so the peak is the larger of the two. */
-/* A group's GPUs in one node: n ranks, stride apart in the rank order
- * (tp-cp-ep-dp-pp). */
-static int64_t group_in_node(int64_t n, int64_t stride, int64_t gpn)
-{
-    int64_t k = gpn / stride;
-
-    return k < 1 ? 1 : k < n ? k : n;
-}
-
-/* NVLink SHARP buffers (framework.c: nccl_nvls_mib per channel and per
- * GPU of the communicator in the node), where the GPU's system has NVLS
- * (hardware.c) and for the communicators that run reductions and gathers
- * through it: tensor, data x context, expert data-parallel. The pipeline,
- * context ring and expert all-to-all send point to point. NCCL up to
- * 2.28.3 leaves NVLS off for two GPUs or fewer in the node
- * (src/transport/nvls.cc: gpuCount <= 2; PyTorch 2.7-2.9 ship 2.26-2.27).
- * The buffers are allocated at a communicator's first NVLS collective
- * (NCCL_RUNTIME_CONNECT, on by default): counted for every such group. */
-static double nvls_bytes(const tplan_config *c, int64_t dp, int64_t edp,
-                         bool moe)
-{
-    int64_t gpn = tplan_config_gpus_per_node(c), heads[3];
-    double sum = 0.0;
-
-    if (!(c->nccl_nvls_bytes > 0) || c->gpu.nvls_channels <= 0)
-        return 0.0;
-    heads[0] = c->tp > 1 ? group_in_node(c->tp, 1, gpn) : 0;
-    heads[1] = dp > 1 ? group_in_node(dp, c->tp, gpn) : 0;
-    heads[2] = moe && c->ep > 1 && edp > 1
-                   ? group_in_node(edp, c->tp * c->cp * c->ep, gpn)
-                   : 0;
-    for (int i = 0; i < 3; i++)
-        if (heads[i] > 2)
-            sum += c->nccl_nvls_bytes * (double)c->gpu.nvls_channels *
-                   (double)heads[i];
-    return sum;
-}
-
 static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
                             int64_t edp)
 {

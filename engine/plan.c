@@ -83,7 +83,10 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
 
 /* The evaluation, working in out->config: the batch solve resolves its
  * micro_batch and accum there (one config copy per evaluation, not two;
- * sweeps make millions). */
+ * sweeps make millions). Those two are the only fields of out->config an
+ * evaluation may write, and tplan_plan_eval_cached puts them back: a
+ * sweep's worker evaluates its plan's config in place and changes only
+ * the axes' fields between plans (sweep.c work()). */
 static int eval(const tplan_config *asked, tplan_act_cache *cache,
                 tplan_plan *out, unsigned flags, tplan_err *err)
 {

@@ -56,7 +56,7 @@ if [ "$out" = '["qwen2.5-7b"]' ]; then ok; else bad "models FILTER --names --jso
 out=$("$tplan" models llama3 | tail -n +2 | cut -d' ' -f1 | tr '\n' ' ')
 if [ "$out" = "llama3-8b llama3-70b llama3-405b llama3.1-8b llama3.1-70b llama3.1-405b " ]; then ok; else bad "models llama3: $out"; fi
 expect_error 2 "tplan: no GPU matches zzz; \`tplan gpus\` lists them all" gpus zzz
-"$tplan" gpus --json | jq -e '(map(select(.nvls_channels > 0) | .name) | sort) == ["b200", "gb200", "h100-sxm", "h20", "h200", "h800"]' >/dev/null && ok || bad "gpus --json: NVLS channels on the NVSwitch servers only"
+"$tplan" gpus --json | jq -e '(map(select(.nvls_channels > 0) | "\(.name) \(.nvls_channels)") | sort) == ["b200 24", "gb200 24", "h100-sxm 16", "h20 16", "h200 16", "h800 16"]' >/dev/null && ok || bad "gpus --json: NVLS channels on the NVSwitch servers only"
 expect_error 2 "tplan: unknown option a100; see tplan gpus --help" gpus h100 a100
 expect_error 2 "tplan: precision: fp4: unknown name (valid: fp32, amp-bf16, amp-fp16, mixed-bf16, mixed-fp16, bf16, fp8)" "${C[@]}" --precision fp4
 expect_error 2 "tplan: optimizer: adamax: unknown name (valid: adamw, adam, sgd, sgd-momentum, adafactor, lion, adamw-8bit, adagrad, rmsprop, adafactor-unfactored, paged-adamw-8bit, paged-adamw-32bit)" "${C[@]}" --optimizer adamax

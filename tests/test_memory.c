@@ -811,12 +811,22 @@ static void test_nccl_buffers(void **state)
 }
 
 /* NVLink SHARP buffers (docs/MODEL.md section 4.6): nccl_nvls_mib x the
- * GPU's NVLS channels x the communicator's GPUs in the node, for the
- * tensor, data x context and expert data-parallel groups with more than
- * two GPUs in the node, on GPUs whose servers have NVLS only. */
+ * GPU's NVLS channels x the communicator's GPUs in the node (at most 32),
+ * for the tensor, data x context and expert data-parallel groups with
+ * more than two GPUs in the node, on GPUs whose servers have NVLS only.
+ * Every other term is off (config_for: nccl_mib 0), so nccl_bytes is the
+ * NVLS buffers alone. */
+static int64_t nvls_mib(tplan_config *c)
+{
+    tplan_plan p;
+
+    c->nccl_nvls_bytes = 2.0 * 1024 * 1024;
+    eval_ok(c, &p);
+    return p.mem.nccl_bytes / (1024 * 1024);
+}
+
 static void test_nvls_buffers(void **state)
 {
-    const double mib = 1024.0 * 1024;
     tplan_config c;
     tplan_plan p, q;
 
@@ -827,63 +837,74 @@ static void test_nvls_buffers(void **state)
     c.micro_batch = 1;
     c.gpus = 8;
     c.zero = 3;
-    c.nccl_nvls_bytes = 2.0 * mib;
+    /* one data-parallel group of 8 in the node: 2 x 16 x 8 = 256 MiB,
+     * outside the allocator (the total moves by exactly that) */
+    assert_int_equal(nvls_mib(&c), 256);
     eval_ok(&c, &p);
     c.nccl_nvls_bytes = 0.0;
     eval_ok(&c, &q);
-    /* one data-parallel group of 8 in the node: 2 x 16 x 8 = 256 MiB,
-     * outside the allocator (the total moves by exactly that) */
-    assert_int_equal(p.mem.nccl_bytes - q.mem.nccl_bytes, 256LL * 1024 * 1024);
+    assert_int_equal(q.mem.nccl_bytes, 0);
     assert_int_equal(p.mem.total_bytes - q.mem.total_bytes,
                      256LL * 1024 * 1024);
     /* tp 8 on 16 GPUs: the tensor group has 8 in the node, the data group
-     * (stride 8) one: 256 MiB */
-    c.nccl_nvls_bytes = 2.0 * mib;
+     * (ranks 8 apart) one: 256 MiB */
     c.gpus = 16;
     c.tp = 8;
     c.zero = 1;
-    eval_ok(&c, &p);
-    c.nccl_nvls_bytes = 0.0;
-    eval_ok(&c, &q);
-    assert_int_equal(p.mem.nccl_bytes - q.mem.nccl_bytes, 256LL * 1024 * 1024);
+    assert_int_equal(nvls_mib(&c), 256);
+    /* tp 4 on 16: a tensor group of 4 (128 MiB); the data group's ranks
+     * lie 4 apart, two in the node: none */
+    c.tp = 4;
+    assert_int_equal(nvls_mib(&c), 128);
     /* tp 2 on 8: a tensor group of two (NVLS off), a data group of 4 in
      * the node (ranks 2 apart): 2 x 16 x 4 = 128 MiB */
-    c.nccl_nvls_bytes = 2.0 * mib;
     c.gpus = 8;
     c.tp = 2;
-    eval_ok(&c, &p);
-    c.nccl_nvls_bytes = 0.0;
-    eval_ok(&c, &q);
-    assert_int_equal(p.mem.nccl_bytes - q.mem.nccl_bytes, 128LL * 1024 * 1024);
-    /* tp 4 and pp 2 on 8: a tensor group of 4, a data group of 1, a
-     * pipeline group that sends point to point: 128 MiB */
-    c.nccl_nvls_bytes = 2.0 * mib;
-    c.tp = 4;
-    c.pp = 2;
-    eval_ok(&c, &p);
-    assert_int_equal(p.mem.nccl_bytes - q.mem.nccl_bytes, 128LL * 1024 * 1024);
-    /* an A100's NVSwitch has no NVLS; nor has a GPU from scratch */
+    assert_int_equal(nvls_mib(&c), 128);
+    /* tp 2 and pp 4 on 8: no data group, a tensor group of two and a
+     * pipeline group of 4 that sends point to point: none */
+    c.pp = 4;
+    assert_int_equal(nvls_mib(&c), 0);
+    /* an A100's NVSwitch has no NVLS */
     config_for(&c, "llama3-8b", "a100-80g");
     assert_int_equal(c.gpu.nvls_channels, 0);
     c.seq = 2048;
     c.micro_batch = 1;
     c.gpus = 8;
     c.zero = 3;
-    c.nccl_nvls_bytes = 2.0 * mib;
-    eval_ok(&c, &p);
-    assert_int_equal(p.mem.nccl_bytes, 0);
-    /* an MoE model's expert data-parallel group: mixtral on 16 H100s,
-     * ep 2: the data group (16 over two nodes, 8 in each) and the expert
-     * data group (8, ranks 2 apart: 4 in the node) */
+    assert_int_equal(nvls_mib(&c), 0);
+    /* HGX B200: 24 channels, 2 x 24 x 8 = 384 MiB; GB200 NVL72: 24
+     * channels and 64 GPUs of one NVLink domain, 32 heads at most:
+     * 2 x 24 x 32 = 1536 MiB */
+    config_for(&c, "llama3-8b", "b200");
+    c.seq = 2048;
+    c.micro_batch = 1;
+    c.gpus = 8;
+    c.zero = 3;
+    assert_int_equal(nvls_mib(&c), 384);
+    config_for(&c, "llama3-8b", "gb200");
+    c.seq = 2048;
+    c.micro_batch = 1;
+    c.gpus = 64;
+    c.zero = 3;
+    assert_int_equal(nvls_mib(&c), 1536);
+    /* an MoE model's expert data-parallel group (Megatron's expert grid:
+     * ranks tp x ep apart): mixtral on 16 H100s, ep 2: the data group (16
+     * over two nodes, 8 in each) and the expert data group (8, ranks 2
+     * apart: 4 in the node) */
     config_for(&c, "mixtral-8x7b", "h100-sxm");
     c.seq = 4096;
     c.micro_batch = 1;
     c.gpus = 16;
     c.ep = 2;
     c.zero = 3;
-    c.nccl_nvls_bytes = 2.0 * mib;
-    eval_ok(&c, &p);
-    assert_int_equal(p.mem.nccl_bytes, (2 * 16 * 8 + 2 * 16 * 4) * 1048576LL);
+    assert_int_equal(nvls_mib(&c), 2 * 16 * 8 + 2 * 16 * 4);
+    /* with cp 2 on 8: the data x context group of 8 (256 MiB) and the
+     * expert data group of dp x cp / ep = 4, ranks 2 apart, all 4 in the
+     * node (128 MiB) */
+    c.gpus = 8;
+    c.cp = 2;
+    assert_int_equal(nvls_mib(&c), 2 * 16 * 8 + 2 * 16 * 4);
 }
 
 /* DDP without gradient_as_bucket_view holds a second copy of the
