@@ -816,6 +816,17 @@ static void test_nccl_buffers(void **state)
  * more than two GPUs in the node, on GPUs whose servers have NVLS only.
  * Every other term is off (config_for: nccl_mib 0), so nccl_bytes is the
  * NVLS buffers alone. */
+/* model on gpus GPUs of type gpu, ZeRO-3, micro-batch 1 */
+static void nvls_case(tplan_config *c, const char *model, const char *gpu,
+                      int64_t seq, int64_t gpus)
+{
+    config_for(c, model, gpu);
+    c->seq = seq;
+    c->micro_batch = 1;
+    c->gpus = gpus;
+    c->zero = 3;
+}
+
 static int64_t nvls_mib(tplan_config *c)
 {
     tplan_plan p;
@@ -831,12 +842,8 @@ static void test_nvls_buffers(void **state)
     tplan_plan p, q;
 
     (void)state;
-    config_for(&c, "llama3-8b", "h100-sxm");
+    nvls_case(&c, "llama3-8b", "h100-sxm", 2048, 8);
     assert_int_equal(c.gpu.nvls_channels, 16); /* NVLS_NCHANNELS_SM90 */
-    c.seq = 2048;
-    c.micro_batch = 1;
-    c.gpus = 8;
-    c.zero = 3;
     /* one data-parallel group of 8 in the node: 2 x 16 x 8 = 256 MiB,
      * outside the allocator (the total moves by exactly that) */
     assert_int_equal(nvls_mib(&c), 256);
@@ -866,38 +873,22 @@ static void test_nvls_buffers(void **state)
     c.pp = 4;
     assert_int_equal(nvls_mib(&c), 0);
     /* an A100's NVSwitch has no NVLS */
-    config_for(&c, "llama3-8b", "a100-80g");
+    nvls_case(&c, "llama3-8b", "a100-80g", 2048, 8);
     assert_int_equal(c.gpu.nvls_channels, 0);
-    c.seq = 2048;
-    c.micro_batch = 1;
-    c.gpus = 8;
-    c.zero = 3;
     assert_int_equal(nvls_mib(&c), 0);
     /* HGX B200: 24 channels, 2 x 24 x 8 = 384 MiB; GB200 NVL72: 24
      * channels and 64 GPUs of one NVLink domain, 32 heads at most:
      * 2 x 24 x 32 = 1536 MiB */
-    config_for(&c, "llama3-8b", "b200");
-    c.seq = 2048;
-    c.micro_batch = 1;
-    c.gpus = 8;
-    c.zero = 3;
+    nvls_case(&c, "llama3-8b", "b200", 2048, 8);
     assert_int_equal(nvls_mib(&c), 384);
-    config_for(&c, "llama3-8b", "gb200");
-    c.seq = 2048;
-    c.micro_batch = 1;
-    c.gpus = 64;
-    c.zero = 3;
+    nvls_case(&c, "llama3-8b", "gb200", 2048, 64);
     assert_int_equal(nvls_mib(&c), 1536);
     /* an MoE model's expert data-parallel group (Megatron's expert grid:
      * ranks tp x ep apart): mixtral on 16 H100s, ep 2: the data group (16
      * over two nodes, 8 in each) and the expert data group (8, ranks 2
      * apart: 4 in the node) */
-    config_for(&c, "mixtral-8x7b", "h100-sxm");
-    c.seq = 4096;
-    c.micro_batch = 1;
-    c.gpus = 16;
+    nvls_case(&c, "mixtral-8x7b", "h100-sxm", 4096, 16);
     c.ep = 2;
-    c.zero = 3;
     assert_int_equal(nvls_mib(&c), 2 * 16 * 8 + 2 * 16 * 4);
     /* with cp 2 on 8: the data x context group of 8 (256 MiB) and the
      * expert data group of dp x cp / ep = 4, ranks 2 apart, all 4 in the
