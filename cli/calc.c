@@ -330,6 +330,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_int(&w, "gather_bytes", m->gather_bytes);
     json_int(&w, "nccl_bytes", m->nccl_bytes);
     json_int(&w, "communicators", m->communicators);
+    json_int(&w, "nvls_bytes", m->nvls_bytes);
     json_int(&w, "bucket_bytes", m->bucket_bytes);
     json_int(&w, "step_temp_bytes", m->step_temp_bytes);
     json_int(&w, "transient_bytes", m->transient_bytes);
@@ -687,11 +688,16 @@ static void print_table(const tplan_plan *p)
     if (m->dequant_bytes > 0)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  ", dequantized matrix %.2f", gib(m->dequant_bytes));
-    if (m->nccl_bytes > 0)
+    if (m->nccl_bytes > 0) {
         snprintf(note + strlen(note), sizeof note - strlen(note),
-                 ", NCCL %.2f (%lld communicator%s)", gib(m->nccl_bytes),
+                 ", NCCL %.2f (%lld communicator%s", gib(m->nccl_bytes),
                  (long long)m->communicators,
                  m->communicators == 1 ? "" : "s");
+        if (m->nvls_bytes > 0)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     ", NVLS %.2f", gib(m->nvls_bytes));
+        snprintf(note + strlen(note), sizeof note - strlen(note), ")");
+    }
     if (m->bucket_bytes > 0)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  ", gradient buckets %.2f", gib(m->bucket_bytes));

@@ -165,6 +165,7 @@ enum {
     F_NCCL_A2A_MIB,
     F_PP_EMBED_LOSS,
     F_NCCL_NVLS_MIB,
+    F_NVLS_BYTES,
     F_COUNT
 };
 
@@ -580,6 +581,9 @@ static const tplan_field fields[F_COUNT] = {
       "--nccl-nvls-mib", "nccl_nvls_mib", 0, 1e6, NULL, "0",
       "framework: NCCL NVLink SHARP buffers per channel and per GPU of a "
       "communicator in the node (NVSwitch systems; 0 = NVLS off)"),
+    O(F_NVLS_BYTES, "nvls_bytes", INT, "bytes",
+      "of nccl_bytes: NVLink SHARP buffers (nccl_nvls_mib x channels x "
+      "GPUs in the node, per communicator)"),
 };
 
 #undef O
@@ -1461,6 +1465,8 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
         return vi(m->transient_bytes);
     case F_COMMUNICATORS:
         return vi(m->communicators);
+    case F_NVLS_BYTES:
+        return vi(m->nvls_bytes);
     case F_FIT_CONFIDENCE:
         return vs(tplan_fit_confidence_name(m->fit_confidence));
     case F_CAPACITY_BYTES:

@@ -30,6 +30,7 @@ typedef struct stage_mem {
     double alloc_k;           /* 1 + alloc_frac */
     double opt_params;        /* parameters whose states the device holds */
     double nccl;              /* NCCL's buffers (outside the allocator) */
+    double nvls;              /* of nccl: NVLink SHARP buffers */
     double bucket;            /* gradient communication buckets */
     double step_temp;         /* the optimizer step's temporaries */
     int64_t comms;            /* NCCL communicators the GPU joins */
@@ -487,7 +488,8 @@ static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
 
         s->nccl += c->nccl_a2a_bytes * (double)(in_node - 1);
     }
-    s->nccl += nvls_bytes(c, dp, edp, moe);
+    s->nvls = nvls_bytes(c, dp, edp, moe);
+    s->nccl += s->nvls;
     if (dp > 1 && c->zero == 0 && c->grad_bucket_copy)
         s->bucket = s->grads;
     else if (dp > 1 && (c->zero == 1 || c->zero == 2))
@@ -715,6 +717,7 @@ static void fill(const tplan_config *c, const stage_mem *s,
         llround((s->alloc_k - 1.0) *
                 (fixed_alloc(s) - spill + phase_peak(s, (double)b)));
     out->nccl_bytes = llround(s->nccl);
+    out->nvls_bytes = llround(s->nvls);
     out->states_bytes =
         llround(outside_alloc(s) + s->alloc_k * (fixed_alloc(s) - spill));
     out->communicators = s->comms;

@@ -85,6 +85,7 @@ typedef struct tplan_memory {
      * section 4.6) */
     int64_t nccl_bytes;      /* of overhead_bytes: NCCL's buffers */
     int64_t communicators;   /* NCCL communicators the GPU joins */
+    int64_t nvls_bytes;      /* of nccl_bytes: NVLink SHARP buffers */
     int64_t bucket_bytes;    /* of overhead_bytes: gradient buckets */
     int64_t step_temp_bytes; /* the optimizer step's temporaries */
     int64_t transient_bytes; /* of overhead_bytes: the step's peak over the

@@ -253,8 +253,9 @@ jq_is "fsdp runs llm-foundry's fused loss" '.memory.activations_bytes < 56000000
 jq_is "hf: DDP buckets, NCCL, fused AdamW" '.memory.bucket_bytes == .memory.grads_bytes and .memory.nccl_bytes == 688 * 1048576 and .memory.communicators == 1 and .memory.step_temp_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1 --framework hf --nccl-nvls-mib 0
 # NVLink SHARP on the H100's NVSwitch: 2 MiB x 16 channels x 8 GPUs of the
 # data-parallel group; none on an A100 or with NVLS off
-jq_is "hf on 8 H100s: NVLS buffers" '.memory.nccl_bytes == (688 + 256) * 1048576 and .fields.nccl_nvls_mib == 2' "${C[@]}" --gpus 8 --micro-batch 1 --framework hf
-jq_is "hf on 8 A100s: no NVLS" '.memory.nccl_bytes == 688 * 1048576' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework hf
+jq_is "hf on 8 H100s: NVLS buffers" '.memory.nccl_bytes == (688 + 256) * 1048576 and .memory.nvls_bytes == 256 * 1048576 and .fields.nccl_nvls_mib == 2' "${C[@]}" --gpus 8 --micro-batch 1 --framework hf
+"$tplan" "${C[@]}" --gpus 8 --micro-batch 1 --framework hf | grep -q ", NCCL 0.92 (1 communicator, NVLS 0.25)" && ok || bad "the text names the NVLS buffers"
+jq_is "hf on 8 A100s: no NVLS" '.memory.nccl_bytes == 688 * 1048576 and .memory.nvls_bytes == 0' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework hf
 jq_is "no framework: foreach AdamW's step temporaries" '.memory.step_temp_bytes == 4 * .fields.params and .memory.nccl_bytes == 0 and .memory.bucket_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1
 jq_is "deepspeed ZeRO-2: a reduce bucket of 5e8 bf16 elements" '.memory.bucket_bytes == 1000000000' "${C[@]}" --gpus 8 --micro-batch 1 --zero 2 --framework deepspeed
 printf 'name,eff_scale\nx,1\nX,2\n' >"$tmp/fwdup.csv"

@@ -833,6 +833,7 @@ static int64_t nvls_mib(tplan_config *c)
 
     c->nccl_nvls_bytes = 2.0 * 1024 * 1024;
     eval_ok(c, &p);
+    assert_int_equal(p.mem.nvls_bytes, p.mem.nccl_bytes);
     return p.mem.nccl_bytes / (1024 * 1024);
 }
 
