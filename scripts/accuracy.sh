@@ -20,6 +20,10 @@
 #   table2       Narayanan et al. 2021 Table 2: DeepSpeed ZeRO-3 and PTD-P
 #                rows (scripts/accuracy_table2.sh), without a framework
 #                (fsdp, tplan's defaults) and with deepspeed / megatron
+#   zero3-2024   tests/data/deepspeed_fsdp_2024.tsv: tokens/s per GPU of
+#                DeepSpeed ZeRO-3 and FSDP on one 7B model and 4 A100s,
+#                without a framework and under the stack that ran each
+#                (deepspeed-2025, fsdp; held out)
 #   params       tests/data/hf/totals.tsv: parameter counts of Hugging Face
 #                configs against the checkpoints' published totals
 #   active       tests/data/hf/active.tsv: MoE active parameters against the
@@ -90,6 +94,22 @@ scripts/accuracy_nemo.sh --rows -- --framework nemo "${extra[@]}" 2>/dev/null |
 # curve is fitted to these rows) and mixed fp16 (not fitted to them)
 scripts/accuracy_bert.sh --rows -- "${extra[@]}" |
     awk -F'\t' '{ printf "%s\t%s\t%s\t%s\t%s\t%s\n", ($1 ~ /-fp32-/ ? "bert-v100-fp32" : "bert-v100-fp16"), $1, $2, $3, $4, $5 }' >>"$rows"
+# DeepSpeed ZeRO-3 and FSDP on the same 7B model and 4 A100s (2024): under
+# no framework and under the stack that ran each (deepspeed-2025, fsdp;
+# held out: neither profile was fitted to them)
+grep -v '^#' tests/data/deepspeed_fsdp_2024.tsv |
+while IFS=$'\t' read -r run model gpu gpus zero prec mb seq rc stack meas; do
+    [ "$stack" = deepspeed ] && stack=deepspeed-2025
+    for fw in "" "$stack"; do
+        "$tplan" calc --model "$model" --gpu "$gpu" --gpus "$gpus" --zero "$zero" \
+            --precision "$prec" --micro-batch "$mb" --seq "$seq" --recompute "$rc" \
+            ${fw:+--framework "$fw"} "${extra[@]}" --json |
+            jq -r --arg src "zero3-2024${fw:++fw}" --arg run "$run" --arg m "$meas" --argjson g "$gpus" \
+                '.perf as $p | ($p.tokens_per_s / $g) as $t |
+                 [$src, $run, $m, $t, $t * $p.step_time_s / $p.step_time_s_hi, $t * $p.step_time_s / $p.step_time_s_lo] | @tsv' ||
+            { echo "accuracy: $run: tplan failed" >&2; exit 1; }
+    done
+done >>"$rows"
 
 # --- parameter counts -----------------------------------------------------
 while IFS=$'\t' read -r cfg total _; do
@@ -113,6 +133,7 @@ printf 'deepseek-v3\tpre-training GPU-hours\t2664000\t%s\n' "$pred" >>"$rows"
 printf '%-16s %5s %9s %9s %9s %9s %7s  %s\n' source rows median p90 worst "mean+-" "in band" "worst row"
 for src in activations llm-foundry megatron megatron+fw korthikanti korthikanti+fw table2-zero3 table2-zero3+fw \
     table2-ptdp table2-ptdp+fw nemo-h100 nemo-h100+fw bert-v100-fp32 bert-v100-fp16 \
+    zero3-2024 zero3-2024+fw \
     params active deepseek-v3; do
     awk -F'\t' -v src="$src" '
     $1 == src { e = ($4 - $3) / $3; n++; a[n] = e < 0 ? -e : e; id[n] = $2; sum += e

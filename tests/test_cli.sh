@@ -222,8 +222,8 @@ jq_is "no token-dropping warning at a capacity above the imbalance" '.warnings |
 jq_is "DeepSeek-V3 on 16 stages: the second stage (four MoE layers) holds the most" '.memory.stage == "middle pipeline stage" and .memory.stage_index == 1' calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1
 # framework profiles: the built-ins, a flag overriding one, a CSV of one's
 # own, the errors
-[ "$("$tplan" frameworks --names | tr '\n' ' ')" = "fsdp hf megatron nemo deepspeed " ] && ok || bad "tplan frameworks --names"
-"$tplan" frameworks --json | jq -e 'length == 5 and all(.[]; (.source | length) > 20 and (.fields | length) >= 4)' >/dev/null && ok || bad "tplan frameworks --json: every framework has fields and a source"
+[ "$("$tplan" frameworks --names | tr '\n' ' ')" = "fsdp hf megatron nemo deepspeed deepspeed-2025 " ] && ok || bad "tplan frameworks --names"
+"$tplan" frameworks --json | jq -e 'length == 6 and all(.[]; (.source | length) > 20 and (.fields | length) >= 4)' >/dev/null && ok || bad "tplan frameworks --json: every framework has fields and a source"
 jq_is "a framework sets its fields" '.fields.framework == "deepspeed" and .fields.eff_scale == 0.75 and .fields.zero3_bw_eff == 0.086 and .fields.profile == "torch"' "${C[@]}" --framework DeepSpeed
 jq_is "a flag overrides the framework's value, whatever the order" '.fields.framework == "megatron" and .fields.eff_scale == 1 and .fields.profile == "torch"' "${C[@]}" --eff-scale 1 --framework megatron --profile torch
 "$tplan" frameworks hf --json | jq -e '.[0].fields.fused_loss == false' >/dev/null && ok || bad "hf's loss is unfused"
@@ -270,6 +270,21 @@ TPLAN=$tplan "$dir/../scripts/accuracy_table2.sh" --rows >"$tmp/t2" 2>"$tmp/t2.e
 TPLAN=$tplan "$dir/../scripts/accuracy_table2.sh" --rows -- --framework fsdp >"$tmp/t2" 2>"$tmp/t2.err" &&
     awk -F'\t' '$1 ~ /^zero3-174.6B-1536/ { e = ($3 - $2) / $2; exit !(e > 1) }' "$tmp/t2" &&
     ok || bad "Table 2 without DeepSpeed's profile should miss the collapse: $(cat "$tmp/t2")"
+# DeepSpeed since 2024 (tests/data/deepspeed_fsdp_2024.tsv, held out):
+# --framework deepspeed-2025 puts both measured rows in its band; the 2021
+# profile misses the DeepSpeed row by more than 15%
+grep -v '^#' "$dir/data/deepspeed_fsdp_2024.tsv" |
+while IFS=$'\t' read -r run model gpu gpus zero prec mb seq rc fw meas; do
+    for prof in deepspeed-2025 deepspeed; do
+        "$tplan" calc --model "$model" --gpu "$gpu" --gpus "$gpus" --zero "$zero" --precision "$prec" \
+            --micro-batch "$mb" --seq "$seq" --recompute "$rc" --framework "$prof" --json |
+            jq -r --arg run "$run" --arg prof "$prof" --argjson m "$meas" --argjson g "$gpus" \
+                '.perf as $p | ($p.tokens_per_s / $g) as $t |
+                 "\($run) \($prof) \(($t - $m) / $m) \($m >= $t * $p.step_time_s / $p.step_time_s_hi and $m <= $t * $p.step_time_s / $p.step_time_s_lo)"'
+    done
+done >"$tmp/ds24"
+awk '$2 == "deepspeed-2025" && $4 == "true" { n++ } $1 ~ /deepspeed$/ && $2 == "deepspeed" && $3 < -0.15 { old++ }
+     END { exit !(n == 2 && old == 1) }' "$tmp/ds24" && ok || bad "deepspeed-2025 on the 2024 rows: $(cat "$tmp/ds24")"
 # step-time bands: the framework's 80% band around the step, and the
 # reference runs inside it, every one under its framework (issue 17's
 # must-show: at least 80%; mostly in sample, the bands come from these
