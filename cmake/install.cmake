@@ -46,6 +46,7 @@ install(FILES
         ${CMAKE_SOURCE_DIR}/tests/data/nemo_h100_pretrain.tsv
         ${CMAKE_SOURCE_DIR}/tests/data/bert_v100_nvidia.tsv
         ${CMAKE_SOURCE_DIR}/tests/data/korthikanti_table5.tsv
+        ${CMAKE_SOURCE_DIR}/tests/data/deepspeed_fsdp_2024.tsv
         DESTINATION ${tplan_share}/tests/data)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data/hf
         DESTINATION ${tplan_share}/tests/data)

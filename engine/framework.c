@@ -237,7 +237,7 @@ static const builtin builtins[] = {
       {"zero12_overlap", "0"},
       /* DeepSpeed's FusedAdam: no list of temporaries */
       {"optim_temp", "0"}}},
-    /* DeepSpeed since 2024 runs ZeRO-3 at FSDP's pace: measured on the same
+    /* DeepSpeed since 2023 runs ZeRO-3 at FSDP's pace: measured on the same
      * model and GPUs, granite-7b-base (Llama-2 7B's shape) on 4 A100s
      * gave 3094.5 tokens/s per device against FSDP's 3158.7 (0.98x;
      * huggingface/blog deepspeed-to-fsdp-and-back.md, 2024-06), Falcon-7B
@@ -251,7 +251,7 @@ static const builtin builtins[] = {
      * inside the band; docs/MODEL.md section 14). Through accelerate or
      * the Trainer, with transformers' unfused loss. */
     {"deepspeed-2025",
-     "DeepSpeed ZeRO as 2024-2025 comparisons measured it: ZeRO-3 at "
+     "DeepSpeed ZeRO as 2023-2025 comparisons measured it: ZeRO-3 at "
      "FSDP's pace (0.98-1.08x), transformers' unfused loss",
      {{"profile", "torch"},
       {"fused_loss", "false"},

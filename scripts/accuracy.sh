@@ -107,7 +107,7 @@ while IFS=$'\t' read -r run model gpu gpus zero prec mb seq rc stack meas; do
             jq -r --arg src "zero3-2024${fw:++fw}" --arg run "$run" --arg m "$meas" --argjson g "$gpus" \
                 '.perf as $p | ($p.tokens_per_s / $g) as $t |
                  [$src, $run, $m, $t, $t * $p.step_time_s / $p.step_time_s_hi, $t * $p.step_time_s / $p.step_time_s_lo] | @tsv' ||
-            { echo "accuracy: $run: tplan failed" >&2; exit 1; }
+            { echo "accuracy: zero3-2024: $run: tplan failed" >&2; exit 1; }
     done
 done >>"$rows"
 

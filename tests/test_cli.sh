@@ -274,7 +274,7 @@ TPLAN=$tplan "$dir/../scripts/accuracy_table2.sh" --rows -- --framework fsdp >"$
 # --framework deepspeed-2025 puts both measured rows in its band; the 2021
 # profile misses the DeepSpeed row by more than 15%
 grep -v '^#' "$dir/data/deepspeed_fsdp_2024.tsv" |
-while IFS=$'\t' read -r run model gpu gpus zero prec mb seq rc fw meas; do
+while IFS=$'\t' read -r run model gpu gpus zero prec mb seq rc _ meas; do
     for prof in deepspeed-2025 deepspeed; do
         "$tplan" calc --model "$model" --gpu "$gpu" --gpus "$gpus" --zero "$zero" --precision "$prec" \
             --micro-batch "$mb" --seq "$seq" --recompute "$rc" --framework "$prof" --json |
