@@ -62,11 +62,12 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
         return rc;
     if (&out->config == asked) {
         /* re-evaluating a plan in place: eval() resolves the batch in
-         * out->config and reads the config asked for, so it gets a copy.
-         * A staged re-evaluation without a ramp reads only out->config
-         * (tplan_plan_ramp returns before it reads the copy): no copy,
-         * and a sweep's worker evaluates its plan's config in place. */
-        if (!staged || asked->n_ramp > 0) {
+         * out->config, and the ramp and the fit advice read the config
+         * asked for, so they get a copy. Figures alone without a ramp
+         * read only out->config (tplan_plan_ramp returns before it reads
+         * the copy, the advice is not run): no copy, and a sweep's worker
+         * evaluates its plan's config in place. */
+        if (!(flags & TPLAN_EVAL_FIGURES) || asked->n_ramp > 0) {
             copy = *asked;
             asked = &copy;
         }
