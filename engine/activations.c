@@ -637,11 +637,20 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
     k.norm = (int)m->norm;
     k.pos = (int)m->pos;
     k.arch = (int)m->arch;
+    /* a sweep's neighbours mostly share the key: the last slot first,
+     * before the hash */
+    i = cache->last;
+    if (cache->slot[i].used && memcmp(&cache->slot[i].key, &k, sizeof k) == 0) {
+        cache->hits++;
+        *out = cache->slot[i].bytes;
+        return;
+    }
     for (size_t j = 0; j + sizeof w <= sizeof k; j += sizeof w) {
         memcpy(&w, (const unsigned char *)&k + j, sizeof w);
         h = (h ^ w) * 1099511628211ULL;
     }
     i = (int)((h ^ (h >> 29)) % TPLAN_ACT_CACHE_SLOTS);
+    cache->last = i;
     if (cache->slot[i].used && memcmp(&cache->slot[i].key, &k, sizeof k) == 0) {
         cache->hits++;
         *out = cache->slot[i].bytes;

@@ -77,6 +77,7 @@ typedef struct tplan_act_cache {
         tplan_act_key key;
         tplan_act_bytes bytes;
     } slot[TPLAN_ACT_CACHE_SLOTS];
+    int last; /* the slot the last lookup found or filled */
     int64_t hits, misses;
 } tplan_act_cache;
 
