@@ -144,15 +144,20 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
 {
     bool keep_time = flags & TPLAN_EVAL_REUSE_TIME;
     bool keep_compute = flags & TPLAN_EVAL_REUSE_COMPUTE;
-    size_t from = keep_time || keep_compute ? offsetof(tplan_plan, run)
-                                            : offsetof(tplan_plan, perf);
     tplan_config *work = &out->config;
 
     if (work != asked)
         *work = *asked;
     work->micro_batch = out->solved_micro_batch;
     work->accum = out->accum;
-    memset((char *)out + from, 0, offsetof(tplan_plan, warnings) - from);
+    /* sizes known at compile time: stores, not a rep stos (sweeps make
+     * millions of these) */
+    if (keep_time || keep_compute)
+        memset((char *)out + offsetof(tplan_plan, run), 0,
+               offsetof(tplan_plan, warnings) - offsetof(tplan_plan, run));
+    else
+        memset((char *)out + offsetof(tplan_plan, perf), 0,
+               offsetof(tplan_plan, warnings) - offsetof(tplan_plan, perf));
     if (keep_compute && !keep_time)
         tplan_perf_eval_comm(&out->config, &out->mem, &out->perf);
     return tail(asked, out, flags, keep_time || keep_compute, err);
