@@ -52,6 +52,17 @@ typedef struct builtin {
  * rounded up. NCCL is counted apart (nccl_mib). */
 #define CONTEXT_MIB "460"
 
+/* tplan's time defaults, fitted to llm-foundry's FSDP runs, and their band
+ * (config.c: the 10th and 90th percentiles of the error over them) */
+#define FSDP_TIME                                                            \
+    {"eff_scale", "1"}, {"dp_bw_eff", "1"}, {"zero3_bw_eff", "1"},           \
+        {"time_band_lo", "0.0757"}, {"time_band_hi", "0.0889"}
+/* What a current stack (CUDA 12, lazy loading) allocates besides the
+ * model's tensors: NCCL's buffers and the CUDA context (above) */
+#define CURRENT_STACK_MEMORY                                                 \
+    {"nccl_mib", NCCL_MIB}, {"nccl_a2a_mib", NCCL_A2A_MIB},                  \
+        {"nccl_nvls_mib", NCCL_NVLS_MIB}, {"context_mib", CONTEXT_MIB}
+
 static const builtin builtins[] = {
     /* tplan's time defaults are fitted to llm-foundry's FSDP runs
      * (scripts/calibrate_efficiency.py on
@@ -64,16 +75,8 @@ static const builtin builtins[] = {
      "to llm-foundry's published FSDP throughput, and its fused loss",
      {{"profile", "torch"},
       {"fused_loss", "true"},
-      {"eff_scale", "1"},
-      {"dp_bw_eff", "1"},
-      {"zero3_bw_eff", "1"},
-      /* config.c: the 10th and 90th percentiles over llm-foundry */
-      {"time_band_lo", "0.0757"},
-      {"time_band_hi", "0.0889"},
-      {"nccl_mib", NCCL_MIB},
-      {"nccl_a2a_mib", NCCL_A2A_MIB},
-      {"nccl_nvls_mib", NCCL_NVLS_MIB},
-      {"context_mib", CONTEXT_MIB},
+      FSDP_TIME,
+      CURRENT_STACK_MEMORY,
       /* composer's FSDPConfig (llm-foundry's trainer) defaults to
        * backward_prefetch 'BACKWARD_POST', "only holding the next set of
        * parameters and current set of gradients" (torch FSDP docs): the
@@ -92,16 +95,9 @@ static const builtin builtins[] = {
      "fp32 loss of transformers' ForCausalLMLoss (logits.float())",
      {{"profile", "torch"},
       {"fused_loss", "false"},
-      {"eff_scale", "1"},
-      {"dp_bw_eff", "1"},
-      {"zero3_bw_eff", "1"},
       /* no runs of its own: FSDP's band */
-      {"time_band_lo", "0.0757"},
-      {"time_band_hi", "0.0889"},
-      {"nccl_mib", NCCL_MIB},
-      {"nccl_a2a_mib", NCCL_A2A_MIB},
-      {"nccl_nvls_mib", NCCL_NVLS_MIB},
-      {"context_mib", CONTEXT_MIB},
+      FSDP_TIME,
+      CURRENT_STACK_MEMORY,
       /* accelerate's DistributedDataParallelKwargs has
        * gradient_as_bucket_view = False and the Trainer does not set it:
        * DDP's buckets hold a copy of the gradients */
@@ -151,10 +147,7 @@ static const builtin builtins[] = {
        * +0.061003), rounded outwards */
       {"time_band_lo", "0.0684"},
       {"time_band_hi", "0.0611"},
-      {"nccl_mib", NCCL_MIB},
-      {"nccl_a2a_mib", NCCL_A2A_MIB},
-      {"nccl_nvls_mib", NCCL_NVLS_MIB},
-      {"context_mib", CONTEXT_MIB},
+      CURRENT_STACK_MEMORY,
       /* Megatron-LM steps with Transformer Engine's or Apex's
        * FusedAdam (megatron/core/optimizer) and normalises with their
        * fused kernels */
@@ -193,10 +186,7 @@ static const builtin builtins[] = {
        * was -4.64% .. +6.12%, which held 1 of the 405B rows. */
       {"time_band_lo", "0.0464"},
       {"time_band_hi", "0.1183"},
-      {"nccl_mib", NCCL_MIB},
-      {"nccl_a2a_mib", NCCL_A2A_MIB},
-      {"nccl_nvls_mib", NCCL_NVLS_MIB},
-      {"context_mib", CONTEXT_MIB},
+      CURRENT_STACK_MEMORY,
       {"optim_temp", "0"},
       {"fused_norm", "true"}}},
     /* Narayanan et al. 2021 Table 2: DeepSpeed ZeRO-3 without model
@@ -255,15 +245,8 @@ static const builtin builtins[] = {
      "FSDP's pace (0.98-1.08x), transformers' unfused loss",
      {{"profile", "torch"},
       {"fused_loss", "false"},
-      {"eff_scale", "1"},
-      {"dp_bw_eff", "1"},
-      {"zero3_bw_eff", "1"},
-      {"time_band_lo", "0.0757"},
-      {"time_band_hi", "0.0889"},
-      {"nccl_mib", NCCL_MIB},
-      {"nccl_a2a_mib", NCCL_A2A_MIB},
-      {"nccl_nvls_mib", NCCL_NVLS_MIB},
-      {"context_mib", CONTEXT_MIB},
+      FSDP_TIME,
+      CURRENT_STACK_MEMORY,
       /* as deepspeed above: the reduce bucket, overlap_comm for ZeRO-3
        * only, FusedAdam */
       {"reduce_bucket", "5e8"},
