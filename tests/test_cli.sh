@@ -255,6 +255,8 @@ jq_is "hf: DDP buckets, NCCL, fused AdamW" '.memory.bucket_bytes == .memory.grad
 # data-parallel group; none on an A100 or with NVLS off
 jq_is "hf on 8 H100s: NVLS buffers" '.memory.nccl_bytes == (688 + 256) * 1048576 and .memory.nvls_bytes == 256 * 1048576 and .fields.nccl_nvls_mib == 2' "${C[@]}" --gpus 8 --micro-batch 1 --framework hf
 "$tplan" "${C[@]}" --gpus 8 --micro-batch 1 --framework hf | grep -q ", NCCL 0.92 (1 communicator, NVLS 0.25)" && ok || bad "the text names the NVLS buffers"
+jq_is "deepspeed (a CUDA 11 stack) has no NVLS buffers" '.memory.nvls_bytes == 0 and .memory.nccl_bytes == 688 * 1048576' "${C[@]}" --gpus 8 --micro-batch 1 --framework deepspeed
+jq_is "deepspeed-2025 on 8 H100s: NVLS buffers" '.memory.nvls_bytes == 256 * 1048576' "${C[@]}" --gpus 8 --micro-batch 1 --framework deepspeed-2025
 jq_is "hf on 8 A100s: no NVLS" '.memory.nccl_bytes == 688 * 1048576 and .memory.nvls_bytes == 0' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework hf
 jq_is "no framework: foreach AdamW's step temporaries" '.memory.step_temp_bytes == 4 * .fields.params and .memory.nccl_bytes == 0 and .memory.bucket_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1
 jq_is "deepspeed ZeRO-2: a reduce bucket of 5e8 bf16 elements" '.memory.bucket_bytes == 1000000000' "${C[@]}" --gpus 8 --micro-batch 1 --zero 2 --framework deepspeed
