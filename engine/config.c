@@ -553,7 +553,7 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                           (long long)c->vpp, (long long)c->pp));
     /* Megatron's interleaved schedule needs whole rounds of micro-batches
      * (number of micro-batches divisible by the pipeline size). */
-    if (c->vpp > 1 && c->accum % c->pp)
+    if (!tplan_config_whole_rounds(c, c->accum))
         return tplan_err_set(err, TPLAN_EINVAL, "accum",
                              "interleaving needs accum to be a multiple of pp "
                              "(accum=%lld, pp=%lld, vpp=%lld)",
@@ -866,6 +866,19 @@ int tplan_enum_parse(tplan_enum_kind kind, const char *s, int *out,
 #undef PARSE
     }
     return tplan_err_set(err, TPLAN_EINVAL, "config", "unknown field kind");
+}
+
+int64_t tplan_config_group_in_node(const tplan_config *c, int64_t n,
+                                   int64_t stride)
+{
+    int64_t k = tplan_config_gpus_per_node(c) / stride;
+
+    return k < 1 ? 1 : k < n ? k : n;
+}
+
+bool tplan_config_whole_rounds(const tplan_config *c, int64_t accum)
+{
+    return c->vpp <= 1 || accum % c->pp == 0;
 }
 
 int64_t tplan_config_gpus_on_node(const tplan_config *c)

@@ -242,6 +242,16 @@ bool tplan_amount_parse(const char *text, double *out);
 /* GPUs per node: the config's, else the GPU's typical server. */
 int64_t tplan_config_gpus_per_node(const tplan_config *c);
 
+/* The GPUs in one node of a parallel group of n ranks, stride apart in
+ * Megatron's rank order (tp-cp-ep-dp-pp): at least 1, at most n. */
+int64_t tplan_config_group_in_node(const tplan_config *c, int64_t n,
+                                   int64_t stride);
+
+/* Megatron's interleaved schedule runs whole rounds of pp micro-batches:
+ * does accumulating accum keep to them (any accum without interleaving;
+ * 0, automatic, does)? */
+bool tplan_config_whole_rounds(const tplan_config *c, int64_t accum);
+
 /* The host side, given or defaulted (docs/MODEL.md section 12.5): host
  * memory of a node as the job uses it (the GPU's instance share times the
  * job's GPUs on a node), PCIe per GPU one way, NVMe per node. */

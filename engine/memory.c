@@ -393,15 +393,6 @@ static void offload(const tplan_config *c, stage_mem *s, double odiv)
     }
 }
 
-/* A group's GPUs in one node: n ranks, stride apart in the rank order
- * (tp-cp-ep-dp-pp). */
-static int64_t group_in_node(int64_t n, int64_t stride, int64_t gpn)
-{
-    int64_t k = gpn / stride;
-
-    return k < 1 ? 1 : k < n ? k : n;
-}
-
 /* NCCL_MAX_NVLS_ARITY: NVLS heads per communicator (NVIDIA/nccl
  * src/graph/search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, nGPUs)) */
 #define NVLS_MAX_HEADS 32
@@ -421,15 +412,15 @@ static int64_t group_in_node(int64_t n, int64_t stride, int64_t gpn)
 static double nvls_bytes(const tplan_config *c, int64_t dp, int64_t edp,
                          bool moe)
 {
-    int64_t gpn = tplan_config_gpus_per_node(c), heads[3];
+    int64_t heads[3];
     double sum = 0.0;
 
     if (!(c->nccl_nvls_bytes > 0) || c->gpu.nvls_channels <= 0)
         return 0.0;
-    heads[0] = c->tp > 1 ? group_in_node(c->tp, 1, gpn) : 0;
-    heads[1] = dp > 1 ? group_in_node(dp, c->tp, gpn) : 0;
+    heads[0] = c->tp > 1 ? tplan_config_group_in_node(c, c->tp, 1) : 0;
+    heads[1] = dp > 1 ? tplan_config_group_in_node(c, dp, c->tp) : 0;
     heads[2] = moe && c->ep > 1 && edp > 1
-                   ? group_in_node(edp, c->tp * c->ep, gpn)
+                   ? tplan_config_group_in_node(c, edp, c->tp * c->ep)
                    : 0;
     for (int i = 0; i < 3; i++)
         if (heads[i] > 2)
@@ -483,8 +474,7 @@ static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
      * all-to-all counts them. Peers across nodes connect through the
      * network with fewer channels: not counted (docs/MODEL.md 4.6). */
     if (moe && c->ep > 1) {
-        int64_t in_node = group_in_node(c->ep, c->tp * c->cp,
-                                        tplan_config_gpus_per_node(c));
+        int64_t in_node = tplan_config_group_in_node(c, c->ep, c->tp * c->cp);
 
         s->nccl += c->nccl_a2a_bytes * (double)(in_node - 1);
     }

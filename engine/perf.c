@@ -126,12 +126,12 @@ static tplan_dtype compute_dtype(const tplan_config *c, bool *fallback)
  * the rank order. Inside a node it is the GPU's link. Across nodes NCCL
  * runs one ring per NIC, so the bus bandwidth is the node's NICs used by
  * the group (one per member in the node, DGX-style) up to the link's. */
-static double group_bw(double size, double stride, double gpn, double link,
-                       double nic, bool *inter)
+static double group_bw(const tplan_config *c, int64_t size, int64_t stride,
+                       double link, double nic, bool *inter)
 {
-    double per_node = tp_fmin(size, tp_fmax(1.0, tp_floor(gpn / stride)));
+    double per_node = (double)tplan_config_group_in_node(c, size, stride);
 
-    *inter = size > per_node;
+    *inter = (double)size > per_node;
     if (!*inter)
         return link * NVLINK_BUS_EFF;
     return tp_fmin(link * NVLINK_BUS_EFF, nic * IB_BUS_EFF * per_node);
@@ -244,8 +244,9 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
     double layers = (double)mem->layers_on_stage;
     double b = (double)mem->micro_batch;
     if (c->ep > 1) {
-        double ep = (double)c->ep, stride = t * cp;
-        double per_node = tp_fmin(ep, tp_fmax(1.0, tp_floor(gpn / stride)));
+        double ep = (double)c->ep;
+        double per_node =
+            (double)tplan_config_group_in_node(c, c->ep, c->tp * c->cp);
         /* the busiest stage's MoE layers: a stage of ceil(L/p) layers
          * that are all MoE (a middle one when the first layers are
          * dense), or every MoE layer when there are fewer */
@@ -345,7 +346,8 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     double gpus = (double)c->gpus, t = (double)c->tp, p = (double)c->pp;
     double v = (double)c->vpp, m = (double)c->accum;
-    double dp = (double)tplan_config_dp(c), cp = (double)c->cp;
+    int64_t dp_n = tplan_config_dp(c);
+    double dp = (double)dp_n, cp = (double)c->cp;
     double gpn = (double)tplan_config_gpus_per_node(c);
     double link =
         c->link_bytes_per_s > 0 ? c->link_bytes_per_s : c->gpu.link_bytes_per_s;
@@ -369,8 +371,8 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     out->ep_inter_node = out->cp_inter_node = false;
     /* Megatron's rank order puts TP innermost, then CP, EP and DP, then
      * PP (tp-cp-ep-dp-pp). */
-    bw_tp = group_bw(t, 1.0, gpn, link, nic, &out->tp_inter_node);
-    bw_dp = group_bw(dp * cp, t, gpn, link, nic, &out->dp_inter_node);
+    bw_tp = group_bw(c, c->tp, 1, link, nic, &out->tp_inter_node);
+    bw_dp = group_bw(c, dp_n * c->cp, c->tp, link, nic, &out->dp_inter_node);
     /* a pipeline hop is one GPU-to-GPU transfer: one NIC across nodes */
     out->pp_inter_node = gpus > gpn && p > 1;
     bw_pp = out->pp_inter_node ? nic * IB_BUS_EFF : link * NVLINK_BUS_EFF;

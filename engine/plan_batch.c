@@ -50,14 +50,10 @@ static int given_split(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
 }
 
 /* Megatron's interleaved schedule takes whole rounds of micro-batches
- * (tplan_config_validate_layout refuses a given accum that breaks it):
- * with vpp > 1 the search passes over exact splits that break it, and a
- * global batch it cannot meet exactly is rounded to the nearest whole
- * number of rounds, pp micro-batches each. */
-static bool whole_rounds(const tplan_config *w, int64_t accum)
-{
-    return w->vpp <= 1 || accum % w->pp == 0;
-}
+ * (tplan_config_whole_rounds; the layout rules refuse a given accum that
+ * breaks it): with vpp > 1 the search passes over exact splits that break
+ * it, and a global batch it cannot meet exactly is rounded to the nearest
+ * whole number of rounds, pp micro-batches each. */
 
 /* The accumulation that comes closest to g at micro-batch b. */
 static int64_t closest_accum(const tplan_config *w, int64_t g, int64_t dp,
@@ -116,7 +112,7 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
         bmax = n;
     nc = tplan_batch_exact(g, dp, bmax, cand, BATCH_CANDIDATES);
     for (int i = 0; i < nc && i < BATCH_CANDIDATES; i++) {
-        if (whole_rounds(w, n / cand[i]) &&
+        if (tplan_config_whole_rounds(w, n / cand[i]) &&
             try_split(w, cache, cand[i], n / cand[i], &p->mem)) {
             p->batch_exact = true;
             return TPLAN_OK;

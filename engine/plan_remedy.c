@@ -124,7 +124,7 @@ static void smaller_micro_batch(const tplan_config *c, const tplan_plan *p,
             int64_t accum = (p->accum * c->micro_batch + mb - 1) / mb;
 
             /* interleaving takes whole rounds of pp micro-batches */
-            if (c->vpp > 1 && accum % c->pp)
+            if (!tplan_config_whole_rounds(c, accum))
                 accum += c->pp - accum % c->pp;
             t.accum = accum;
             set_num(&r, "accum", (double)accum);
