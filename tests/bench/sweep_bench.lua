@@ -3,8 +3,12 @@
 -- (checked in C on every thread) and with a trivial Lua `where` hook.
 -- Run by scripts/bench_sweep.sh; the figures go in docs/benchmarks.md.
 --
---   tplan run tests/bench/sweep_bench.lua --threads 2 [-- size=small] [staged=false]
-local a = tplan.args(arg, {size = "full", hook_limit = 0, staged = "true"})
+--   tplan run tests/bench/sweep_bench.lua --threads 2 [-- size=small] [staged=false] [comm=false]
+--
+-- comm=false drops the GPT-3 space's communication-only axes (overlap,
+-- nic_gbps): every plan left is a full evaluation, which separates their
+-- cost from the staged re-evaluations' (docs/benchmarks.md).
+local a = tplan.args(arg, {size = "full", hook_limit = 0, staged = "true", comm = "true"})
 
 -- GPT-3 175B on 1024 A100-80GB, the space Calculon searches (TP x PP x DP
 -- x interleaving x recomputation x ZeRO x micro-batch; Isaev et al.,
@@ -26,6 +30,7 @@ local function gpt3_axes(small)
     global_batch = {768, 1536, 2304, 3072},
   }
   if small then ax.pp = {1, 8}; ax.vpp = {1, 2}; ax.global_batch = {1536}; ax.nic_gbps = {400} end
+  if a.comm == "false" then ax.overlap = nil; ax.nic_gbps = nil end
   return ax
 end
 
