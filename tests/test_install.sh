@@ -181,8 +181,15 @@ for line in 'tplan calib' 'tplan calc --model llama3-8' 'tplan calc --gpu a100-8
     for i in {1..100}; do [[ -f $out ]] && break; sleep 0.05; done
     zpty -w -n z "$line"$'\t\C-x'
     n=$((n + 1))
-    # up to 60 s: a sanitizer build under a parallel ctest once took over 10
-    for i in {1..1200}; do [[ $(wc -l <$out) -ge $n ]] && break; sleep 0.05; done
+    # up to 60 s: a sanitizer build under a parallel ctest once took over 10.
+    # The terminal's output is read as it comes: left unread, it fills the
+    # pseudo-terminal's buffer and the shell blocks on writing (a CI run
+    # hung so after the third line)
+    for i in {1..1200}; do
+        while zpty -rt z junk; do :; done
+        [[ $(wc -l <$out) -ge $n ]] && break
+        sleep 0.05
+    done
 done
 zpty -d z
 EOF
