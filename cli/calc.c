@@ -477,8 +477,10 @@ static void print_time(const tplan_plan *p)
     snprintf(note, sizeof note, "MFU %.1f%%, HFU %.1f%%", f->mfu * 100.0,
              f->hfu * 100.0);
     trow("step", f->step_time_s, note);
-    printf("  step band     %.4f to %.4f s (-%.1f%% to +%.1f%%: 80%% of the "
-           "reference runs' measured steps)\n",
+    /* 10th to 90th percentile of the profile's runs; a calibration from
+     * fewer than 10 runs takes its extremes (docs/MODEL.md 14.3, 15) */
+    printf("  step band     %.4f to %.4f s (-%.1f%% to +%.1f%%: where the "
+           "profile's measured steps fell)\n",
            f->step_time_s_lo, f->step_time_s_hi, c->time_band_lo * 100.0,
            c->time_band_hi * 100.0);
     if (c->model.arch == TPLAN_ARCH_GENERIC && c->seq == 1)
