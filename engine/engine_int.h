@@ -15,11 +15,19 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
 int tplan_plan_eval_cached(const tplan_config *c, tplan_act_cache *cache,
                            tplan_plan *out, unsigned flags, tplan_err *err);
 
+/* Would accumulations a and b (0: automatic) leave every pipeline stage
+ * of c holding the same micro-batches in flight? Nothing else in the
+ * memory reads the accumulation (memory.c). */
+bool tplan_memory_same_accum(const tplan_config *c, int64_t a, int64_t b);
+
 /* Parts of a plan evaluation, in order (plan_batch.c, plan_recipe.c,
  * plan_advice.c). w is the working config: the target global batch is
- * resolved into its micro_batch and accum. */
+ * resolved into its micro_batch and accum. kept_accum > 0: p->mem holds
+ * the memory of w as it is but for its target, evaluated at the
+ * micro-batch w gives and that accumulation (TPLAN_EVAL_REUSE_BATCH);
+ * where the accumulation solved leaves it the same, it is kept. */
 int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
-                     tplan_err *err);
+                     int64_t kept_accum, tplan_err *err);
 int tplan_plan_ramp(const tplan_config *c, tplan_plan *p, tplan_err *err);
 int tplan_plan_lr(const tplan_config *c, tplan_plan *p, tplan_err *err);
 void tplan_plan_critical(const tplan_config *c, tplan_plan *p);

@@ -1593,6 +1593,11 @@ tplan_reach tplan_field_reach(int id)
     case F_ZERO12_OVERLAP:
     case F_TP_OVERLAP:
         return TPLAN_REACH_COMM;
+    /* read first by the batch solve (plan_batch.c), never by the
+     * layout rules or the model's parameters */
+    case F_GLOBAL_BATCH:
+    case F_GLOBAL_BATCH_TOKENS:
+        return TPLAN_REACH_BATCH;
     /* read by run.c only */
     case F_PRICE:
     case F_PUE:

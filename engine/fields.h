@@ -119,13 +119,16 @@ int tplan_field_error(int id, const char *value, const char *why,
                       tplan_err *err);
 
 /* What a change of input id reaches in an evaluation (staged sweeps,
- * plan.h's TPLAN_EVAL_REUSE_*): everything; only the time and what
+ * plan.h's TPLAN_EVAL_REUSE_*): everything; the batch solve and what
+ * follows it (the target global batch: the memory stays unless the
+ * accumulation changes what the pipeline holds); only the time and what
  * follows it (efficiency terms, step-time bands); of the time only the
  * communication (overlap, bandwidths, collective efficiencies); or only
  * the run's totals (price, PUE, power, grid). Ordered: a change of
  * several fields reaches the lowest of theirs. */
 typedef enum {
     TPLAN_REACH_ALL,
+    TPLAN_REACH_BATCH, /* the target global batch: the batch solve on */
     TPLAN_REACH_TIME,
     TPLAN_REACH_COMM, /* of the time, only communication (perf.h) */
     TPLAN_REACH_RUN

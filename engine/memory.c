@@ -97,14 +97,31 @@ static stage_pos stage_at(const tplan_config *c, int64_t i)
  * 2(p - i - 1) + (v - 1) p warm-up chunk forwards, of m v in all. On the
  * first stage that is p (1 + (p - 1)/(p v)), Korthikanti et al. 2022
  * section 4.2.3. accum 0 (automatic) counts p micro-batches. */
-static double stage_inflight(const tplan_config *c, int64_t i)
+/* Stage i's warm-up count, in chunks (v of them a micro-batch) */
+static double stage_warmup(const tplan_config *c, int64_t i)
 {
     double p = (double)c->pp, v = (double)c->vpp, d = (double)i;
-    double m = c->accum > 0 ? (double)c->accum : p;
 
-    if (c->vpp > 1)
-        return tp_fmin(2.0 * (p - d - 1.0) + (v - 1.0) * p + 1.0, m * v) / v;
-    return tp_fmin(p - d, m);
+    return c->vpp > 1 ? 2.0 * (p - d - 1.0) + (v - 1.0) * p + 1.0 : p - d;
+}
+
+static double stage_inflight(const tplan_config *c, int64_t i)
+{
+    double v = c->vpp > 1 ? (double)c->vpp : 1.0;
+    double m = c->accum > 0 ? (double)c->accum : (double)c->pp;
+
+    return tp_fmin(stage_warmup(c, i), m * v) / v;
+}
+
+bool tplan_memory_same_accum(const tplan_config *c, int64_t a, int64_t b)
+{
+    /* stage 0 warms up the most: at or above its count, no stage holds
+     * more (an accumulation of 0 counts pp, as stage_inflight takes it) */
+    double v = c->vpp > 1 ? (double)c->vpp : 1.0, full = stage_warmup(c, 0);
+    double ma = a > 0 ? (double)a : (double)c->pp;
+    double mb = b > 0 ? (double)b : (double)c->pp;
+
+    return ma == mb || (ma * v >= full && mb * v >= full);
 }
 
 /* One layer's attention on a device: its parameters and matmul weights.

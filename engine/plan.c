@@ -49,13 +49,15 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
 {
     int64_t micro_batch = asked->micro_batch, accum = asked->accum;
     bool staged = (flags & REUSE) && (flags & TPLAN_EVAL_FIGURES);
+    bool kept =
+        (flags & TPLAN_EVAL_REUSE_BATCH) && (flags & TPLAN_EVAL_FIGURES);
     bool trusted = flags & TPLAN_EVAL_TRUSTED_PARTS;
     tplan_config copy;
     int rc = TPLAN_OK;
 
     /* a staged change leaves the layout as valid as it was (those fields
      * are only range-checked, when the sweep takes them) */
-    if (!staged && !(trusted && (flags & TPLAN_EVAL_LAYOUT_CHECKED)))
+    if (!staged && !kept && !(trusted && (flags & TPLAN_EVAL_LAYOUT_CHECKED)))
         rc = trusted ? tplan_config_validate_layout(asked, err)
                      : tplan_config_validate(asked, err);
     if (rc)
@@ -94,21 +96,31 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
     tplan_param_count pc;
     tplan_config *work = &out->config;
     const tplan_config *c = work;
+    /* only the target changed (REUSE_BATCH): the parameters, dp and
+     * memory before it stay, the memory for the batch solve to judge */
+    int64_t kept_accum = 0;
     int rc;
 
-    /* Everything after the config but the warning texts (4 KiB nobody
-     * reads before a warning is added). */
-    memset((char *)out + sizeof out->config, 0,
-           offsetof(tplan_plan, warnings) - sizeof out->config);
-    tplan_model_params(&c->model, &pc);
-    out->params = pc.total;
-    out->active_params = pc.active;
-    out->trainable_params =
-        c->lora_rank > 0
-            ? tplan_lora_params(&c->model, c->lora_rank, c->lora_targets)
-            : pc.total;
-    out->dp = tplan_config_dp(c);
-    if ((rc = tplan_plan_batch(work, cache, out, err))) {
+    if ((flags & TPLAN_EVAL_REUSE_BATCH) && (flags & TPLAN_EVAL_FIGURES)) {
+        kept_accum = out->accum;
+        memset((char *)out + offsetof(tplan_plan, micro_batch), 0,
+               offsetof(tplan_plan, warnings) -
+                   offsetof(tplan_plan, micro_batch));
+    } else {
+        /* Everything after the config but the warning texts (4 KiB
+         * nobody reads before a warning is added). */
+        memset((char *)out + sizeof out->config, 0,
+               offsetof(tplan_plan, warnings) - sizeof out->config);
+        tplan_model_params(&c->model, &pc);
+        out->params = pc.total;
+        out->active_params = pc.active;
+        out->trainable_params =
+            c->lora_rank > 0
+                ? tplan_lora_params(&c->model, c->lora_rank, c->lora_targets)
+                : pc.total;
+        out->dp = tplan_config_dp(c);
+    }
+    if ((rc = tplan_plan_batch(work, cache, out, kept_accum, err))) {
         out->batch_refused = true;
         return rc;
     }

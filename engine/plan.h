@@ -99,7 +99,15 @@ enum {
      * (plan_remedy.c, ~20 us a plan that does not fit): such a plan keeps
      * its diagnosis. Streamed sweeps (keep = "all", db/stream.h) write
      * millions of rows; tplan calc on one gives its remedies. */
-    TPLAN_EVAL_NO_REMEDY = 64
+    TPLAN_EVAL_NO_REMEDY = 64,
+    /* Staged evaluation (sweeps): out holds the figures-only plan of a
+     * config that differs from the one given only in its target global
+     * batch (global_batch, global_batch_tokens: TPLAN_REACH_BATCH). The
+     * parameters and dp are kept, the batch solved again, and the memory
+     * kept where the micro-batch was given and the new accumulation
+     * leaves every stage's in-flight micro-batches as they were
+     * (tplan_memory_same_accum); the rest is evaluated in full. */
+    TPLAN_EVAL_REUSE_BATCH = 128
 };
 
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,

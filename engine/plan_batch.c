@@ -63,10 +63,19 @@ static int64_t closest_accum(const tplan_config *w, int64_t g, int64_t dp,
                        : tplan_batch_accum(g, dp * w->pp, b) * w->pp;
 }
 
-int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
-                     tplan_err *err)
+/* The memory kept from the plan before (kept_accum > 0, explicit
+ * micro-batch b) still holds at accumulation k. */
+static bool still_holds(const tplan_config *w, const tplan_plan *p, int64_t b,
+                        int64_t kept_accum, int64_t k)
 {
-    int64_t dp = tplan_config_dp(w), g = w->global_batch, b, bmax, n;
+    return kept_accum > 0 && p->mem.micro_batch == b &&
+           tplan_memory_same_accum(w, kept_accum, k);
+}
+
+int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
+                     int64_t kept_accum, tplan_err *err)
+{
+    int64_t dp = tplan_config_dp(w), g = w->global_batch, b, bmax, n, k;
     int64_t cand[BATCH_CANDIDATES], accum = w->accum; /* 0: not given */
     int nc;
 
@@ -79,7 +88,9 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     }
     p->target_global_batch = g;
     if (g == 0) {
-        tplan_memory_eval_cached(w, cache, &p->mem);
+        if (w->micro_batch == 0 ||
+            !still_holds(w, p, w->micro_batch, kept_accum, w->accum))
+            tplan_memory_eval_cached(w, cache, &p->mem);
         p->batch_exact = true;
         return TPLAN_OK;
     }
@@ -93,7 +104,11 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
                                  "(global_batch=%lld, micro_batch=%lld, "
                                  "dp=%lld)",
                                  (long long)g, (long long)b, (long long)dp);
-        try_split(w, cache, b, closest_accum(w, g, dp, b), &p->mem);
+        k = closest_accum(w, g, dp, b);
+        if (still_holds(w, p, b, kept_accum, k))
+            w->accum = k; /* micro_batch is b already */
+        else
+            try_split(w, cache, b, k, &p->mem);
         p->batch_exact = b * dp * w->accum == g;
         return TPLAN_OK;
     }
@@ -121,8 +136,9 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     /* No exact split fits: the closest global batch, largest micro-batch
      * first, halving until one fits. */
     for (b = bmax; b >= 1; b /= 2) {
-        int64_t k = closest_accum(w, g, dp, b), bk = b;
+        int64_t bk = b;
 
+        k = closest_accum(w, g, dp, b);
         /* whole rounds are coarse (b dp pp samples): with their count
          * set, the micro-batch up to b that comes closest */
         if (w->vpp > 1) {

@@ -527,7 +527,11 @@ typedef struct worker {
     tplan_plan *full; /* with a sink: the plan handed to it */
     tplan_sweep_stats stats;
     bool main;
-    bool layout_bad; /* the last configuration visited broke a layout rule */
+    bool layout_bad; /* the last configuration visited broke a layout rule
+                        or the batch solve refused it */
+    int bad_stands;  /* the lowest reach (fields.h) of a change its
+                        refusal stands for: a layout's stands for a new
+                        target batch, the batch solve's does not */
     const char *const *bad_reads;  /* what that rule reads (NULL: unknown) */
     const char *const *skip_reads; /* the rule skip_at was found for */
     int skip_at; /* the innermost axis skip_reads names (-1: none) */
@@ -582,6 +586,7 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
      * layout's time- and run-class neighbours) */
     if (!reuse && tplan_config_layout_deps(c, &w->bad_reads) != TPLAN_OK) {
         w->layout_bad = true;
+        w->bad_stands = TPLAN_REACH_BATCH;
         w->stats.invalid++;
         return false;
     }
@@ -591,7 +596,9 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
                                NULL) != TPLAN_OK) {
         /* the batch solve reads no time- or run-class input: its
          * refusal stands for those neighbours as a layout's does */
-        w->layout_bad = !reuse && p->batch_refused;
+        w->layout_bad =
+            (!reuse || reuse == TPLAN_EVAL_REUSE_BATCH) && p->batch_refused;
+        w->bad_stands = TPLAN_REACH_TIME;
         w->bad_reads = NULL;
         w->stats.invalid++;
         return false;
@@ -656,7 +663,8 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         return true;
     }
     /* the warnings, on this worker's core, outside the lock */
-    if (tplan_plan_eval_ex(c, w->full,
+    if (!r->sink_figures &&
+        tplan_plan_eval_ex(c, w->full,
                            TPLAN_EVAL_NO_REMEDY | TPLAN_EVAL_TRUSTED_PARTS |
                                TPLAN_EVAL_LAYOUT_CHECKED,
                            &e) != TPLAN_OK) {
@@ -664,7 +672,7 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         return true;
     }
     pthread_mutex_lock(&sh->sink_lock);
-    if (r->sink(r->sink_ud, index, w->full, rk.score)) {
+    if (r->sink(r->sink_ud, index, r->sink_figures ? p : w->full, rk.score)) {
         tplan_err_set(&e, TPLAN_ESTOP, "sink", "the result sink failed");
         fail(sh, &e);
     }
@@ -710,6 +718,23 @@ static int64_t skip_refused(worker *w, const tplan_sweep_spec *s, int *digit,
     return left;
 }
 
+/* What a staged evaluation keeps after changes of this reach (plan.h) */
+static unsigned reuse_flags(int reach)
+{
+    switch (reach) {
+    case TPLAN_REACH_BATCH:
+        return TPLAN_EVAL_REUSE_BATCH;
+    case TPLAN_REACH_TIME:
+        return TPLAN_EVAL_REUSE_MEMORY;
+    case TPLAN_REACH_COMM:
+        return TPLAN_EVAL_REUSE_COMPUTE;
+    case TPLAN_REACH_RUN:
+        return TPLAN_EVAL_REUSE_TIME;
+    default:
+        return 0;
+    }
+}
+
 static void *work(void *arg)
 {
     worker *w = arg;
@@ -750,18 +775,12 @@ static void *work(void *arg)
         reach = TPLAN_REACH_ALL;
         w->layout_bad = false;
         for (int64_t j = from; j < to && !atomic_load(&sh->failed); j++) {
-            unsigned reuse = r->spec->unstaged || !have ? 0
-                             : reach == TPLAN_REACH_TIME
-                                 ? TPLAN_EVAL_REUSE_MEMORY
-                             : reach == TPLAN_REACH_COMM
-                                 ? TPLAN_EVAL_REUSE_COMPUTE
-                             : reach == TPLAN_REACH_RUN ? TPLAN_EVAL_REUSE_TIME
-                                                        : 0;
+            unsigned reuse =
+                r->spec->unstaged || !have ? 0 : reuse_flags(reach);
 
-            /* time- and run-class fields are only range-checked by the
-             * layout rules: a layout they refused stays refused */
-            if (w->layout_bad && reach != TPLAN_REACH_ALL &&
-                !r->spec->unstaged) {
+            /* batch-, time- and run-class fields are only range-checked
+             * by the layout rules: a layout they refused stays refused */
+            if (w->layout_bad && reach >= w->bad_stands && !r->spec->unstaged) {
                 w->stats.visited++;
                 w->stats.invalid++;
             } else {

@@ -166,6 +166,10 @@ typedef struct tplan_sweep_run {
     /* skip the spec's Pareto front (a streamed sweep's second walk has
      * the first's) */
     bool no_front;
+    /* hand the sink each plan as the walk evaluated it: figures only,
+     * staged where the walk staged it, not evaluated again with its
+     * warnings (tests compare staged and full evaluation through it) */
+    bool sink_figures;
     volatile sig_atomic_t *stop; /* optional: set to stop cleanly */
     /* optional progress: called from the calling thread about every
      * 2^16 indexes with the indexes done so far */

@@ -664,6 +664,7 @@ static void staged_run(tplan_sweep_spec *s, bool unstaged, int threads,
         r.shards = shards;
         r.sink = hash_plan;
         r.sink_ud = hs;
+        r.sink_figures = true; /* the plans as staged, not evaluated again */
         assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
         st->evaluated += r.stats.evaluated;
         st->reused += r.stats.reused;
@@ -844,6 +845,62 @@ static void test_refused_layouts_skipped(void **state)
     refused_layouts_walk(true);
 }
 
+/* A new target global batch innermost, under pipelines deep and
+ * interleaved, micro-batches given and not, ZeRO and recomputation:
+ * the accumulation it solves leaves the memory as it was (kept) or
+ * changes what a stage holds in flight (evaluated again); staged equals
+ * full either way, on 1 and 2 threads, for global_batch and
+ * global_batch_tokens. */
+static void test_staged_batch(void **state)
+{
+    static const double gpus[] = {32, 64}, pp[] = {1, 2, 4, 8},
+                        vpp[] = {1, 2, 4}, mb[] = {0, 1, 2, 4}, rec[] = {0, 2},
+                        zero[] = {0, 1},
+                        gb[] = {32, 64, 96, 128, 256, 384, 1024, 4096},
+                        gbt[] = {1e5, 2.6e5, 5.2e5, 1e6, 4.2e6, 1.6e7};
+
+    (void)state;
+    for (int tokens = 0; tokens < 2; tokens++) {
+        tplan_sweep_spec *s = staged_spec();
+        hashes want = {NULL, 0}, got = {NULL, 0};
+        tplan_sweep_stats full = {0}, one = {0}, two = {0};
+        int64_t size;
+
+        add_axis(s, "gpus", 2, gpus);
+        add_axis(s, "pp", 4, pp);
+        add_axis(s, "vpp", 3, vpp);
+        add_axis(s, "micro_batch", 4, mb);
+        add_axis(s, "recompute", 2, rec);
+        add_axis(s, "zero", 2, zero);
+        if (tokens)
+            add_axis(s, "global_batch_tokens", 6, gbt);
+        else
+            add_axis(s, "global_batch", 8, gb);
+        size = tplan_sweep_size(s);
+        want.h = calloc((size_t)size, sizeof *want.h);
+        got.h = calloc((size_t)size, sizeof *got.h);
+        assert_non_null(want.h);
+        assert_non_null(got.h);
+        staged_run(s, true, 1, 1, &want, &full);
+        staged_run(s, false, 1, 1, &got, &one);
+        assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+        memset(got.h, 0, sizeof *got.h * (size_t)size);
+        staged_run(s, false, 2, 1, &got, &two);
+        assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+        assert_int_equal(one.evaluated, full.evaluated);
+        assert_int_equal(one.invalid, full.invalid);
+        assert_int_equal(two.evaluated, full.evaluated);
+        /* most plans follow a neighbour that differs only in the batch */
+        assert_true(one.reused * 2 > one.evaluated && full.evaluated > 1000);
+        print_message("%lld configurations, %lld evaluated, %lld staged\n",
+                      (long long)size, (long long)one.evaluated,
+                      (long long)one.reused);
+        free(want.h);
+        free(got.h);
+        free(s);
+    }
+}
+
 /* Each field of the time or run class, innermost (so it alone changes
  * between neighbours), under axes that reach everything: staged equals
  * full. The table must name every such field. */
@@ -853,18 +910,30 @@ static void test_staged_each_field(void **state)
         const char *name;
         double v[2];
     } vals[] = {
-        {"overlap", {0.3, 0.8}},       {"nic_gbps", {100, 400}},
-        {"link_gbs", {300, 900}},      {"efficiency", {0.3, 0.5}},
-        {"eff_max", {0.6, 0.8}},       {"eff_h0", {500, 900}},
-        {"eff_tok0", {256, 1024}},     {"attn_eff", {0.2, 0.4}},
-        {"fp8_ratio", {0.5, 0.8}},     {"eff_tp", {0.01, 0.05}},
-        {"eff_scale", {0.9, 1.1}},     {"dp_bw_eff", {0.3, 0.9}},
-        {"zero3_bw_eff", {0.3, 0.9}},  {"zero12_overlap", {0, 0.5}},
+        {"overlap", {0.3, 0.8}},
+        {"nic_gbps", {100, 400}},
+        {"link_gbs", {300, 900}},
+        {"efficiency", {0.3, 0.5}},
+        {"eff_max", {0.6, 0.8}},
+        {"eff_h0", {500, 900}},
+        {"eff_tok0", {256, 1024}},
+        {"attn_eff", {0.2, 0.4}},
+        {"fp8_ratio", {0.5, 0.8}},
+        {"eff_tp", {0.01, 0.05}},
+        {"eff_scale", {0.9, 1.1}},
+        {"dp_bw_eff", {0.3, 0.9}},
+        {"zero3_bw_eff", {0.3, 0.9}},
+        {"zero12_overlap", {0, 0.5}},
         {"tp_overlap", {0, 1}},
         {"time_band_lo", {0.05, 0.1}},
-        {"time_band_hi", {0.05, 0.2}}, {"moe_overlap", {0.2, 0.8}},
-        {"price", {2, 3}},             {"pue", {1.1, 1.4}},
-        {"power_util", {0.5, 0.9}},    {"grid", {0.2, 0.5}},
+        {"time_band_hi", {0.05, 0.2}},
+        {"moe_overlap", {0.2, 0.8}},
+        {"price", {2, 3}},
+        {"pue", {1.1, 1.4}},
+        {"power_util", {0.5, 0.9}},
+        {"grid", {0.2, 0.5}},
+        {"global_batch", {512, 1024}},
+        {"global_batch_tokens", {1e6, 4e6}},
     };
     static const double gpus[] = {8, 16}, tp[] = {1, 2, 16}, zero[] = {0, 3},
                         mb[] = {0, 1}, prec[] = {3, 6};
@@ -943,6 +1012,7 @@ int main(void)
         cmocka_unit_test(test_staged_bit_identical),
         cmocka_unit_test(test_refused_layouts_skipped),
         cmocka_unit_test(test_staged_each_field),
+        cmocka_unit_test(test_staged_batch),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
