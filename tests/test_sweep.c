@@ -674,6 +674,34 @@ static void staged_run(tplan_sweep_spec *s, bool unstaged, int threads,
     }
 }
 
+/* Room for a hash per index of s's space, for a full and a staged run;
+ * returns the space's size. */
+static int64_t alloc_hashes(const tplan_sweep_spec *s, hashes *want,
+                            hashes *got)
+{
+    int64_t size = tplan_sweep_size(s);
+
+    want->h = calloc((size_t)size, sizeof *want->h);
+    got->h = calloc((size_t)size, sizeof *got->h);
+    assert_non_null(want->h);
+    assert_non_null(got->h);
+    return size;
+}
+
+/* A staged run on threads x shards gives the full run's plans (want)
+ * and counts. */
+static void expect_staged(tplan_sweep_spec *s, int64_t size, const hashes *want,
+                          hashes *got, int threads, int64_t shards,
+                          const tplan_sweep_stats *full,
+                          tplan_sweep_stats *st)
+{
+    memset(got->h, 0, sizeof *got->h * (size_t)size);
+    staged_run(s, false, threads, shards, got, st);
+    assert_memory_equal(want->h, got->h, sizeof *got->h * (size_t)size);
+    assert_int_equal(st->invalid, full->invalid);
+    assert_int_equal(st->evaluated, full->evaluated);
+}
+
 /* Llama 3 8B on H100s at 4096 tokens, a budget, every valid plan kept
  * (equivalent ones too) and ranked by cost: the staged tests' base. */
 static tplan_sweep_spec *staged_spec(void)
@@ -723,12 +751,8 @@ static void test_staged_bit_identical(void **state)
 
         assert_int_equal(tplan_sweep_validate(s, &err), TPLAN_OK);
     }
-    size = tplan_sweep_size(s);
+    size = alloc_hashes(s, &want, &got);
     assert_true(size >= 100000);
-    want.h = calloc((size_t)size, sizeof *want.h);
-    got.h = calloc((size_t)size, sizeof *got.h);
-    assert_non_null(want.h);
-    assert_non_null(got.h);
     {
         tplan_sweep_stats full = {0}, one = {0}, two = {0}, sh = {0};
 
@@ -804,27 +828,16 @@ static void refused_layouts_walk(bool model_inside)
     if (model_inside)
         add_axis(s, "model", 2, model);
     assert_int_equal(tplan_sweep_validate(s, &err), TPLAN_OK);
-    size = tplan_sweep_size(s);
-    want.h = calloc((size_t)size, sizeof *want.h);
-    got.h = calloc((size_t)size, sizeof *got.h);
-    assert_non_null(want.h);
-    assert_non_null(got.h);
+    size = alloc_hashes(s, &want, &got);
     staged_run(s, true, 1, 1, &want, &full);
     assert_int_equal(full.skipped, 0);
     assert_true(full.invalid * 2 > size); /* most layouts are refused */
     assert_true(want.n > 1000);
-    staged_run(s, false, 1, 1, &got, &one);
-    assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
-    assert_int_equal(one.invalid, full.invalid);
-    assert_int_equal(one.evaluated, full.evaluated);
+    expect_staged(s, size, &want, &got, 1, 1, &full, &one);
     /* nearly all at once with the model outside */
     assert_true(model_inside ? one.skipped > 0
                              : one.skipped * 10 > one.invalid * 9);
-    memset(got.h, 0, sizeof *got.h * (size_t)size);
-    staged_run(s, false, 2, 1, &got, &two);
-    assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
-    assert_int_equal(two.invalid, full.invalid);
-    assert_int_equal(two.evaluated, full.evaluated);
+    expect_staged(s, size, &want, &got, 2, 1, &full, &two);
     memset(got.h, 0, sizeof *got.h * (size_t)size);
     staged_run(s, false, 2, 3, &got, &sh);
     assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
@@ -876,20 +889,10 @@ static void test_staged_batch(void **state)
             add_axis(s, "global_batch_tokens", 6, gbt);
         else
             add_axis(s, "global_batch", 8, gb);
-        size = tplan_sweep_size(s);
-        want.h = calloc((size_t)size, sizeof *want.h);
-        got.h = calloc((size_t)size, sizeof *got.h);
-        assert_non_null(want.h);
-        assert_non_null(got.h);
+        size = alloc_hashes(s, &want, &got);
         staged_run(s, true, 1, 1, &want, &full);
-        staged_run(s, false, 1, 1, &got, &one);
-        assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
-        memset(got.h, 0, sizeof *got.h * (size_t)size);
-        staged_run(s, false, 2, 1, &got, &two);
-        assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
-        assert_int_equal(one.evaluated, full.evaluated);
-        assert_int_equal(one.invalid, full.invalid);
-        assert_int_equal(two.evaluated, full.evaluated);
+        expect_staged(s, size, &want, &got, 1, 1, &full, &one);
+        expect_staged(s, size, &want, &got, 2, 1, &full, &two);
         /* most plans follow a neighbour that differs only in the batch */
         assert_true(one.reused * 2 > one.evaluated && full.evaluated > 1000);
         print_message("%lld configurations, %lld evaluated, %lld staged\n",
@@ -980,9 +983,7 @@ static void test_staged_each_field(void **state)
         add_axis(s, "micro_batch", 2, mb);
         add_axis(s, "precision", 2, prec);
         add_axis(s, f->input, 2, vals[k].v);
-        size = tplan_sweep_size(s);
-        want.h = calloc((size_t)size, sizeof *want.h);
-        got.h = calloc((size_t)size, sizeof *got.h);
+        size = alloc_hashes(s, &want, &got);
         staged_run(s, true, 1, 1, &want, &full);
         staged_run(s, false, 1, 1, &got, &st);
         if (memcmp(want.h, got.h, sizeof *got.h * (size_t)size) != 0) {
