@@ -692,8 +692,7 @@ static int64_t alloc_hashes(const tplan_sweep_spec *s, hashes *want,
  * and counts. */
 static void expect_staged(tplan_sweep_spec *s, int64_t size, const hashes *want,
                           hashes *got, int threads, int64_t shards,
-                          const tplan_sweep_stats *full,
-                          tplan_sweep_stats *st)
+                          const tplan_sweep_stats *full, tplan_sweep_stats *st)
 {
     memset(got->h, 0, sizeof *got->h * (size_t)size);
     staged_run(s, false, threads, shards, got, st);
