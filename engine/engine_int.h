@@ -25,7 +25,9 @@ bool tplan_memory_same_accum(const tplan_config *c, int64_t a, int64_t b);
  * resolved into its micro_batch and accum. kept_accum > 0: p->mem holds
  * the memory of w as it is but for its target, evaluated at the
  * micro-batch w gives and that accumulation (TPLAN_EVAL_REUSE_BATCH);
- * where the accumulation solved leaves it the same, it is kept. */
+ * where the accumulation solved (the one the micro-batch given and the
+ * target make, or with no target the automatic one) leaves it the same,
+ * it is kept. */
 int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
                      int64_t kept_accum, tplan_err *err);
 int tplan_plan_ramp(const tplan_config *c, tplan_plan *p, tplan_err *err);

@@ -71,7 +71,8 @@ int tplan_plan_eval(const tplan_config *c, tplan_plan *out, tplan_err *err);
 
 /* Evaluation flags. FIGURES skips the advice and warnings (no text, no
  * re-evaluation of what would fit): every number is the same. Sweeps use
- * it and re-evaluate the plans they keep in full. */
+ * it and re-evaluate the plans they keep in full (but for a sink that
+ * asks for the figures, sweep.h's sink_figures). */
 enum {
     TPLAN_EVAL_FULL = 0,
     TPLAN_EVAL_FIGURES = 1,
@@ -106,7 +107,10 @@ enum {
      * parameters and dp are kept, the batch solved again, and the memory
      * kept where the micro-batch was given and the new accumulation
      * leaves every stage's in-flight micro-batches as they were
-     * (tplan_memory_same_accum); the rest is evaluated in full. */
+     * (tplan_memory_same_accum); the rest is evaluated in full. As with the
+     * other REUSE flags the caller (a sweep, whose axis values were
+     * range-checked) guarantees the premise: the config is not
+     * validated again. */
     TPLAN_EVAL_REUSE_BATCH = 128
 };
 

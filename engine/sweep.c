@@ -998,7 +998,8 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         if (pareto &&
             !(ws[i].front.items = malloc(sizeof(tplan_ranked) * FRONT_CAP)))
             goto nomem;
-        if (r->sink && !(ws[i].full = malloc(sizeof *ws[i].full)))
+        if (r->sink && !r->sink_figures &&
+            !(ws[i].full = malloc(sizeof *ws[i].full)))
             goto nomem;
     }
     started = nw;

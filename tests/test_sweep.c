@@ -858,16 +858,17 @@ static void test_refused_layouts_skipped(void **state)
 }
 
 /* A new target global batch innermost, under pipelines deep and
- * interleaved, micro-batches given and not, ZeRO and recomputation:
- * the accumulation it solves leaves the memory as it was (kept) or
- * changes what a stage holds in flight (evaluated again); staged equals
- * full either way, on 1 and 2 threads, for global_batch and
- * global_batch_tokens. */
+ * interleaved, micro-batches given and not, tensor and sequence
+ * parallelism, ZeRO and recomputation: the accumulation it
+ * solves leaves the memory as it was (kept) or changes what a stage
+ * holds in flight (evaluated again); staged equals full either way, on
+ * 1 and 2 threads (spaces of several 4096-index chunks) and 3 shards,
+ * for global_batch and global_batch_tokens. */
 static void test_staged_batch(void **state)
 {
-    static const double gpus[] = {32, 64}, pp[] = {1, 2, 4, 8},
-                        vpp[] = {1, 2, 4}, mb[] = {0, 1, 2, 4}, rec[] = {0, 2},
-                        zero[] = {0, 1},
+    static const double gpus[] = {32, 64}, tp[] = {1, 2}, sp[] = {0, 1},
+                        pp[] = {1, 2, 4, 8}, vpp[] = {1, 2, 4},
+                        mb[] = {0, 1, 2, 4}, rec[] = {0, 2}, zero[] = {0, 1},
                         gb[] = {32, 64, 96, 128, 256, 384, 1024, 4096},
                         gbt[] = {1e5, 2.6e5, 5.2e5, 1e6, 4.2e6, 1.6e7};
 
@@ -875,10 +876,12 @@ static void test_staged_batch(void **state)
     for (int tokens = 0; tokens < 2; tokens++) {
         tplan_sweep_spec *s = staged_spec();
         hashes want = {NULL, 0}, got = {NULL, 0};
-        tplan_sweep_stats full = {0}, one = {0}, two = {0};
+        tplan_sweep_stats full = {0}, one = {0}, two = {0}, sh = {0};
         int64_t size;
 
         add_axis(s, "gpus", 2, gpus);
+        add_axis(s, "tp", 2, tp);
+        add_axis(s, "sp", 2, sp);
         add_axis(s, "pp", 4, pp);
         add_axis(s, "vpp", 3, vpp);
         add_axis(s, "micro_batch", 4, mb);
@@ -892,6 +895,7 @@ static void test_staged_batch(void **state)
         staged_run(s, true, 1, 1, &want, &full);
         expect_staged(s, size, &want, &got, 1, 1, &full, &one);
         expect_staged(s, size, &want, &got, 2, 1, &full, &two);
+        expect_staged(s, size, &want, &got, 2, 3, &full, &sh);
         /* most plans follow a neighbour that differs only in the batch */
         assert_true(one.reused * 2 > one.evaluated && full.evaluated > 1000);
         print_message("%lld configurations, %lld evaluated, %lld staged\n",
