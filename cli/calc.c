@@ -327,6 +327,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_int(&w, "alloc_bytes", m->alloc_bytes);
     json_int(&w, "work_copy_bytes", m->work_copy_bytes);
     json_int(&w, "context_bytes", m->context_bytes);
+    json_int(&w, "blas_ws_bytes", m->blas_ws_bytes);
     json_int(&w, "gather_bytes", m->gather_bytes);
     json_int(&w, "nccl_bytes", m->nccl_bytes);
     json_int(&w, "communicators", m->communicators);

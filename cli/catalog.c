@@ -189,6 +189,7 @@ int cmd_gpus(int argc, char **argv)
             json_num(&w, "nic_bytes_per_s", g->nic_bytes_per_s);
             json_int(&w, "gpus_per_node", g->gpus_per_node);
             json_int(&w, "nvls_channels", full.nvls_channels);
+            json_num(&w, "blas_ws_mib", full.blas_ws_mib);
             json_num(&w, "tdp_w", g->tdp_w);
             json_num(&w, "price_usd_per_h", g->price_usd_per_h);
             json_str(&w, "price_source", g->price_source);

@@ -166,6 +166,8 @@ enum {
     F_PP_EMBED_LOSS,
     F_NCCL_NVLS_MIB,
     F_NVLS_BYTES,
+    F_BLAS_WS,
+    F_BLAS_WS_BYTES,
     F_COUNT
 };
 
@@ -584,6 +586,13 @@ static const tplan_field fields[F_COUNT] = {
     O(F_NVLS_BYTES, "nvls_bytes", INT, "bytes",
       "of nccl_bytes: NVLink SHARP buffers (nccl_nvls_mib x channels x "
       "GPUs in the node, per communicator)"),
+    I(F_BLAS_WS, "blas_ws", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--blas-ws", "blas_ws", 0, 1, NULL, "false",
+      "framework: add the GPU family's default cuBLAS/hipBLAS workspace "
+      "to context_mib (32 MiB on Hopper, 8.125 elsewhere; tplan gpus)"),
+    O(F_BLAS_WS_BYTES, "blas_ws_bytes", INT, "bytes",
+      "of overhead_bytes, with the CUDA context: the BLAS workspace "
+      "(blas_ws)"),
 };
 
 #undef O
@@ -1051,6 +1060,9 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_FUSED_NORM:
         c->fused_norm = iv != 0;
         break;
+    case F_BLAS_WS:
+        c->blas_ws = iv != 0;
+        break;
     case F_ZERO12_OVERLAP:
         c->zero12_overlap = v;
         break;
@@ -1396,6 +1408,8 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->gather_sets);
     case F_FUSED_NORM:
         return vi(c->fused_norm);
+    case F_BLAS_WS:
+        return vi(c->blas_ws);
     case F_ZERO12_OVERLAP:
         return vr(c->zero12_overlap);
     case F_TP_OVERLAP:
@@ -1467,6 +1481,8 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
         return vi(m->communicators);
     case F_NVLS_BYTES:
         return vi(m->nvls_bytes);
+    case F_BLAS_WS_BYTES:
+        return vi(m->blas_ws_bytes);
     case F_FIT_CONFIDENCE:
         return vs(tplan_fit_confidence_name(m->fit_confidence));
     case F_CAPACITY_BYTES:

@@ -47,10 +47,11 @@ typedef struct builtin {
  * lazily (PyTorch sets CUDA_MODULE_LOADING=LAZY from 1.13, pytorch PR
  * #86509: 287 MB lazy against 667 MB eager): measured 300-430 MB
  * (pytorch#107667, #109888; 426 MiB with torch 2.10 and CUDA 13.0,
- * unslothai/unsloth-zoo PR #1053), the largest taken, plus PyTorch's
- * cuBLAS workspace, 32 MiB on Hopper (aten CublasHandlePool.cpp): 458,
- * rounded up. NCCL is counted apart (nccl_mib). */
-#define CONTEXT_MIB "460"
+ * unslothai/unsloth-zoo PR #1053), the largest taken, rounded up to
+ * 428. PyTorch's cuBLAS workspace is added by GPU family (blas_ws,
+ * hardware.c: 32 MiB on Hopper, 460 in all there) and NCCL apart
+ * (nccl_mib). */
+#define CONTEXT_MIB "428"
 
 /* tplan's time defaults, fitted to llm-foundry's FSDP runs, and their band
  * (config.c: the 10th and 90th percentiles of the error over them) */
@@ -58,10 +59,12 @@ typedef struct builtin {
     {"eff_scale", "1"}, {"dp_bw_eff", "1"}, {"zero3_bw_eff", "1"},           \
         {"time_band_lo", "0.0757"}, {"time_band_hi", "0.0889"}
 /* What a current stack (CUDA 12, lazy loading) allocates besides the
- * model's tensors: NCCL's buffers and the CUDA context (above) */
+ * model's tensors: NCCL's buffers, the CUDA context and the BLAS
+ * workspace (above) */
 #define CURRENT_STACK_MEMORY                                                 \
     {"nccl_mib", NCCL_MIB}, {"nccl_a2a_mib", NCCL_A2A_MIB},                  \
-        {"nccl_nvls_mib", NCCL_NVLS_MIB}, {"context_mib", CONTEXT_MIB}
+        {"nccl_nvls_mib", NCCL_NVLS_MIB}, {"context_mib", CONTEXT_MIB},      \
+        {"blas_ws", "true"}
 
 static const builtin builtins[] = {
     /* tplan's time defaults are fitted to llm-foundry's FSDP runs
@@ -270,7 +273,7 @@ static const char *const terms[] = {
     "calib_gpus_max", "calib_seq_min", "calib_seq_max", "nccl_mib",
     "grad_bucket_copy", "reduce_bucket", "optim_temp", "gather_sets",
     "fused_norm", "zero12_overlap", "tp_overlap", "nccl_a2a_mib",
-    "nccl_nvls_mib", NULL};
+    "nccl_nvls_mib", "blas_ws", NULL};
 
 int tplan_framework_count(void)
 {
@@ -323,7 +326,7 @@ int tplan_framework_term(const char *field, tplan_err *err)
                       "alloc_frac, mem_band_*, calib_*, nccl_mib, "
                       "grad_bucket_copy, reduce_bucket, optim_temp, "
                       "gather_sets, fused_norm, zero12_overlap, "
-                      "tp_overlap, nccl_a2a_mib, nccl_nvls_mib)",
+                      "tp_overlap, nccl_a2a_mib, nccl_nvls_mib, blas_ws)",
                       field);
         return -1;
     }

@@ -32,7 +32,7 @@
 #define GPU(n, mem, bw, f32, tf, bf, hf, f8, lk, nc, pn, w, usd, eff, ps, src) \
     {                                                                          \
         n, mem, (bw)*G, {(f32)*T, (tf)*T, (bf)*T, (hf)*T, (f8)*T}, (lk)*G,     \
-            (nc)*G, pn, w, usd, eff, EFF_TP, ps, src, 0, 0, 0                  \
+            (nc)*G, pn, w, usd, eff, EFF_TP, ps, src, 0, 0, 0, 0               \
     }
 
 /* Efficiency families: eff_max, eff_h0, eff_tok0, attn_eff, fp8_ratio.
@@ -198,7 +198,7 @@ static const tplan_gpu gpus[] = {
      1, 900, 1.99, EFF_H100, EFF_TP,
      "estimate, H100 neocloud range $1.99-2.50/h, May 2026",
      "H100 whitepaper (GPU); dstack GH200 table (memory, C2C)", 480e9,
-     450 * G * 0.8, 0},
+     450 * G * 0.8, 0, 0},
     /* H800 SXM: the H100 SXM's GH100 with NVLink cut to 400 GB/s
      * bidirectional (tumgag/philisun pages); memory, bandwidth and tensor
      * peaks as the H100 SXM (third-party tables that treat them as equal;
@@ -245,7 +245,7 @@ static const tplan_gpu gpus[] = {
      {80 * T, 1250 * T, 2500 * T, 2500 * T, 5000 * T}, 900 * G, 50 * G, 72,
      1200, 10.50, EFF_B200, EFF_TP, "estimate, no per-GPU list price, 2026",
      "GB200 NVL72 rack figures / 72 (third-party)", 240e9, 225 * G * 0.8,
-     0},
+     0, 0},
     /* MI250X: the runtime sees each of the two GCDs as a device with
      * 68,702,699,520 B (HIP totalGlobalMem); figures here are per GCD, half
      * the module's 383 TF bf16, 3.2 TB/s and 560 W; links: Infinity
@@ -341,6 +341,30 @@ static int nvls_channels(const char *gpu)
     return 0;
 }
 
+/* The workspace PyTorch gives cuBLAS per handle and stream when
+ * CUBLAS_WORKSPACE_CONFIG is not set (aten/src/ATen/cuda/
+ * CublasHandlePool.cpp, parseChosenWorkspaceSize): 32 MiB on compute
+ * capability 9.0 (Hopper: "32MiB for Hopper"), ":4096:2:16:8" = 2 x 4 MiB
+ * + 8 x 16 KiB = 8.125 MiB on every other NVIDIA GPU (Blackwell too: the
+ * test is major == 9 && minor == 0); on ROCm hipBLAS(Lt) 32 MiB, 128 MiB
+ * for gfx94x/gfx95x (MI300 series and later). A training step runs its
+ * matmuls on one stream: one workspace. */
+static double blas_ws_mib(const char *gpu)
+{
+    static const struct {
+        const char *gpu;
+        double mib;
+    } ws[] = {{"h100-sxm", 32}, {"h100-pcie", 32}, {"h100-nvl", 32},
+              {"h200", 32},     {"h800", 32},      {"h20", 32},
+              {"gh200", 32},    {"mi250x", 32},    {"mi300x", 128},
+              {"mi325x", 128}};
+
+    for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
+        if (strcmp(ws[i].gpu, gpu) == 0)
+            return ws[i].mib;
+    return 8.125;
+}
+
 int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
 {
     const char *names[GPU_COUNT];
@@ -358,6 +382,7 @@ int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
     out->host_bytes_per_gpu = h.memory_bytes_per_gpu;
     out->pcie_bytes_per_s = h.pcie_bytes_per_s;
     out->nvls_channels = nvls_channels(out->name);
+    out->blas_ws_mib = blas_ws_mib(out->name);
     return TPLAN_OK;
 }
 

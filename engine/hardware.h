@@ -45,6 +45,9 @@ typedef struct tplan_gpu {
     /* NCCL's NVLink SHARP channels on the GPU's usual server (hardware.c),
      * 0: no NVLS; filled by tplan_gpu_lookup like the host side */
     int nvls_channels;
+    /* PyTorch's default BLAS workspace per handle and stream on this GPU
+     * family, MiB (hardware.c); filled by tplan_gpu_lookup */
+    double blas_ws_mib;
 } tplan_gpu;
 
 /* Copy the catalog entry called name into *out. */

@@ -17,6 +17,7 @@
 /* One pipeline stage's memory, before rounding. fixed + per_sample * b. */
 typedef struct stage_mem {
     double params, weights, work, grads, optim, context, gather;
+    double blas_ws; /* of context: the BLAS workspace */
     double per_sample, act_layer, inflight;
     int64_t layers;
     double trainable;  /* parameters with gradients (before ZeRO) */
@@ -589,7 +590,11 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     if (tplan_optimizer_get(c->optimizer)->paged)
         s->paged = s->optim;
     stack_overheads(c, s, dp, edp);
-    s->context = c->context_bytes;
+    /* PyTorch takes the BLAS workspace from its caching allocator; 8-128
+     * MiB that stay allocated, counted with the context it sits beside
+     * (no allocator share: alloc_frac of it is under a MiB) */
+    s->blas_ws = c->blas_ws ? c->gpu.blas_ws_mib * 1024.0 * 1024.0 : 0.0;
+    s->context = c->context_bytes + s->blas_ws;
     s->alloc_k = 1.0 + c->alloc_frac;
     /* DeepSpeed's ZeRO-3 estimator (estimate_zero3_model_states_mem_needs)
      * keeps 4 bytes per parameter of the largest layer live: its 16-bit
@@ -718,6 +723,7 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->optimizer_bytes = llround(s->optim - spill);
     out->activations_bytes = llround(s->per_sample * (double)b);
     out->context_bytes = llround(s->context);
+    out->blas_ws_bytes = llround(s->blas_ws);
     out->gather_bytes = llround(s->gather);
     out->dequant_bytes = llround(s->dequant);
     out->alloc_bytes =

@@ -390,7 +390,7 @@ const char *const lt_gpu_fields[] = {
     "fp32_flops", "tf32_flops", "bf16_flops",    "fp16_flops", "fp8_flops",
     "link_gbs",   "nic_gbps",   "gpus_per_node", "tdp_w",      "price",
     "eff_max",    "eff_h0",     "eff_tok0",      "attn_eff",   "fp8_ratio",
-    "eff_tp",     "nvls_channels", NULL};
+    "eff_tp",     "nvls_channels", "blas_ws_mib", NULL};
 
 static void gpu_from_table(lua_State *L, int idx, tplan_gpu *g)
 {
@@ -447,6 +447,9 @@ static void gpu_from_table(lua_State *L, int idx, tplan_gpu *g)
     /* NVLink SHARP channels of its server (engine/hardware.c; 0: none) */
     if (lu_int(L, idx, "tplan.gpu", "nvls_channels", 0, 64, &n))
         g->nvls_channels = (int)n;
+    /* the BLAS workspace PyTorch gives it (engine/hardware.c; a GPU from
+     * scratch has the A100's, PyTorch's default off Hopper) */
+    lu_num(L, idx, "tplan.gpu", "blas_ws_mib", 0, 4096, &g->blas_ws_mib);
     if (tplan_gpu_validate(g, &err))
         lu_engine_error(L, "tplan.gpu", &err);
 }
@@ -491,7 +494,8 @@ enum {
     GF_ATTN_EFF,
     GF_FP8_RATIO,
     GF_EFF_TP,
-    GF_NVLS_CHANNELS
+    GF_NVLS_CHANNELS,
+    GF_BLAS_WS_MIB
 };
 
 /* Every field a GPU was made with reads back ("base": its name). */
@@ -551,6 +555,9 @@ static int gpu_index(lua_State *L)
     case GF_NVLS_CHANNELS:
         lua_pushinteger(L, g->nvls_channels);
         break;
+    case GF_BLAS_WS_MIB:
+        lua_pushnumber(L, g->blas_ws_mib);
+        break;
     default:
         lua_pushnumber(L, g->eff_tp);
         break;
@@ -594,7 +601,7 @@ void lt_open_models(lua_State *L)
 {
     /* the positions the index functions switch on */
     _Static_assert(MF_BATCH_NORM == 19, "lt_model_fields order");
-    _Static_assert(GF_NVLS_CHANNELS == 21, "lt_gpu_fields order");
+    _Static_assert(GF_BLAS_WS_MIB == 22, "lt_gpu_fields order");
     new_type(L, TPLAN_MODEL_MT, model_index, model_tostring, lt_model_fields);
     new_type(L, TPLAN_GPU_MT, gpu_index, gpu_tostring, lt_gpu_fields);
     lua_pushcfunction(L, lt_model_new);

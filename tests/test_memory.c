@@ -837,6 +837,43 @@ static int64_t nvls_mib(tplan_config *c)
     return p.mem.nccl_bytes / (1024 * 1024);
 }
 
+/* PyTorch's default cuBLAS/hipBLAS workspace by GPU family
+ * (CublasHandlePool.cpp), added to the context under blas_ws: the
+ * frameworks' 428 MiB make 460 on Hopper, 436.125 elsewhere. */
+static void test_blas_workspace(void **state)
+{
+    static const struct {
+        const char *gpu;
+        double mib;
+    } want[] = {{"h100-sxm", 32}, {"h100-pcie", 32},   {"h100-nvl", 32},
+                {"h200", 32},     {"h800", 32},        {"h20", 32},
+                {"gh200", 32},    {"a100-80g", 8.125}, {"b200", 8.125},
+                {"gb200", 8.125}, {"v100-32g", 8.125}, {"l40s", 8.125},
+                {"mi250x", 32},   {"mi300x", 128},     {"mi325x", 128}};
+    tplan_config c;
+    tplan_plan p, q;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        config_for(&c, "llama3-8b", want[i].gpu);
+        assert_true(c.gpu.blas_ws_mib == want[i].mib);
+        c.micro_batch = 1;
+        c.seq = 2048;
+        c.context_bytes = 428.0 * 1024 * 1024;
+        eval_ok(&c, &q); /* blas_ws off: the context as given */
+        assert_int_equal(q.mem.context_bytes, 428LL * 1024 * 1024);
+        assert_int_equal(q.mem.blas_ws_bytes, 0);
+        c.blas_ws = true;
+        eval_ok(&c, &p);
+        assert_int_equal(p.mem.blas_ws_bytes,
+                         (int64_t)(want[i].mib * 1024 * 1024));
+        assert_int_equal(p.mem.context_bytes,
+                         q.mem.context_bytes + p.mem.blas_ws_bytes);
+        assert_int_equal(p.mem.total_bytes - q.mem.total_bytes,
+                         p.mem.blas_ws_bytes);
+    }
+}
+
 static void test_nvls_buffers(void **state)
 {
     tplan_config c;
@@ -1148,6 +1185,7 @@ int main(void)
         cmocka_unit_test(test_advice_names_the_fix),
         cmocka_unit_test(test_nccl_buffers),
         cmocka_unit_test(test_nvls_buffers),
+        cmocka_unit_test(test_blas_workspace),
         cmocka_unit_test(test_gradient_buckets),
         cmocka_unit_test(test_optimizer_step_temporaries),
         cmocka_unit_test(test_gather_sets),

@@ -189,6 +189,18 @@ local function nccl(gpu)
 end
 check(nv.nvls_channels == 16 and nccl(nv) - nccl("a100-80g") == 256 * 2^20,
       "a GPU given NVLS channels gets the NVLS buffers")
+-- the BLAS workspace PyTorch gives a GPU family: a GPU from scratch has
+-- the non-Hopper default, a base its own, or given
+check(g.blas_ws_mib == 8.125 and tplan.gpu("h100-sxm").blas_ws_mib == 32,
+      "blas_ws_mib from the catalog")
+local function blas(gpu)
+  return tplan.plan{model = "llama3-8b", gpu = gpu, gpus = 8,
+                    micro_batch = 1, framework = "fsdp"}.blas_ws_bytes
+end
+local ws = tplan.gpu{base = "a100-80g", name = "ws", blas_ws_mib = 64}
+check(ws.blas_ws_mib == 64 and blas(ws) == 64 * 2^20 and
+      blas("a100-80g") == 8.125 * 2^20,
+      "a GPU given a BLAS workspace gets it under a framework")
 check(not pcall(function() return g.nosuch end), "an unknown GPU field raises")
 check(#tplan.fields() > 80 and tplan.fields()[1].name == "model",
       "tplan.fields() lists the field table")
