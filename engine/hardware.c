@@ -313,8 +313,12 @@ static const tplan_alias aliases[] = {
 
 enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
 
-/* NVLink SHARP (NVLS): NCCL turns it on by default (NCCL_NVLS_ENABLE=2)
- * where the GPUs of a node share third-generation NVSwitches with
+/* What the GPU's usual server and PyTorch set aside on it, by catalog
+ * name; a GPU not listed has no NVLS and PyTorch's default workspace.
+ *
+ * NVLS channels. NVLink SHARP (NVLS): NCCL turns it on by default
+ * (NCCL_NVLS_ENABLE=2) where the GPUs of a node share third-generation
+ * NVSwitches with
  * multicast, Hopper or later (NCCL user guide, NCCL_NVLS_ENABLE: "NVLink
  * SHARP is available in third-generation NVSwitch systems (NVLink4) with
  * Hopper and later GPU architectures"; src/graph/search.cc turns it off
@@ -326,43 +330,35 @@ enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
  * 2.26 takes 32 for every Blackwell group). HGX boards: H100 SXM, H200,
  * H800 and H20. None: A100 (second-generation
  * NVSwitch, no multicast), H100 PCIe and NVL (bridges), GH200 (nodes link
- * their GPUs directly), the PCIe cards and AMD. */
-static int nvls_channels(const char *gpu)
-{
-    static const struct {
-        const char *gpu;
-        int channels;
-    } nvls[] = {{"h100-sxm", 16}, {"h200", 16}, {"h800", 16},
-                {"h20", 16},      {"b200", 24}, {"gb200", 24}};
-
-    for (size_t i = 0; i < sizeof nvls / sizeof nvls[0]; i++)
-        if (strcmp(nvls[i].gpu, gpu) == 0)
-            return nvls[i].channels;
-    return 0;
-}
-
-/* The workspace PyTorch gives cuBLAS per handle and stream when
- * CUBLAS_WORKSPACE_CONFIG is not set (aten/src/ATen/cuda/
+ * their GPUs directly), the PCIe cards and AMD.
+ *
+ * BLAS workspace. The workspace PyTorch gives cuBLAS per handle and
+ * stream when CUBLAS_WORKSPACE_CONFIG is not set (aten/src/ATen/cuda/
  * CublasHandlePool.cpp, parseChosenWorkspaceSize): 32 MiB on compute
  * capability 9.0 (Hopper: "32MiB for Hopper"), ":4096:2:16:8" = 2 x 4 MiB
  * + 8 x 16 KiB = 8.125 MiB on every other NVIDIA GPU (Blackwell too: the
  * test is major == 9 && minor == 0); on ROCm hipBLAS(Lt) 32 MiB, 128 MiB
  * for gfx94x/gfx95x (MI300 series and later). A training step runs its
  * matmuls on one stream: one workspace. */
-static double blas_ws_mib(const char *gpu)
-{
-    static const struct {
-        const char *gpu;
-        double mib;
-    } ws[] = {{"h100-sxm", 32}, {"h100-pcie", 32}, {"h100-nvl", 32},
-              {"h200", 32},     {"h800", 32},      {"h20", 32},
-              {"gh200", 32},    {"mi250x", 32},    {"mi300x", 128},
-              {"mi325x", 128}};
+static const struct {
+    const char *gpu;
+    int nvls_channels;
+    double blas_ws_mib;
+} stack_facts[] = {
+    {"h100-sxm", 16, 32},  {"h200", 16, 32},     {"h800", 16, 32},
+    {"h20", 16, 32},       {"h100-pcie", 0, 32}, {"h100-nvl", 0, 32},
+    {"gh200", 0, 32},      {"b200", 24, 8.125},  {"gb200", 24, 8.125},
+    {"mi250x", 0, 32},     {"mi300x", 0, 128},   {"mi325x", 0, 128}};
 
-    for (size_t i = 0; i < sizeof ws / sizeof ws[0]; i++)
-        if (strcmp(ws[i].gpu, gpu) == 0)
-            return ws[i].mib;
-    return 8.125;
+static void fill_stack_facts(tplan_gpu *g)
+{
+    g->nvls_channels = 0;
+    g->blas_ws_mib = 8.125;
+    for (size_t i = 0; i < sizeof stack_facts / sizeof stack_facts[0]; i++)
+        if (strcmp(stack_facts[i].gpu, g->name) == 0) {
+            g->nvls_channels = stack_facts[i].nvls_channels;
+            g->blas_ws_mib = stack_facts[i].blas_ws_mib;
+        }
 }
 
 int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
@@ -381,8 +377,7 @@ int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
     tplan_gpu_host(out, &h);
     out->host_bytes_per_gpu = h.memory_bytes_per_gpu;
     out->pcie_bytes_per_s = h.pcie_bytes_per_s;
-    out->nvls_channels = nvls_channels(out->name);
-    out->blas_ws_mib = blas_ws_mib(out->name);
+    fill_stack_facts(out);
     return TPLAN_OK;
 }
 
