@@ -588,8 +588,9 @@ static const tplan_field fields[F_COUNT] = {
       "GPUs in the node, per communicator)"),
     I(F_BLAS_WS, "blas_ws", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
       "--blas-ws", "blas_ws", 0, 1, NULL, "false",
-      "framework: add the GPU family's default cuBLAS/hipBLAS workspace "
-      "to context_mib (32 MiB on Hopper, 8.125 elsewhere; tplan gpus)"),
+      "framework: add PyTorch's two cuBLAS/hipBLAS workspaces (forward "
+      "and backward threads; blas_ws_mib each in tplan gpus --json) to "
+      "context_mib, which then leaves them out (the default 1000 has them)"),
     O(F_BLAS_WS_BYTES, "blas_ws_bytes", INT, "bytes",
       "of overhead_bytes, with the CUDA context: the BLAS workspace "
       "(blas_ws)"),

@@ -48,9 +48,9 @@ typedef struct builtin {
  * #86509: 287 MB lazy against 667 MB eager): measured 300-430 MB
  * (pytorch#107667, #109888; 426 MiB with torch 2.10 and CUDA 13.0,
  * unslothai/unsloth-zoo PR #1053), the largest taken, rounded up to
- * 428. PyTorch's cuBLAS workspace is added by GPU family (blas_ws,
- * hardware.c: 32 MiB on Hopper, 460 in all there) and NCCL apart
- * (nccl_mib). */
+ * 428. PyTorch's two cuBLAS workspaces are added by GPU family
+ * (blas_ws, hardware.c and memory.c: 2 x 32 MiB on Hopper, 492 in all
+ * there) and NCCL apart (nccl_mib). */
 #define CONTEXT_MIB "428"
 
 /* tplan's time defaults, fitted to llm-foundry's FSDP runs, and their band

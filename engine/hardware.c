@@ -338,8 +338,8 @@ enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
  * capability 9.0 (Hopper: "32MiB for Hopper"), ":4096:2:16:8" = 2 x 4 MiB
  * + 8 x 16 KiB = 8.125 MiB on every other NVIDIA GPU (Blackwell too: the
  * test is major == 9 && minor == 0); on ROCm hipBLAS(Lt) 32 MiB, 128 MiB
- * for gfx94x/gfx95x (MI300 series and later). A training step runs its
- * matmuls on one stream: one workspace. */
+ * for gfx94x/gfx95x (MI300 series and later). One per handle and stream:
+ * a training step holds two (memory.c, BLAS_WORKSPACES). */
 static const struct {
     const char *gpu;
     int nvls_channels;
@@ -379,6 +379,25 @@ int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err)
     out->pcie_bytes_per_s = h.pcie_bytes_per_s;
     fill_stack_facts(out);
     return TPLAN_OK;
+}
+
+bool tplan_gpu_same(const tplan_gpu *a, const tplan_gpu *b)
+{
+    return strcmp(a->name, b->name) == 0 &&
+           a->memory_bytes == b->memory_bytes &&
+           a->mem_bw_bytes_per_s == b->mem_bw_bytes_per_s &&
+           memcmp(a->peak_flops, b->peak_flops, sizeof a->peak_flops) == 0 &&
+           a->link_bytes_per_s == b->link_bytes_per_s &&
+           a->nic_bytes_per_s == b->nic_bytes_per_s &&
+           a->gpus_per_node == b->gpus_per_node && a->tdp_w == b->tdp_w &&
+           a->price_usd_per_h == b->price_usd_per_h &&
+           a->eff_max == b->eff_max && a->eff_h0 == b->eff_h0 &&
+           a->eff_tok0 == b->eff_tok0 && a->attn_eff == b->attn_eff &&
+           a->fp8_ratio == b->fp8_ratio && a->eff_tp == b->eff_tp &&
+           a->host_bytes_per_gpu == b->host_bytes_per_gpu &&
+           a->pcie_bytes_per_s == b->pcie_bytes_per_s &&
+           a->nvls_channels == b->nvls_channels &&
+           a->blas_ws_mib == b->blas_ws_mib;
 }
 
 int tplan_gpu_validate(const tplan_gpu *g, tplan_err *err)
@@ -425,6 +444,13 @@ int tplan_gpu_validate(const tplan_gpu *g, tplan_err *err)
                              "efficiency model out of range (gpu=%s, "
                              "eff_max=%g, attn_eff=%g, fp8_ratio=%g)",
                              g->name, g->eff_max, g->attn_eff, g->fp8_ratio);
+    if (!(g->blas_ws_mib >= 0 && g->blas_ws_mib <= 4096) ||
+        g->nvls_channels < 0 || g->nvls_channels > 64)
+        return tplan_err_set(err, TPLAN_EINVAL, "blas_ws_mib",
+                             "blas_ws_mib must be in [0, 4096] and "
+                             "nvls_channels in [0, 64] (gpu=%s, "
+                             "blas_ws_mib=%g, nvls_channels=%d)",
+                             g->name, g->blas_ws_mib, g->nvls_channels);
     if (!any)
         return tplan_err_set(err, TPLAN_EINVAL, "flops",
                              "a GPU needs at least one peak FLOP/s figure "

@@ -3,6 +3,7 @@
 #ifndef TPLAN_HARDWARE_H
 #define TPLAN_HARDWARE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -54,6 +55,9 @@ typedef struct tplan_gpu {
 int tplan_gpu_lookup(const char *name, tplan_gpu *out, tplan_err *err);
 int tplan_gpu_count(void);
 const tplan_gpu *tplan_gpu_at(int i); /* borrowed, static */
+
+/* Do a and b hold the same figures (every field but their sources)? */
+bool tplan_gpu_same(const tplan_gpu *a, const tplan_gpu *b);
 
 /* Check a user-made GPU: positive memory and at least one peak. */
 int tplan_gpu_validate(const tplan_gpu *g, tplan_err *err);

@@ -14,6 +14,9 @@
 #define GIB             (1024.0 * 1024.0 * 1024.0)
 #define MAX_MICRO_BATCH TPLAN_MICRO_BATCH_UNBOUNDED
 
+/* BLAS workspaces a training step holds (stack_overheads' caller) */
+#define BLAS_WORKSPACES 2.0
+
 /* One pipeline stage's memory, before rounding. fixed + per_sample * b. */
 typedef struct stage_mem {
     double params, weights, work, grads, optim, context, gather;
@@ -590,10 +593,18 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     if (tplan_optimizer_get(c->optimizer)->paged)
         s->paged = s->optim;
     stack_overheads(c, s, dp, edp);
-    /* PyTorch takes the BLAS workspace from its caching allocator; 8-128
-     * MiB that stay allocated, counted with the context it sits beside
-     * (no allocator share: alloc_frac of it is under a MiB) */
-    s->blas_ws = c->blas_ws ? c->gpu.blas_ws_mib * 1024.0 * 1024.0 : 0.0;
+    /* PyTorch keys its BLAS workspaces by (handle, stream) and reserves
+     * handles per thread (CublasHandlePool.cpp: a thread_local
+     * PoolWindow; key = (handle, stream)), and autograd runs a CUDA
+     * backward on a device thread of its own (torch/csrc/autograd/
+     * engine.cpp, start_device_threads): the forward's and the
+     * backward's, two on the step's stream (read from the source, not
+     * measured). They come from the caching allocator and stay; counted
+     * with the context they sit beside (no allocator share: alloc_frac
+     * of them is a MiB or two) */
+    s->blas_ws = c->blas_ws
+                     ? BLAS_WORKSPACES * c->gpu.blas_ws_mib * 1024.0 * 1024.0
+                     : 0.0;
     s->context = c->context_bytes + s->blas_ws;
     s->alloc_k = 1.0 + c->alloc_frac;
     /* DeepSpeed's ZeRO-3 estimator (estimate_zero3_model_states_mem_needs)

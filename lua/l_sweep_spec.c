@@ -32,13 +32,7 @@ static int add_gpu(lua_State *L, tplan_sweep_spec *s, const tplan_gpu *g)
         if (strcmp(o->name, g->name) != 0)
             continue;
         /* plans name their GPU: two GPUs of one name would be mixed up */
-        if (o->memory_bytes != g->memory_bytes ||
-            o->price_usd_per_h != g->price_usd_per_h ||
-            o->mem_bw_bytes_per_s != g->mem_bw_bytes_per_s ||
-            o->link_bytes_per_s != g->link_bytes_per_s ||
-            o->nic_bytes_per_s != g->nic_bytes_per_s || o->tdp_w != g->tdp_w ||
-            o->eff_max != g->eff_max ||
-            memcmp(o->peak_flops, g->peak_flops, sizeof o->peak_flops) != 0)
+        if (!tplan_gpu_same(o, g))
             lu_error(L, "tplan.sweep",
                      "axes.gpu has two different GPUs named '%s': give "
                      "each a name of its own",

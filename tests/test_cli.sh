@@ -258,11 +258,11 @@ jq_is "hf on 8 H100s: NVLS buffers" '.memory.nccl_bytes == (688 + 256) * 1048576
 jq_is "deepspeed (a CUDA 11 stack) has no NVLS buffers" '.memory.nvls_bytes == 0 and .memory.nccl_bytes == 688 * 1048576' "${C[@]}" --gpus 8 --micro-batch 1 --framework deepspeed
 jq_is "deepspeed-2025 on 8 H100s: NVLS buffers" '.memory.nvls_bytes == 256 * 1048576' "${C[@]}" --gpus 8 --micro-batch 1 --framework deepspeed-2025
 jq_is "hf on 8 A100s: no NVLS" '.memory.nccl_bytes == 688 * 1048576 and .memory.nvls_bytes == 0' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework hf
-# the context: the frameworks' 428 MiB plus PyTorch's cuBLAS workspace by
-# GPU family (32 MiB on Hopper, 8.125 elsewhere); deepspeed (2021) keeps
-# the 1000 MiB lump; --blas-ws=false drops the workspace
-jq_is "fsdp on H100: context 428 + 32 MiB" '.memory.context_bytes == 460 * 1048576 and .memory.blas_ws_bytes == 32 * 1048576 and .fields.blas_ws == true' "${C[@]}" --gpus 8 --micro-batch 1 --framework fsdp
-jq_is "fsdp on A100: context 428 + 8.125 MiB" '.memory.context_bytes == 436.125 * 1048576 and .memory.blas_ws_bytes == 8.125 * 1048576' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework fsdp
+# the context: the frameworks' 428 MiB plus PyTorch's two cuBLAS
+# workspaces by GPU family (32 MiB each on Hopper, 8.125 elsewhere);
+# deepspeed (2021) keeps the 1000 MiB lump; --blas-ws=false drops them
+jq_is "fsdp on H100: context 428 + 2 x 32 MiB" '.memory.context_bytes == 492 * 1048576 and .memory.blas_ws_bytes == 64 * 1048576 and .fields.blas_ws == true' "${C[@]}" --gpus 8 --micro-batch 1 --framework fsdp
+jq_is "fsdp on A100: context 428 + 2 x 8.125 MiB" '.memory.context_bytes == 444.25 * 1048576 and .memory.blas_ws_bytes == 16.25 * 1048576' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework fsdp
 jq_is "deepspeed (2021): the 1000 MiB context, no workspace apart" '.memory.context_bytes == 1000 * 1048576 and .memory.blas_ws_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1 --framework deepspeed
 jq_is "--blas-ws=false overrides the framework" '.memory.context_bytes == 428 * 1048576 and .memory.blas_ws_bytes == 0' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework fsdp --blas-ws=false
 jq_is "no framework: foreach AdamW's step temporaries" '.memory.step_temp_bytes == 4 * .fields.params and .memory.nccl_bytes == 0 and .memory.bucket_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1

@@ -198,8 +198,8 @@ local function blas(gpu)
                     micro_batch = 1, framework = "fsdp"}.blas_ws_bytes
 end
 local ws = tplan.gpu{base = "a100-80g", name = "ws", blas_ws_mib = 64}
-check(ws.blas_ws_mib == 64 and blas(ws) == 64 * 2^20 and
-      blas("a100-80g") == 8.125 * 2^20,
+check(ws.blas_ws_mib == 64 and blas(ws) == 2 * 64 * 2^20 and
+      blas("a100-80g") == 2 * 8.125 * 2^20,
       "a GPU given a BLAS workspace gets it under a framework")
 check(not pcall(function() return g.nosuch end), "an unknown GPU field raises")
 check(#tplan.fields() > 80 and tplan.fields()[1].name == "model",
