@@ -135,7 +135,8 @@ typedef struct tplan_sweep_stats {
     int64_t skipped;   /* of invalid: passed with a refused layout's
                         * sub-space, without a look */
     int64_t evaluated; /* full plan evaluations */
-    int64_t reused;    /* of evaluated: staged, memory (and time) kept */
+    int64_t reused;    /* of evaluated: staged, part of the plan before
+                        * kept (plan.h's TPLAN_EVAL_REUSE_*) */
     int64_t passed;    /* through the constraints and hook */
     int64_t dropped[TPLAN_DROP_COUNT]; /* valid plans each limit dropped */
     int64_t kept;
