@@ -166,32 +166,45 @@ if command -v zsh >/dev/null; then
                print -r -- \$_comps[tplan]" >out 2>err
     [ "$(cat out)" = _tplan ] && [ ! -s err ] && ok ||
         bad "zsh: compinit did not load _tplan: $(cat out) $(head -n1 err)"
-    # keys typed into an interactive zsh on a pseudo-terminal: TAB, then a
-    # widget that writes the line to a file
     cat >comp.zsh <<'EOF'
+# Each line completes in a zsh of its own on a pseudo-terminal: TAB, then
+# a widget that writes the line to a file. A CI run's shared session once
+# stopped answering after its third line, read or not, and every line
+# after it failed (reproduced here only under load, and rarely). A line
+# gets a fresh session and, if that one does not answer in 30 s, one more.
 zmodload zsh/zpty || exit 1
 out=$1/lines
-zpty z zsh -f -i
-zpty -w z "fpath=($2 \$fpath); autoload -U compinit; compinit -u -D"
-zpty -w z "dump() { print -r -- \"\$BUFFER\" >>$out; BUFFER=; zle accept-line }"
-zpty -w z "zle -N dump; bindkey '^I' complete-word; bindkey '^X' dump; : >$out"
-n=0
-for line in 'tplan calib' 'tplan calc --model llama3-8' 'tplan calc --gpu a100-8' \
-            'tplan calc --precision=fp3' 'tplan calc --lr-ru' 'tplan run a.l'; do
-    for i in {1..100}; do [[ -f $out ]] && break; sleep 0.05; done
-    zpty -w -n z "$line"$'\t\C-x'
-    n=$((n + 1))
-    # up to 60 s: a sanitizer build under a parallel ctest once took over 10.
-    # The terminal's output is read as it comes: left unread, it fills the
-    # pseudo-terminal's buffer and the shell blocks on writing (a CI run
-    # hung so after the third line)
-    for i in {1..1200}; do
+complete() { # LINE FILE: the completed line into FILE, 0 if it came
+    local f=$2 junk
+    rm -f $f $f.ready
+    zpty z zsh -f -i || return 1
+    zpty -w z "fpath=($fp \$fpath); autoload -U compinit; compinit -u -D"
+    zpty -w z "dump() { print -r -- \"\$BUFFER\" >$f.t; mv $f.t $f; BUFFER=; zle accept-line }"
+    zpty -w z "zle -N dump; bindkey '^I' complete-word; bindkey '^X' dump; : >$f.ready"
+    for i in {1..600}; do
         while zpty -rt z junk; do :; done
-        [[ $(wc -l <$out) -ge $n ]] && break
+        [[ -f $f.ready ]] && break
         sleep 0.05
     done
+    zpty -w -n z "$1"$'\t\C-x'
+    # up to 30 s: a sanitizer build under a parallel ctest once took over
+    # 10; the terminal's output is read as it comes (unread, it would fill
+    # the pseudo-terminal's buffer and block the shell)
+    for i in {1..600}; do
+        while zpty -rt z junk; do :; done
+        [[ -f $f ]] && break
+        sleep 0.05
+    done
+    zpty -d z
+    [[ -f $f ]]
+}
+fp=$2
+: >$out
+for line in 'tplan calib' 'tplan calc --model llama3-8' 'tplan calc --gpu a100-8' \
+            'tplan calc --precision=fp3' 'tplan calc --lr-ru' 'tplan run a.l'; do
+    complete "$line" $1/one || complete "$line" $1/one
+    cat $1/one >>$out 2>/dev/null
 done
-zpty -d z
 EOF
     zsh -f comp.zsh "$tmp/work" "$fp" 2>err
     printf '%s\n' 'tplan calibrate ' 'tplan calc --model llama3-8b ' 'tplan calc --gpu a100-80g ' \
