@@ -1617,11 +1617,25 @@ tplan_reach tplan_field_reach(int id)
     case F_GLOBAL_BATCH:
     case F_GLOBAL_BATCH_TOKENS:
         return TPLAN_REACH_BATCH;
-    /* read by run.c only */
+    /* read by run.c only, or by the LR recipe and the critical batch
+     * (plan_recipe.c: tplan_plan_lr, tplan_plan_critical), which the
+     * evaluation's tail runs after the time; the advice reads some, but
+     * kept plans are evaluated again in full */
     case F_PRICE:
     case F_PUE:
     case F_POWER_UTIL:
     case F_GRID:
+    case F_LR:
+    case F_LR_BASE_BATCH:
+    case F_LR_RULE:
+    case F_LR_THRESHOLD:
+    case F_LR_CAP:
+    case F_LR_FLOOR:
+    case F_WEIGHT_DECAY:
+    case F_SCHEDULE:
+    case F_WSD_DECAY:
+    case F_CRITICAL_BATCH_TOKENS:
+    case F_TARGET_LOSS:
         return TPLAN_REACH_RUN;
     default:
         return TPLAN_REACH_ALL;

@@ -124,7 +124,8 @@ int tplan_field_error(int id, const char *value, const char *why,
  * accumulation changes what the pipeline holds); only the time and what
  * follows it (efficiency terms, step-time bands); of the time only the
  * communication (overlap, bandwidths, collective efficiencies); or only
- * the run's totals (price, PUE, power, grid). Ordered: a change of
+ * the run's totals (price, PUE, power, grid) and the LR recipe and
+ * critical batch (lr, its rule and cap, schedule...). Ordered: a change of
  * several fields reaches the lowest of theirs. */
 typedef enum {
     TPLAN_REACH_ALL,

@@ -940,6 +940,17 @@ static void test_staged_each_field(void **state)
         {"grid", {0.2, 0.5}},
         {"global_batch", {512, 1024}},
         {"global_batch_tokens", {1e6, 4e6}},
+        {"lr", {1e-4, 3e-4}},
+        {"lr_base_batch", {256, 1024}},
+        {"lr_rule", {0, 1}},
+        {"lr_threshold", {512, 4096}},
+        {"lr_cap", {2e-4, 1e-3}},
+        {"lr_floor", {0.05, 0.2}},
+        {"weight_decay", {0.01, 0.1}},
+        {"schedule", {0, 2}},
+        {"wsd_decay", {0.1, 0.3}},
+        {"critical_batch_tokens", {1e6, 4e7}},
+        {"target_loss", {2.0, 2.6}},
     };
     static const double gpus[] = {8, 16}, tp[] = {1, 2, 16}, zero[] = {0, 3},
                         mb[] = {0, 1}, prec[] = {3, 6};
@@ -980,6 +991,7 @@ static void test_staged_each_field(void **state)
             fail();
         }
         s = staged_spec();
+        s->base.lr = 3e-4; /* the LR recipe's fields have figures to move */
         add_axis(s, "gpus", 2, gpus);
         add_axis(s, "tp", 3, tp);
         add_axis(s, "zero", 2, zero);

@@ -3,12 +3,15 @@
 -- (checked in C on every thread) and with a trivial Lua `where` hook.
 -- Run by scripts/bench_sweep.sh; the figures go in docs/benchmarks.md.
 --
---   tplan run tests/bench/sweep_bench.lua --threads 2 [-- size=small] [staged=false] [comm=false]
+--   tplan run tests/bench/sweep_bench.lua --threads 2 [-- size=small] [staged=false] [comm=false] [lr=true]
 --
 -- comm=false drops the GPT-3 space's communication-only axes (overlap,
 -- nic_gbps): every plan left is a full evaluation, which separates their
--- cost from the staged re-evaluations' (docs/benchmarks.md).
-local a = tplan.args(arg, {size = "full", hook_limit = 0, staged = "true", comm = "true"})
+-- cost from the staged re-evaluations' (docs/benchmarks.md). lr=true
+-- sweeps the Llama space's reference LR (five values) where its price
+-- axis was: the same size, the LR recipe innermost.
+local a = tplan.args(arg, {size = "full", hook_limit = 0, staged = "true", comm = "true",
+                           lr = "false"})
 
 -- GPT-3 175B on 1024 A100-80GB, the space Calculon searches (TP x PP x DP
 -- x interleaving x recomputation x ZeRO x micro-batch; Isaev et al.,
@@ -53,6 +56,7 @@ local function llama_axes(small)
     price = {2, 2.5, 3, 3.5, 4},
   }
   if small then ax.gpus = {8, 64}; ax.seq = {4096}; ax.overlap = {0.5}; ax.nic_gbps = {400}; ax.price = {3} end
+  if a.lr == "true" then ax.lr = {1e-4, 2e-4, 3e-4, 4e-4, 6e-4}; ax.price = nil end
   return ax
 end
 
