@@ -1,15 +1,25 @@
 -- A sweep far too big to finish in a second: SIGINT must end it cleanly,
 -- keep the best plans found so far, and let the script go on.
+--
+-- Most of its configurations are valid, and the innermost axis (reserve)
+-- is read by the memory, so each is a full evaluation: 885M
+-- configurations (under the 1e9 that asks for --yes), a minute or more
+-- on two cores. Cheap axes there are staged (an `lr` axis once ended a
+-- sweep of 97M in under a second) and refused layouts are passed at
+-- once, so neither may carry the size.
+local reserve = {}
+for i = 1, 100 do reserve[i] = i / 500 end
 local res = tplan.sweep{
-  name = "long", model = "gpt3-175b", gpu = "a100-80g", gpus = 1024,
-  tokens = 3e11, global_batch = 1536, seq = 2048,
-  axes = {tp = {1, 2, 4, 8, 16, 32}, pp = {1, 2, 4, 8, 16, 32, 64, 96},
-          vpp = {1, 2, 3, 4, 6, 8, 12}, zero = {0, 1, 2, 3},
-          recompute = {"none", "selective", "full"}, sp = {false, true},
-          micro_batch = {1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64},
-          overlap = {0, 0.25, 0.5, 0.75, 1}, nic_gbps = {100, 200, 400, 800},
-          price = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10},
-          lr = {1e-4, 2e-4, 3e-4, 4e-4, 5e-4}}, -- ~97M: minutes, not seconds
+  name = "long", model = "llama3-8b", gpu = "h100-sxm",
+  tokens = 1.5e13, global_batch_tokens = 4194304,
+  axes = {gpus = {8, 16, 32, 64, 128, 256, 512, 1024},
+          tp = {1, 2, 4, 8}, pp = {1, 2, 4, 8}, zero = {0, 1, 2, 3},
+          recompute = {"none", "selective", "full"},
+          precision = {"mixed-bf16", "bf16", "fp8"},
+          seq = {2048, 4096, 8192, 16384}, micro_batch = {1, 2, 4, 8},
+          sp = {false, true}, overlap = {0, 0.5, 1},
+          nic_gbps = {200, 400, 800, 1600}, price = {2, 2.5, 3, 3.5, 4},
+          reserve = reserve},
   rank = {"time_h"}, keep = 10,
 }
 local s = res:stats()
