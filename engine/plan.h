@@ -83,8 +83,8 @@ enum {
      * of a config that differs from the one given only in fields of the
      * time class (REUSE_MEMORY: efficiency terms, bands), the
      * communication class (REUSE_COMPUTE: overlap, bandwidths) or the run
-     * class (REUSE_TIME: price, PUE, power, grid; tplan_field_reach says
-     * which). The parameters, memory and batch (and
+     * class (REUSE_TIME: price, PUE, power, grid and the LR recipe;
+     * tplan_field_reach says which). The parameters, memory and batch (and
      * with REUSE_TIME the step time) are kept and the rest evaluated as a
      * full evaluation would: the same figures, bit for bit. The caller
      * guarantees the premise; with FULL advice it is ignored. */
