@@ -168,10 +168,9 @@ if command -v zsh >/dev/null; then
         bad "zsh: compinit did not load _tplan: $(cat out) $(head -n1 err)"
     cat >comp.zsh <<'EOF'
 # Each line completes in a zsh of its own on a pseudo-terminal: TAB, then
-# a widget that writes the line to a file. A CI run's shared session once
-# stopped answering after its third line, read or not, and every line
-# after it failed (reproduced here only under load, and rarely). A line
-# gets a fresh session and, if that one does not answer in 30 s, one more.
+# a widget that writes the line to a file. A line gets a fresh session
+# and, if that one does not answer in 30 s, one more: one stuck
+# completion in a shared session failed every line after it.
 zmodload zsh/zpty || exit 1
 out=$1/lines
 complete() { # LINE FILE: the completed line into FILE, 0 if it came
@@ -206,7 +205,13 @@ for line in 'tplan calib' 'tplan calc --model llama3-8' 'tplan calc --gpu a100-8
     cat $1/one >>$out 2>/dev/null
 done
 EOF
-    zsh -f comp.zsh "$tmp/work" "$fp" 2>err
+    # Without LeakSanitizer's check at exit (a sanitizer build): under
+    # load, in the interactive shell's job control, it once hung a
+    # completion's `tplan fields --json` for good (the process spinning,
+    # its tracer in wait: 2 of about 10 loaded runs of 18-90 completions
+    # with it, 0 of 12 runs of 18 without). Every other test checks leaks.
+    ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+        zsh -f comp.zsh "$tmp/work" "$fp" 2>err
     printf '%s\n' 'tplan calibrate ' 'tplan calc --model llama3-8b ' 'tplan calc --gpu a100-80g ' \
         'tplan calc --precision=fp32 ' 'tplan calc --lr-rule ' 'tplan run a.lua ' >want
     if cmp -s want lines; then ok; else
