@@ -170,9 +170,9 @@ typedef struct tplan_config {
     /* fused RMSNorm kernels (Apex, Transformer Engine, Liger, torch's
      * _fused_rms_norm): the norm input and rstd saved, no fp32 copy */
     bool fused_norm;
-    /* count the GPU family's BLAS workspace (tplan_gpu.blas_ws_mib) on top
-     * of context_bytes: the frameworks' contexts leave it out, the
-     * default 1000 MiB includes it */
+    /* count two of the GPU family's BLAS workspaces (tplan_gpu.blas_ws_mib,
+     * memory.c) on top of context_bytes: the frameworks' contexts leave
+     * them out, the default 1000 MiB includes them */
     bool blas_ws;
     /* the share of `overlap` data-parallel traffic gets under ZeRO 0-2
      * (section 14): DeepSpeed overlaps only ZeRO-3's (overlap_comm) */

@@ -594,7 +594,7 @@ static const tplan_field fields[F_COUNT] = {
       "and backward threads; blas_ws_mib each in tplan gpus --json) to "
       "context_mib, which then leaves them out (the default 1000 has them)"),
     O(F_BLAS_WS_BYTES, "blas_ws_bytes", INT, "bytes",
-      "of overhead_bytes, with the CUDA context: the BLAS workspace "
+      "of overhead_bytes, with the CUDA context: the BLAS workspaces "
       "(blas_ws)"),
 };
 

@@ -316,30 +316,32 @@ enum { ALIAS_COUNT = sizeof aliases / sizeof aliases[0] };
 /* What the GPU's usual server and PyTorch set aside on it, by catalog
  * name; a GPU not listed has no NVLS and PyTorch's default workspace.
  *
- * NVLS channels. NVLink SHARP (NVLS): NCCL turns it on by default
- * (NCCL_NVLS_ENABLE=2) where the GPUs of a node share third-generation
- * NVSwitches with
- * multicast, Hopper or later (NCCL user guide, NCCL_NVLS_ENABLE: "NVLink
- * SHARP is available in third-generation NVSwitch systems (NVLink4) with
- * Hopper and later GPU architectures"; src/graph/search.cc turns it off
+ * NVLS channels (docs/MODEL.md section 4.6). NVLink SHARP (NVLS): NCCL
+ * turns it on by default (NCCL_NVLS_ENABLE=2) where the GPUs of a node
+ * share third-generation NVSwitches with multicast, Hopper or later (NCCL
+ * user guide, NCCL_NVLS_ENABLE: "NVLink SHARP is available in
+ * third-generation NVSwitch systems (NVLink4) with Hopper and later GPU
+ * architectures"; src/graph/search.cc turns it off
  * without an NVSwitch or below compute capability 9.0). Its channels
  * (src/transport/nvls.cc): NVLS_NCHANNELS_SM90 16; Blackwell from NCCL
  * 2.27 NVLS_NCHANNELS_SM100_NVL 24 in one node or multi-node NVLink
  * domain (GB200 NVL72), 32 for a communicator across nodes (not counted:
  * B200 groups over several nodes are under-counted by a quarter; NCCL
  * 2.26 takes 32 for every Blackwell group). HGX boards: H100 SXM, H200,
- * H800 and H20. None: A100 (second-generation
- * NVSwitch, no multicast), H100 PCIe and NVL (bridges), GH200 (nodes link
- * their GPUs directly), the PCIe cards and AMD.
+ * H800 and H20. None: A100 (second-generation NVSwitch, no multicast),
+ * H100 PCIe and NVL (bridges), GH200 (nodes link their GPUs directly),
+ * the PCIe cards and AMD.
  *
- * BLAS workspace. The workspace PyTorch gives cuBLAS per handle and
- * stream when CUBLAS_WORKSPACE_CONFIG is not set (aten/src/ATen/cuda/
- * CublasHandlePool.cpp, parseChosenWorkspaceSize): 32 MiB on compute
- * capability 9.0 (Hopper: "32MiB for Hopper"), ":4096:2:16:8" = 2 x 4 MiB
- * + 8 x 16 KiB = 8.125 MiB on every other NVIDIA GPU (Blackwell too: the
- * test is major == 9 && minor == 0); on ROCm hipBLAS(Lt) 32 MiB, 128 MiB
- * for gfx94x/gfx95x (MI300 series and later). One per handle and stream:
- * a training step holds two (memory.c, BLAS_WORKSPACES). */
+ * BLAS workspace (docs/MODEL.md section 4.1). The workspace PyTorch gives
+ * cuBLAS per handle and stream when CUBLAS_WORKSPACE_CONFIG is not set
+ * (aten/src/ATen/cuda/CublasHandlePool.cpp, parseChosenWorkspaceSize):
+ * 32 MiB on compute capability 9.0 (Hopper: "32MiB for Hopper"),
+ * ":4096:2:16:8" = 2 x 4 MiB + 8 x 16 KiB = 8.125 MiB on every other
+ * NVIDIA GPU (Blackwell too: the test is major == 9 && minor == 0); on
+ * ROCm hipBLAS(Lt) 32 MiB, 128 MiB for gfx94x/gfx95x (MI300 series and
+ * later). One per handle and stream: a training step holds two (memory.c,
+ * BLAS_WORKSPACES). */
+#define BLAS_WS_DEFAULT_MIB 8.125
 static const struct {
     const char *gpu;
     int nvls_channels;
@@ -347,13 +349,14 @@ static const struct {
 } stack_facts[] = {
     {"h100-sxm", 16, 32},  {"h200", 16, 32},     {"h800", 16, 32},
     {"h20", 16, 32},       {"h100-pcie", 0, 32}, {"h100-nvl", 0, 32},
-    {"gh200", 0, 32},      {"b200", 24, 8.125},  {"gb200", 24, 8.125},
-    {"mi250x", 0, 32},     {"mi300x", 0, 128},   {"mi325x", 0, 128}};
+    {"gh200", 0, 32},      {"mi250x", 0, 32},    {"mi300x", 0, 128},
+    {"mi325x", 0, 128},    {"b200", 24, BLAS_WS_DEFAULT_MIB},
+    {"gb200", 24, BLAS_WS_DEFAULT_MIB}};
 
 static void fill_stack_facts(tplan_gpu *g)
 {
     g->nvls_channels = 0;
-    g->blas_ws_mib = 8.125;
+    g->blas_ws_mib = BLAS_WS_DEFAULT_MIB;
     for (size_t i = 0; i < sizeof stack_facts / sizeof stack_facts[0]; i++)
         if (strcmp(stack_facts[i].gpu, g->name) == 0) {
             g->nvls_channels = stack_facts[i].nvls_channels;
@@ -444,13 +447,16 @@ int tplan_gpu_validate(const tplan_gpu *g, tplan_err *err)
                              "efficiency model out of range (gpu=%s, "
                              "eff_max=%g, attn_eff=%g, fp8_ratio=%g)",
                              g->name, g->eff_max, g->attn_eff, g->fp8_ratio);
-    if (!(g->blas_ws_mib >= 0 && g->blas_ws_mib <= 4096) ||
-        g->nvls_channels < 0 || g->nvls_channels > 64)
+    if (!(g->blas_ws_mib >= 0 && g->blas_ws_mib <= 4096))
         return tplan_err_set(err, TPLAN_EINVAL, "blas_ws_mib",
-                             "blas_ws_mib must be in [0, 4096] and "
-                             "nvls_channels in [0, 64] (gpu=%s, "
-                             "blas_ws_mib=%g, nvls_channels=%d)",
-                             g->name, g->blas_ws_mib, g->nvls_channels);
+                             "blas_ws_mib must be in [0, 4096] (gpu=%s, "
+                             "blas_ws_mib=%g)",
+                             g->name, g->blas_ws_mib);
+    if (g->nvls_channels < 0 || g->nvls_channels > 64)
+        return tplan_err_set(err, TPLAN_EINVAL, "nvls_channels",
+                             "nvls_channels must be in [0, 64] (gpu=%s, "
+                             "nvls_channels=%d)",
+                             g->name, g->nvls_channels);
     if (!any)
         return tplan_err_set(err, TPLAN_EINVAL, "flops",
                              "a GPU needs at least one peak FLOP/s figure "

@@ -14,13 +14,14 @@
 #define GIB             (1024.0 * 1024.0 * 1024.0)
 #define MAX_MICRO_BATCH TPLAN_MICRO_BATCH_UNBOUNDED
 
-/* BLAS workspaces a training step holds (stack_overheads' caller) */
+/* BLAS workspaces a training step holds: the forward's thread's and
+ * autograd's (stage_eval; docs/MODEL.md section 4.1) */
 #define BLAS_WORKSPACES 2.0
 
 /* One pipeline stage's memory, before rounding. fixed + per_sample * b. */
 typedef struct stage_mem {
     double params, weights, work, grads, optim, context, gather;
-    double blas_ws; /* of context: the BLAS workspace */
+    double blas_ws; /* of context: the BLAS workspaces */
     double per_sample, act_layer, inflight;
     int64_t layers;
     double trainable;  /* parameters with gradients (before ZeRO) */
@@ -415,7 +416,8 @@ static void offload(const tplan_config *c, stage_mem *s, double odiv)
 }
 
 /* NCCL_MAX_NVLS_ARITY: NVLS heads per communicator (NVIDIA/nccl
- * src/graph/search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, nGPUs)) */
+ * src/graph/search.cc: maxChannels = min(NCCL_MAX_NVLS_ARITY, nGPUs);
+ * docs/MODEL.md section 4.6) */
 #define NVLS_MAX_HEADS 32
 
 /* NVLink SHARP buffers (framework.c: nccl_nvls_mib per channel and per

@@ -49,7 +49,7 @@ typedef struct tplan_memory {
     int64_t reserve_bytes;
     int64_t work_copy_bytes;     /* of weights_bytes */
     int64_t context_bytes;       /* of overhead_bytes */
-    int64_t blas_ws_bytes;       /* of context_bytes: the BLAS workspace */
+    int64_t blas_ws_bytes;       /* of context_bytes: the BLAS workspaces */
     int64_t gather_bytes;        /* of overhead_bytes: ZeRO-3 live layers */
     int64_t params_on_device;    /* held by the device before ZeRO sharding */
     double act_per_sample_bytes; /* activations per sample of micro-batch */

@@ -33,6 +33,13 @@ _Static_assert(offsetof(tplan_plan, config) == 0,
 
 static int eval(const tplan_config *asked, tplan_act_cache *cache,
                 tplan_plan *out, unsigned flags, tplan_err *err);
+
+/* Only the target batch changed since the plan in out (a sweep's staged
+ * evaluation, TPLAN_EVAL_REUSE_BATCH): eval() keeps what it can. */
+static bool batch_staged(unsigned flags)
+{
+    return (flags & TPLAN_EVAL_REUSE_BATCH) && (flags & TPLAN_EVAL_FIGURES);
+}
 static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                   tplan_err *err);
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
@@ -49,8 +56,7 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
 {
     int64_t micro_batch = asked->micro_batch, accum = asked->accum;
     bool staged = (flags & REUSE) && (flags & TPLAN_EVAL_FIGURES);
-    bool kept =
-        (flags & TPLAN_EVAL_REUSE_BATCH) && (flags & TPLAN_EVAL_FIGURES);
+    bool kept = batch_staged(flags);
     bool trusted = flags & TPLAN_EVAL_TRUSTED_PARTS;
     tplan_config copy;
     int rc = TPLAN_OK;
@@ -101,7 +107,7 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
     int64_t kept_accum = 0;
     int rc;
 
-    if ((flags & TPLAN_EVAL_REUSE_BATCH) && (flags & TPLAN_EVAL_FIGURES)) {
+    if (batch_staged(flags)) {
         kept_accum = out->accum;
         memset((char *)out + offsetof(tplan_plan, micro_batch), 0,
                offsetof(tplan_plan, warnings) -

@@ -49,13 +49,12 @@ static int given_split(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     return TPLAN_OK;
 }
 
-/* Megatron's interleaved schedule takes whole rounds of micro-batches
+/* The accumulation that comes closest to g at micro-batch b. Megatron's
+ * interleaved schedule takes whole rounds of micro-batches
  * (tplan_config_whole_rounds; the layout rules refuse a given accum that
  * breaks it): with vpp > 1 the search passes over exact splits that break
  * it, and a global batch it cannot meet exactly is rounded to the nearest
  * whole number of rounds, pp micro-batches each. */
-
-/* The accumulation that comes closest to g at micro-batch b. */
 static int64_t closest_accum(const tplan_config *w, int64_t g, int64_t dp,
                              int64_t b)
 {
@@ -63,12 +62,13 @@ static int64_t closest_accum(const tplan_config *w, int64_t g, int64_t dp,
                        : tplan_batch_accum(g, dp * w->pp, b) * w->pp;
 }
 
-/* The memory kept from the plan before (kept_accum > 0, explicit
- * micro-batch b) still holds at accumulation k. */
+/* The memory kept from the plan before (kept_accum > 0) still holds at
+ * micro-batch b, given (not 0: the largest that fits), and accumulation
+ * k. */
 static bool still_holds(const tplan_config *w, const tplan_plan *p, int64_t b,
                         int64_t kept_accum, int64_t k)
 {
-    return kept_accum > 0 && p->mem.micro_batch == b &&
+    return kept_accum > 0 && b > 0 && p->mem.micro_batch == b &&
            tplan_memory_same_accum(w, kept_accum, k);
 }
 
@@ -88,8 +88,7 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     }
     p->target_global_batch = g;
     if (g == 0) {
-        if (w->micro_batch == 0 ||
-            !still_holds(w, p, w->micro_batch, kept_accum, w->accum))
+        if (!still_holds(w, p, w->micro_batch, kept_accum, w->accum))
             tplan_memory_eval_cached(w, cache, &p->mem);
         p->batch_exact = true;
         return TPLAN_OK;

@@ -882,6 +882,12 @@ static void test_blas_workspace(void **state)
         assert_string_equal(err.field, "blas_ws_mib");
         c.gpu.blas_ws_mib = NAN;
         assert_int_equal(tplan_gpu_validate(&c.gpu, &err), TPLAN_EINVAL);
+        c.gpu.blas_ws_mib = 8.125;
+        c.gpu.nvls_channels = 65;
+        assert_int_equal(tplan_gpu_validate(&c.gpu, &err), TPLAN_EINVAL);
+        assert_string_equal(err.field, "nvls_channels");
+        c.gpu.nvls_channels = 16;
+        assert_int_equal(tplan_gpu_validate(&c.gpu, &err), TPLAN_OK);
     }
 }
 
