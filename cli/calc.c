@@ -335,6 +335,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     json_int(&w, "bucket_bytes", m->bucket_bytes);
     json_int(&w, "step_temp_bytes", m->step_temp_bytes);
     json_int(&w, "transient_bytes", m->transient_bytes);
+    json_int(&w, "off_peak_bytes", m->off_peak_bytes);
     json_int(&w, "activations_per_sample_bytes",
              llround(m->act_per_sample_bytes));
     json_int(&w, "activations_per_layer_sample_bytes",
@@ -712,6 +713,13 @@ static void print_table(const tplan_plan *p)
         snprintf(note + strlen(note), sizeof note - strlen(note),
                  ", allocator %.2f", gib(m->alloc_bytes));
     row("overhead", m->overhead_bytes, note);
+    if (m->off_peak_bytes > 0)
+        row("not at peak", -m->off_peak_bytes,
+            m->off_peak_bytes == m->grads_bytes
+                ? "gradients, freed after each step (set_to_none): none "
+                  "during the forward"
+                : "activations and autocast copies, freed before the "
+                  "optimizer step");
     row("total", m->total_bytes, "");
     printf("  total band    %.2f to %.2f GiB (-%.1f%% to +%.1f%%)\n",
            gib(m->total_bytes_lo), gib(m->total_bytes_hi),

@@ -73,9 +73,9 @@ enum rule {
     R_AMPCOPY, /* autocast's 16-bit copy of an fp32 matmul input */
     R_RMSOUT,  /* RMSNorm output shared by its matmuls (none: autocast) */
     R_PROBS16, /* HF Llama's probs cast back to 16 bits (fp32: same) */
-    R_LOGITS,  /* the logits the training loop holds until backward */
+    R_LOGITS,  /* logits a fused loss saves for its backward */
     R_LOGSOFT, /* the loss's log-softmax output */
-    R_LOGIT32, /* fp32 upcast of 16-bit logits for the loss (at the peak) */
+    R_LOGIT32, /* an fp32 gradient at the log-softmax's backward (the peak) */
     R_COUNT
 };
 
@@ -245,10 +245,12 @@ static const act_row torch_last[] = {
     {"final rmsnorm rstd", SB, 1, R_F32, F_SP | F_RMS},
     {"final rmsnorm x*rstd", SBH, 1, R_RES, F_SP | F_RMS | F_EAGERNORM},
     {"head input (final norm output)", SBH, 1, R_LIN, F_SP},
-    {"logits (held until backward)", SBV, 1, R_LOGITS, F_TP},
+    {"logits (the fused loss's saved input)", SBV, 1, R_LOGITS,
+     F_TP | F_FUSED},
     /* Gemma 2's final soft-capping: tanh saves its output */
     {"soft-capped logits (tanh output)", SBV, 1, R_LOGITS, F_TP | F_SOFTCAP},
-    {"fp32 logits for the loss", SBV, 1, R_LOGIT32, F_TP | F_UNFUSED},
+    {"loss backward: gradients in and out", SBV, 2,
+     R_LOGIT32, F_TP | F_UNFUSED},
     {"loss log-softmax output", SBV, 1, R_LOGSOFT, F_TP | F_UNFUSED},
     {"fused loss log-sum-exp", SB, 1, R_F32, F_FUSED},
     {"loss targets (int64)", SB, 1, R_I64, 0},
@@ -307,13 +309,19 @@ static const rule_bytes torch_cpu_rules[R_COUNT] = {
  * layer-norm kernel keeps mean/rstd in fp32 (its accumulate type); softmax
  * is on autocast's CUDA fp32 list (PyTorch AMP op reference), so under
  * autocast the softmax output is fp32 and attn@v saves a 16-bit copy of the
- * probabilities even at p = 0 (the dropout then runs on that copy). The
- * logits (16-bit under autocast) stay alive until backward in the training
- * loop, and HF upcasts them to fp32 for the loss: at the loss the 16-bit
- * logits, their fp32 copy and the log-softmax output are all live, on top
- * of every stored activation (the peak; backward then holds the gradient
- * of the log-softmax instead). At V = 128k these are often the largest
- * tensors. */
+ * probabilities even at p = 0 (the dropout then runs on that copy). HF
+ * upcasts the logits to fp32 for an unfused loss (logits.float()), and
+ * log_softmax saves only its output, so neither the logits nor their fp32
+ * copy outlive the forward (the loop keeps the loss, not the outputs);
+ * the peak is the loss's backward, where the saved log-softmax output
+ * and the fp32 gradients into and out of it are live on top of every
+ * stored activation: 12 bytes per logit in every recipe. Measured on an
+ * H200 (tests/data/gpu/h200_torch.csv): HF Llama-3.2-1B's peak grows by
+ * 13.84 GiB per 4096-token sample under amp-bf16, 2 bytes per logit
+ * (0.98 GiB) more than the 10 counted before (16-bit logits held, their
+ * fp32 copy, the log-softmax); pure bf16 alike (12.57 against 11.58). A
+ * fused loss saves the 16-bit logits instead. At V = 128k these are
+ * often the largest tensors. */
 static const rule_bytes torch_rules[R_COUNT] = {
     [R_ACT]     = {4, 2, 2, 2},
     [R_LIN]     = {4, 2, 2, 1},
@@ -331,7 +339,7 @@ static const rule_bytes torch_rules[R_COUNT] = {
     [R_PROBS16] = {0, 2, 2, 2},
     [R_LOGITS]  = {4, 2, 2, 2},
     [R_LOGSOFT] = {4, 4, 4, 4},
-    [R_LOGIT32] = {0, 4, 4, 4},
+    [R_LOGIT32] = {4, 4, 4, 4},
 };
 /* clang-format on */
 

@@ -170,6 +170,9 @@ typedef struct tplan_config {
     /* fused RMSNorm kernels (Apex, Transformer Engine, Liger, torch's
      * _fused_rms_norm): the norm input and rstd saved, no fp32 copy */
     bool fused_norm;
+    /* the loop frees the gradients after each step
+     * (optimizer.zero_grad(set_to_none=True)) */
+    bool set_to_none;
     /* count two of the GPU family's BLAS workspaces (tplan_gpu.blas_ws_mib,
      * memory.c) on top of context_bytes: the frameworks' contexts leave
      * them out, the default 1000 MiB includes them */

@@ -168,6 +168,8 @@ enum {
     F_NVLS_BYTES,
     F_BLAS_WS,
     F_BLAS_WS_BYTES,
+    F_SET_TO_NONE,
+    F_OFF_PEAK_BYTES,
     F_COUNT
 };
 
@@ -596,6 +598,13 @@ static const tplan_field fields[F_COUNT] = {
     O(F_BLAS_WS_BYTES, "blas_ws_bytes", INT, "bytes",
       "of overhead_bytes, with the CUDA context: the BLAS workspaces "
       "(blas_ws)"),
+    I(F_SET_TO_NONE, "set_to_none", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "",
+      "--set-to-none", "set_to_none", 0, 1, NULL, "false",
+      "framework: gradients freed after each step (torch's "
+      "zero_grad(set_to_none=True)): with accum 1 the forward holds none"),
+    O(F_OFF_PEAK_BYTES, "off_peak_bytes", INT, "bytes",
+      "of the parts, not live at the peak (set_to_none: the gradients, or "
+      "the activations and autocast copies); total = parts - this"),
 };
 
 #undef O
@@ -1066,6 +1075,9 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_BLAS_WS:
         c->blas_ws = iv != 0;
         break;
+    case F_SET_TO_NONE:
+        c->set_to_none = iv != 0;
+        break;
     case F_ZERO12_OVERLAP:
         c->zero12_overlap = v;
         break;
@@ -1413,6 +1425,8 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vi(c->fused_norm);
     case F_BLAS_WS:
         return vi(c->blas_ws);
+    case F_SET_TO_NONE:
+        return vi(c->set_to_none);
     case F_ZERO12_OVERLAP:
         return vr(c->zero12_overlap);
     case F_TP_OVERLAP:
@@ -1486,6 +1500,8 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
         return vi(m->nvls_bytes);
     case F_BLAS_WS_BYTES:
         return vi(m->blas_ws_bytes);
+    case F_OFF_PEAK_BYTES:
+        return vi(m->off_peak_bytes);
     case F_FIT_CONFIDENCE:
         return vs(tplan_fit_confidence_name(m->fit_confidence));
     case F_CAPACITY_BYTES:

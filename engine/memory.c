@@ -39,13 +39,26 @@ typedef struct stage_mem {
     double bucket;            /* gradient communication buckets */
     double step_temp;         /* the optimizer step's temporaries */
     int64_t comms;            /* NCCL communicators the GPU joins */
+    /* Under set_to_none with one micro-batch per step (grads_at_step):
+     * the gradients and the autocast copies are out of the fixed part,
+     * each live in one phase only (phase_peak); tie_temp is a tied
+     * embedding's second gradient before it is added in. */
+    bool grads_at_step;
+    double tie_temp;
 } stage_mem;
 
-/* What the caching allocator hands out besides activations. */
-static double fixed_alloc(const stage_mem *s)
+/* What the caching allocator hands out besides activations: the model
+ * states and buffers. */
+static double states_alloc(const stage_mem *s)
 {
     return s->weights + s->work + s->grads + s->optim + s->gather +
            s->dequant + s->bucket;
+}
+
+/* Of those, what is live through the whole step. */
+static double fixed_alloc(const stage_mem *s)
+{
+    return states_alloc(s) - (s->grads_at_step ? s->work + s->grads : 0.0);
 }
 
 /* Outside PyTorch's caching allocator: the CUDA context and NCCL's
@@ -55,12 +68,27 @@ static double outside_alloc(const stage_mem *s)
     return s->context + s->nccl;
 }
 
-/* What varies with the phase of the step at micro-batch b: the
- * activations, freed before the optimizer step, or that step's
- * temporaries, whichever is larger (docs/MODEL.md section 4.6). */
+/* The forward's end: the activations at micro-batch b, and under
+ * grads_at_step the autocast copies they hold (no gradient yet). */
+static double forward_phase(const stage_mem *s, double b)
+{
+    return s->per_sample * b + (s->grads_at_step ? s->work : 0.0);
+}
+
+/* The optimizer step: its temporaries, and under grads_at_step the
+ * gradients, with a tied embedding's second gradient at the backward's
+ * end (the activations and copies are gone by then). */
+static double step_phase(const stage_mem *s)
+{
+    return s->grads_at_step ? s->grads + tp_fmax(s->tie_temp, s->step_temp)
+                            : s->step_temp;
+}
+
+/* What varies with the phase of the step at micro-batch b, whichever
+ * phase is larger (docs/MODEL.md section 4.6). */
 static double phase_peak(const stage_mem *s, double b)
 {
-    return tp_fmax(s->per_sample * b, s->step_temp);
+    return tp_fmax(forward_phase(s, b), step_phase(s));
 }
 
 /* The stage's memory at micro-batch b: the context, and the allocated
@@ -110,10 +138,16 @@ static double stage_warmup(const tplan_config *c, int64_t i)
     return c->vpp > 1 ? 2.0 * (p - d - 1.0) + (v - 1.0) * p + 1.0 : p - d;
 }
 
+/* Micro-batches per optimizer step on each stage (accum 0: pp). */
+static double micro_batches(const tplan_config *c)
+{
+    return c->accum > 0 ? (double)c->accum : (double)c->pp;
+}
+
 static double stage_inflight(const tplan_config *c, int64_t i)
 {
     double v = c->vpp > 1 ? (double)c->vpp : 1.0;
-    double m = c->accum > 0 ? (double)c->accum : (double)c->pp;
+    double m = micro_batches(c);
 
     return tp_fmin(stage_warmup(c, i), m * v) / v;
 }
@@ -126,6 +160,9 @@ bool tplan_memory_same_accum(const tplan_config *c, int64_t a, int64_t b)
     double ma = a > 0 ? (double)a : (double)c->pp;
     double mb = b > 0 ? (double)b : (double)c->pp;
 
+    /* under set_to_none one micro-batch per step frees the gradients */
+    if (c->set_to_none && (ma == 1.0) != (mb == 1.0))
+        return false;
     return ma == mb || (ma * v >= full && mb * v >= full);
 }
 
@@ -510,6 +547,24 @@ static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
     if ((c->optimizer == TPLAN_OPT_ADAM || c->optimizer == TPLAN_OPT_ADAMW) &&
         !oi->paged && c->offload_optimizer == TPLAN_OFFLOAD_NONE)
         s->step_temp = c->optim_temp * s->opt_params * 4.0 * pi->state_scale;
+    /* zero_grad(set_to_none=True), torch's default from 2.0, frees the
+     * gradients after each step: with one micro-batch per step the
+     * forward runs without them (measured on an H200: the peak of HF
+     * Llama-3.2-1B under amp-bf16 is the weights, optimizer states,
+     * autocast copies and activations, 16.15 GiB at b = 0 against
+     * 16.1, tests/data/gpu/h200_torch.csv). Accumulation keeps them
+     * from the first micro-batch's backward on. */
+    s->grads_at_step = c->set_to_none && micro_batches(c) == 1.0;
+    /* A tied embedding gets its gradient twice, from the head first; the
+     * embedding's own arrives as a new tensor that autograd adds in
+     * (AccumulateGrad: grad += new), at the backward's end. The same
+     * run's peak with no activations to speak of (full recomputation,
+     * b = 1) is the gradients, weights and states plus 0.98 GiB, one
+     * fp32 128256 x 2048 matrix. */
+    if (s->grads_at_step && c->model.arch != TPLAN_ARCH_GENERIC &&
+        c->model.tied && c->pp == 1 && c->lora_rank == 0 && s->grads > 0.0)
+        s->tie_temp =
+            (double)c->model.vocab * (double)c->model.hidden / (double)c->tp * gb;
 }
 
 /* Per-sample activation bytes of a transformer (zeros for generic models,
@@ -692,16 +747,44 @@ static void band(const tplan_config *c, tplan_memory *out)
                                   : TPLAN_FIT_NO;
 }
 
+/* The parts the phases move: what the optimizer step's peak adds over
+ * the activations (transient_bytes), and under grads_at_step what the
+ * listed parts hold that is not live at the peak (off_peak_bytes): the
+ * gradients at the forward's end, or the activations and autocast
+ * copies at the step. The parts less off_peak sum to the peak. */
+static void phases(const stage_mem *s, int64_t b, tplan_memory *out)
+{
+    double act = s->per_sample * (double)b;
+
+    if (!s->grads_at_step) {
+        out->transient_bytes = llround(tp_fmax(s->step_temp - act, 0.0));
+        out->off_peak_bytes = 0;
+    } else if (forward_phase(s, (double)b) >= step_phase(s)) {
+        out->transient_bytes = 0;
+        out->off_peak_bytes = llround(s->grads);
+    } else {
+        out->transient_bytes = llround(step_phase(s) - s->grads);
+        out->off_peak_bytes = llround(s->work) + llround(act);
+    }
+}
+
 static int64_t stage_max_batch(const stage_mem *s, double usable)
 {
     /* paged optimizer states may all page out to make room */
     double room =
         usable - outside_alloc(s) - s->alloc_k * (fixed_alloc(s) - s->paged);
 
-    if (room < 0.0 || room < s->alloc_k * s->step_temp)
+    if (room < 0.0 || room < s->alloc_k * step_phase(s))
         return 0;
     if (s->per_sample <= 0.0)
         return MAX_MICRO_BATCH;
+    if (s->grads_at_step) {
+        /* the autocast copies share the forward's phase */
+        room = room / s->alloc_k - s->work;
+        return room < 0.0 ? 0
+                          : (int64_t)tp_fmin(tp_floor(room / s->per_sample),
+                                             MAX_MICRO_BATCH);
+    }
     return (int64_t)tp_fmin(tp_floor(room / (s->alloc_k * s->per_sample)),
                             MAX_MICRO_BATCH);
 }
@@ -745,12 +828,13 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->nccl_bytes = llround(s->nccl);
     out->nvls_bytes = llround(s->nvls);
     out->states_bytes =
-        llround(outside_alloc(s) + s->alloc_k * (fixed_alloc(s) - spill));
+        llround(outside_alloc(s) +
+                s->alloc_k * (states_alloc(s) - spill -
+                              (s->grads_at_step ? s->work : 0.0)));
     out->communicators = s->comms;
     out->bucket_bytes = llround(s->bucket);
     out->step_temp_bytes = llround(s->step_temp);
-    out->transient_bytes =
-        llround(tp_fmax(s->step_temp - s->per_sample * (double)b, 0.0));
+    phases(s, b, out);
     out->overhead_bytes = out->context_bytes + out->gather_bytes +
                           out->dequant_bytes + out->alloc_bytes +
                           out->nccl_bytes + out->bucket_bytes +
@@ -767,7 +851,7 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->host_fits = out->host_bytes <= out->host_capacity_bytes;
     out->total_bytes = out->weights_bytes + out->grads_bytes +
                        out->optimizer_bytes + out->activations_bytes +
-                       out->overhead_bytes;
+                       out->overhead_bytes - out->off_peak_bytes;
     out->capacity_bytes = c->gpu.memory_bytes;
     out->usable_bytes = (int64_t)floor(usable);
     out->reserve_bytes = out->capacity_bytes - out->usable_bytes;

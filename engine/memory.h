@@ -91,6 +91,9 @@ typedef struct tplan_memory {
     int64_t step_temp_bytes; /* the optimizer step's temporaries */
     int64_t transient_bytes; /* of overhead_bytes: the step's peak over the
                                 backward's (step_temp - activations, >= 0) */
+    int64_t off_peak_bytes;  /* of the parts above, not live at the peak
+                                (set_to_none: the gradients, or the
+                                activations and autocast copies) */
     int64_t states_bytes;    /* what holds at any micro-batch and phase: the
                                 context, NCCL and the allocated states with
                                 the allocator's share (fit diagnosis) */

@@ -238,7 +238,7 @@ expect_error 2 "tplan: --framework-file goes with --framework NAME naming one of
 printf 'name,eff_scale\nok,1\nbad,abc\n' >"$tmp/fwbad.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwbad.csv:3: eff_scale: abc: not a number (valid: a number from 0.01 to 10)" "${C[@]}" --framework ok --framework-file "$tmp/fwbad.csv"
 printf 'name,tokens\nw,1e9\n' >"$tmp/fwtext.csv"
-expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_*, context_mib, reserve, alloc_frac, mem_band_*, calib_*, nccl_mib, grad_bucket_copy, reduce_bucket, optim_temp, gather_sets, fused_norm, zero12_overlap, tp_overlap, nccl_a2a_mib, nccl_nvls_mib, blas_ws)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
+expect_error 2 "tplan: --framework-file: $tmp/fwtext.csv:1: column tokens: not a framework term (valid: profile, fused_loss, fp32_grads, overlap, efficiency, eff_*, dp_bw_eff, zero3_bw_eff, time_band_*, context_mib, reserve, alloc_frac, mem_band_*, calib_*, nccl_mib, grad_bucket_copy, reduce_bucket, optim_temp, gather_sets, fused_norm, zero12_overlap, tp_overlap, nccl_a2a_mib, nccl_nvls_mib, blas_ws, set_to_none)" "${C[@]}" --framework w --framework-file "$tmp/fwtext.csv"
 printf 'name,bogus\nw,\n' >"$tmp/fwfield.csv"
 expect_error 2 "tplan: --framework-file: $tmp/fwfield.csv:1: column bogus: not a plan input (tplan fields lists them)" "${C[@]}" --framework w --framework-file "$tmp/fwfield.csv"
 printf 'name,eff_scale\nMegatron,1\n' >"$tmp/fwbuiltin.csv"
@@ -261,10 +261,10 @@ jq_is "hf on 8 A100s: no NVLS" '.memory.nccl_bytes == 688 * 1048576 and .memory.
 # the context: the frameworks' 428 MiB plus PyTorch's two cuBLAS
 # workspaces by GPU family (32 MiB each on Hopper, 8.125 elsewhere);
 # deepspeed (2021) keeps the 1000 MiB lump; --blas-ws=false drops them
-jq_is "fsdp on H100: context 428 + 2 x 32 MiB" '.memory.context_bytes == 492 * 1048576 and .memory.blas_ws_bytes == 64 * 1048576 and .fields.blas_ws == true' "${C[@]}" --gpus 8 --micro-batch 1 --framework fsdp
-jq_is "fsdp on A100: context 428 + 2 x 8.125 MiB" '.memory.context_bytes == 444.25 * 1048576 and .memory.blas_ws_bytes == 16.25 * 1048576' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework fsdp
+jq_is "fsdp on H100: context 777 + 2 x 32 MiB" '.memory.context_bytes == 841 * 1048576 and .memory.blas_ws_bytes == 64 * 1048576 and .fields.blas_ws == true' "${C[@]}" --gpus 8 --micro-batch 1 --framework fsdp
+jq_is "fsdp on A100: context 777 + 2 x 8.125 MiB" '.memory.context_bytes == 793.25 * 1048576 and .memory.blas_ws_bytes == 16.25 * 1048576' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework fsdp
 jq_is "deepspeed (2021): the 1000 MiB context, no workspace apart" '.memory.context_bytes == 1000 * 1048576 and .memory.blas_ws_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1 --framework deepspeed
-jq_is "--blas-ws=false overrides the framework" '.memory.context_bytes == 428 * 1048576 and .memory.blas_ws_bytes == 0' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework fsdp --blas-ws=false
+jq_is "--blas-ws=false overrides the framework" '.memory.context_bytes == 777 * 1048576 and .memory.blas_ws_bytes == 0' "${C[@]}" --gpu a100-80g --gpus 8 --micro-batch 1 --framework fsdp --blas-ws=false
 jq_is "no framework: foreach AdamW's step temporaries" '.memory.step_temp_bytes == 4 * .fields.params and .memory.nccl_bytes == 0 and .memory.bucket_bytes == 0' "${C[@]}" --gpus 8 --micro-batch 1
 jq_is "deepspeed ZeRO-2: a reduce bucket of 5e8 bf16 elements" '.memory.bucket_bytes == 1000000000' "${C[@]}" --gpus 8 --micro-batch 1 --zero 2 --framework deepspeed
 printf 'name,eff_scale\nx,1\nX,2\n' >"$tmp/fwdup.csv"

@@ -129,10 +129,11 @@ expect 1 "link.html is a symbolic link" "$tplan" report s.db -o link.html
 # a name near the 255-byte limit works (the temporary's is short)
 long=$(printf 'r%.0s' $(seq 1 250)).html
 if "$tplan" report s.db -o "$long" 2>err.txt && [ -s "$long" ]; then ok; else bad "a 255-byte name: $(cat err.txt)"; fi
-# the plan as seq 1 and a huge micro-batch: its own point and the
+# the plan at seq 1 and a huge micro-batch (65536: even, so the GPU
+# scaling keeps its global batch): its own point and the
 # largest that fits are on the charts
-if "$tplan" calc --model gpt2 --gpu a100-80g --seq 1 --lr 1e-3 --report tiny.html >/dev/null &&
-   "$tplan" calc --model gpt2 --gpu a100-80g --seq 1 --lr 1e-3 --json >tiny.json; then ok; else bad "calc seq 1"; fi
+if "$tplan" calc --model gpt2 --gpu a100-80g --seq 1 --micro-batch 65536 --lr 1e-3 --report tiny.html >/dev/null &&
+   "$tplan" calc --model gpt2 --gpu a100-80g --seq 1 --micro-batch 65536 --lr 1e-3 --json >tiny.json; then ok; else bad "calc seq 1"; fi
 check calc tiny.html tiny.json
 # a GPU count the batch rules refuse leaves the scaling charts standing
 if "$tplan" calc --model llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --pp 4 --vpp 2 --framework megatron \

@@ -56,7 +56,7 @@ local GOOD = {
   gather_sets = {3, nil, {zero = 3}}, fused_norm = {true},
   zero12_overlap = {0.5}, tp_overlap = {0.5, nil, {tp = 2}},
   nccl_a2a_mib = {400}, pp_embed_loss = {true, nil, {pp = 2}},
-  nccl_nvls_mib = {4}, blas_ws = {true},
+  nccl_nvls_mib = {4}, blas_ws = {true}, set_to_none = {true},
 }
 
 local fields, by_input = tplan.fields(), {}

@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Measure peak GPU memory and step time of small training steps.
+
+Runs Hugging Face transformers models (built from the config.json files
+in tests/data/hf, random weights, random tokens) through a plain
+training loop that does what transformers' Trainer does by default on
+one GPU: torch.optim.AdamW(fused=True) ("adamw_torch_fused", the
+Trainer's default optimizer from torch 2.8), the loss of
+ForCausalLMLoss (model(input_ids, labels=...)), autocast for the amp
+recipes, gradient checkpointing (non-reentrant) for full recomputation,
+zero_grad(set_to_none=True).
+
+For each configuration it records, after 2 warm-up steps and the timed
+steps that follow:
+  alloc_peak_bytes     torch.cuda.max_memory_allocated()
+  reserved_peak_bytes  torch.cuda.max_memory_reserved()
+  nonalloc_bytes       device memory in use (cudaMemGetInfo) minus
+                       torch.cuda.memory_reserved(): the CUDA context
+                       and library memory outside the caching allocator
+  measured_peak_bytes  nonalloc_bytes + reserved_peak_bytes: the peak
+                       nvidia-smi would show for the process
+  measured_step_time_s median wall time of the timed steps
+                       (torch.cuda.synchronize() around each)
+A configuration that runs out of memory is recorded with oom=1.
+
+Usage (on a machine with a CUDA GPU, PyTorch and transformers):
+  python3 tests/data/gpu/measure_torch.py OUT.csv [--deadline SECONDS]
+It stops starting configurations after the deadline and writes each row
+as soon as it is measured, so an interrupted run keeps what it did.
+"""
+import csv
+import gc
+import json
+import os
+import statistics
+import sys
+import time
+
+import torch
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HF = os.path.join(HERE, "..", "hf")
+WARM = 2
+TIMED = 3
+
+FIELDS = [
+    "run", "model_config", "precision", "recompute", "attention", "seq",
+    "micro_batch", "dropout", "lora_rank", "gpu_name", "gpu_total_bytes",
+    "params", "trainable", "oom", "measured_step_time_s",
+    "measured_peak_bytes", "alloc_peak_bytes", "reserved_peak_bytes",
+    "nonalloc_bytes", "alloc_retries", "step_times_s", "torch",
+    "transformers",
+]
+
+
+def configs():
+    """The grid, most valuable first: a deadline cuts the tail."""
+    out = []
+    # GPT-2 (124M, dropout 0.1 as its config.json): every recipe
+    for prec in ("amp-bf16", "bf16", "fp32", "amp-fp16"):
+        for seq in (512, 1024):
+            for mb in (1, 4, 16):
+                for rc in ("none", "full"):
+                    out.append(("gpt2", prec, rc, "sdpa", seq, mb, 0))
+    # Llama-3.2-1B shape (1.24B): the 16-bit recipes, longer sequences
+    for prec in ("amp-bf16", "bf16"):
+        for seq in (1024, 2048, 4096):
+            for mb in (1, 2, 4):
+                for rc in ("none", "full"):
+                    out.append(("llama3.2-1b", prec, rc, "sdpa", seq, mb, 0))
+    # the score matrix kept (eager attention)
+    for model, seq, mb in (("gpt2", 1024, 4), ("llama3.2-1b", 1024, 2)):
+        for rc in ("none", "full"):
+            out.append((model, "amp-bf16", rc, "eager", seq, mb, 0))
+    # fp32 Llama (no TF32: PyTorch's default for matmuls)
+    for mb in (1, 2):
+        out.append(("llama3.2-1b", "fp32", "none", "sdpa", 1024, mb, 0))
+    # LoRA (peft, rank 16 on every linear, frozen bf16 base, autocast)
+    for seq, mb in ((2048, 1), (2048, 4)):
+        for rc in ("none", "full"):
+            out.append(("llama3.2-1b", "amp-bf16", rc, "sdpa", seq, mb, 16))
+    # the largest micro-batch: up by one until out of memory
+    for mb in range(5, 13):
+        out.append(("llama3.2-1b", "amp-bf16", "none", "sdpa", 4096, mb,
+                    -1))
+    return out
+
+
+def free_all():
+    gc.collect()
+    torch.cuda.synchronize()
+    torch.cuda.empty_cache()
+    torch.cuda.reset_peak_memory_stats()
+
+
+def build(name, prec, attn, lora):
+    import transformers
+    with open(os.path.join(HF, name + ".json")) as f:
+        d = json.load(f)
+    try:
+        cfg = transformers.AutoConfig.for_model(**d)
+    except Exception:  # older or newer API: the class's own from_dict
+        cfg = transformers.CONFIG_MAPPING[d["model_type"]].from_dict(d)
+    cfg.use_cache = False
+    with torch.device("cuda"):
+        try:
+            model = transformers.AutoModelForCausalLM.from_config(
+                cfg, attn_implementation=attn)
+        except TypeError:
+            cfg._attn_implementation = attn
+            model = transformers.AutoModelForCausalLM.from_config(cfg)
+    if prec == "bf16" or lora > 0:
+        model = model.to(torch.bfloat16)
+    else:
+        model = model.to(torch.float32)
+    if lora > 0:
+        import peft
+        model = peft.get_peft_model(model, peft.LoraConfig(
+            r=lora, lora_alpha=2 * lora, lora_dropout=0.0,
+            target_modules="all-linear", task_type="CAUSAL_LM"))
+    model.train()
+    return model, cfg
+
+
+def one(model, cfg, prec, rc, seq, mb):
+    """Runs WARM + TIMED steps; returns (times, oom)."""
+    if rc == "full":
+        model.gradient_checkpointing_enable(
+            gradient_checkpointing_kwargs={"use_reentrant": False})
+    else:
+        model.gradient_checkpointing_disable()
+    model.zero_grad(set_to_none=True)
+    params = [p for p in model.parameters() if p.requires_grad]
+    opt = torch.optim.AdamW(params, lr=1e-5, fused=True)
+    dtype = {"amp-bf16": torch.bfloat16, "amp-fp16": torch.float16}.get(prec)
+    scaler = torch.amp.GradScaler("cuda") if prec == "amp-fp16" else None
+    ids = torch.randint(0, cfg.vocab_size, (mb, seq), device="cuda")
+    times = []
+    try:
+        for i in range(WARM + TIMED):
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            if dtype is not None:
+                with torch.autocast("cuda", dtype=dtype):
+                    loss = model(input_ids=ids, labels=ids).loss
+            else:
+                loss = model(input_ids=ids, labels=ids).loss
+            if scaler is not None:
+                scaler.scale(loss).backward()
+                scaler.step(opt)
+                scaler.update()
+            else:
+                loss.backward()
+                opt.step()
+            opt.zero_grad(set_to_none=True)
+            del loss
+            torch.cuda.synchronize()
+            if i >= WARM:
+                times.append(time.perf_counter() - t0)
+        return times, False, opt
+    except torch.OutOfMemoryError:
+        return times, True, opt
+
+
+def main():
+    out_path = sys.argv[1]
+    deadline = float(sys.argv[sys.argv.index("--deadline") + 1]) \
+        if "--deadline" in sys.argv else 1e9
+    start = time.time()
+    import transformers
+    torch.cuda.init()
+    a = torch.randn(256, 256, device="cuda")
+    (a @ a).sum().item()  # cuBLAS initialised before the first row
+    del a
+    free_all()
+    free, total = torch.cuda.mem_get_info()
+    print(f"outside the allocator after cuBLAS init: "
+          f"{total - free - torch.cuda.memory_reserved()} bytes", flush=True)
+    props = torch.cuda.get_device_properties(0)
+    print(f"{props.name} {props.total_memory} torch {torch.__version__} "
+          f"transformers {transformers.__version__}", flush=True)
+    f = open(out_path, "w", newline="")
+    w = csv.DictWriter(f, FIELDS, lineterminator="\n")
+    w.writeheader()
+    f.flush()
+    held = (None, None)
+    model = cfg = None
+    probe_oom = False
+    for n, (name, prec, rc, attn, seq, mb, lora) in enumerate(configs()):
+        if time.time() - start > deadline:
+            print(f"deadline: stopped before row {n}", flush=True)
+            break
+        probe = lora < 0
+        lora = max(lora, 0)
+        if probe and probe_oom:
+            continue
+        key = (name, "bf16" if prec == "bf16" else "fp32", attn, lora)
+        try:
+            if held[0] != key:
+                model = cfg = None
+                free_all()
+                model, cfg = build(name, prec, attn, lora)
+                held = (key, None)
+            free_all()
+            times, oom, opt = one(model, cfg, prec, rc, seq, mb)
+            total = torch.cuda.mem_get_info()
+            used = total[1] - total[0]
+            reserved = torch.cuda.memory_reserved()
+            stats = torch.cuda.memory_stats()
+            row = {
+                "run": f"{name}/{prec}/{rc}/{attn}/s{seq}/b{mb}"
+                       + (f"/lora{lora}" if lora else ""),
+                "model_config": f"tests/data/hf/{name}.json",
+                "precision": prec, "recompute": rc,
+                "attention": "flash" if attn == "sdpa" else "eager",
+                "seq": seq, "micro_batch": mb,
+                "dropout": getattr(cfg, "resid_pdrop", 0.0) or 0.0,
+                "lora_rank": lora, "gpu_name": props.name,
+                "gpu_total_bytes": props.total_memory,
+                "params": sum(p.numel() for p in model.parameters()),
+                "trainable": sum(p.numel() for p in model.parameters()
+                                 if p.requires_grad),
+                "oom": int(oom),
+                "measured_step_time_s":
+                    f"{statistics.median(times):.6f}" if times and not oom
+                    else "",
+                "measured_peak_bytes":
+                    used - reserved + torch.cuda.max_memory_reserved()
+                    if not oom else "",
+                "alloc_peak_bytes": torch.cuda.max_memory_allocated(),
+                "reserved_peak_bytes": torch.cuda.max_memory_reserved(),
+                "nonalloc_bytes": used - reserved,
+                "alloc_retries": stats.get("num_alloc_retries", 0),
+                "step_times_s": " ".join(f"{t:.6f}" for t in times),
+                "torch": torch.__version__,
+                "transformers": transformers.__version__,
+            }
+            del opt
+            model.zero_grad(set_to_none=True)
+            if probe and oom:
+                probe_oom = True
+            w.writerow(row)
+            f.flush()
+            print(row["run"], "oom" if oom else
+                  f"{row['measured_step_time_s']} s "
+                  f"{row['measured_peak_bytes'] / 2**30:.3f} GiB", flush=True)
+        except Exception as e:  # a row's failure must not lose the others
+            print(f"row {n} {name}/{prec}/{rc}/{attn}/s{seq}/b{mb}: "
+                  f"{type(e).__name__}: {str(e)[:300]}", flush=True)
+            model = cfg = None
+            held = (None, None)
+        free_all()
+    f.close()
+    print(f"done in {time.time() - start:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()
