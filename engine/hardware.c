@@ -85,9 +85,11 @@ static const tplan_gpu gpus[] = {
     GPU("h100-pcie", 81089 * MIB, 2000, 51, 378, 756, 756, 1513, 63, 25, 8, 350,
         2.49, EFF_H100, "Lambda on-demand 1x H100 PCIe $2.49/h, 2024",
         "NVIDIA H100 whitepaper (gpu_specs.csv)"),
-    /* H200 SXM: nvidia-smi 143771 MiB. Price: AWS EC2 Capacity Blocks p5e
-     * $43.26/h / 8, late 2024. */
-    GPU("h200", 143771 * MIB, 4800, 67, 494.5, 989, 989, 1979, 450, 50, 8, 700,
+    /* H200 SXM: torch total_memory 150,109,880,320 B (torch 2.11, CUDA
+     * 13.0, driver 580.159; nvidia-smi 143771 MiB; measured with
+     * tests/data/gpu/measure_torch.py). Price: AWS EC2 Capacity Blocks
+     * p5e $43.26/h / 8, late 2024. */
+    GPU("h200", 150109880320LL, 4800, 67, 494.5, 989, 989, 1979, 450, 50, 8, 700,
         5.41, EFF_H100, "AWS Capacity Blocks p5e $43.26/h / 8, late 2024",
         "gpu_specs.csv (stas00 table; H200 pages)"),
     /* B200 (HGX, 1000 W): nvidia-smi 183359 MiB (TensorRT-LLM #10278);

@@ -25,6 +25,10 @@ A configuration that runs out of memory is recorded with oom=1.
 
 Usage (on a machine with a CUDA GPU, PyTorch and transformers):
   python3 tests/data/gpu/measure_torch.py OUT.csv [--deadline SECONDS]
+                                          [--set calibrate|validate]
+calibrate (the default) is the grid of h200_torch.csv, validate the
+held-out one of h200_validate.csv. (h200_torch.csv was written before the
+accum column and the validate set existed: its rows have accum 1.)
 It stops starting configurations after the deadline and writes each row
 as soon as it is measured, so an interrupted run keeps what it did.
 """
@@ -45,7 +49,7 @@ TIMED = 3
 
 FIELDS = [
     "run", "model_config", "precision", "recompute", "attention", "seq",
-    "micro_batch", "dropout", "lora_rank", "gpu_name", "gpu_total_bytes",
+    "micro_batch", "accum", "dropout", "lora_rank", "gpu_name", "gpu_total_bytes",
     "params", "trainable", "oom", "measured_step_time_s",
     "measured_peak_bytes", "alloc_peak_bytes", "reserved_peak_bytes",
     "nonalloc_bytes", "alloc_retries", "step_times_s", "torch",
@@ -53,8 +57,12 @@ FIELDS = [
 ]
 
 
-def configs():
-    """The grid, most valuable first: a deadline cuts the tail."""
+def configs(name):
+    """The grid, most valuable first: a deadline cuts the tail. Each row:
+    (model, recipe, recompute, attention, seq, micro-batch, LoRA rank or
+    -1 for a probe row that stops its probe at the first OOM, accum)."""
+    if name == "validate":
+        return validate()
     out = []
     # GPT-2 (124M, dropout 0.1 as its config.json): every recipe
     for prec in ("amp-bf16", "bf16", "fp32", "amp-fp16"):
@@ -83,6 +91,37 @@ def configs():
     for mb in range(5, 13):
         out.append(("llama3.2-1b", "amp-bf16", "none", "sdpa", 4096, mb,
                     -1))
+    return [c + (1,) for c in out]
+
+
+def validate():
+    """Held out: models, shapes and accumulation the fit never saw, with
+    tplan's predictions committed before the run (h200_validate.tsv)."""
+    out = []
+    for prec in ("amp-bf16", "bf16"):
+        for seq in (2048, 4096):
+            for mb in (2, 8):
+                for rc in ("none", "full"):
+                    out.append(("qwen2.5-0.5b", prec, rc, "sdpa", seq, mb, 0,
+                                1))
+    for rc in ("none", "full"):
+        out.append(("qwen3-0.6b", "amp-bf16", rc, "sdpa", 4096, 4, 0, 1))
+        out.append(("qwen3-0.6b", "bf16", rc, "sdpa", 2048, 8, 0, 1))
+    for prec in ("amp-bf16", "bf16"):
+        for mb in (1, 4):
+            for rc in ("none", "full"):
+                out.append(("llama3.2-3b", prec, rc, "sdpa", 2048, mb, 0, 1))
+    # gradient accumulation: the gradients live through the forwards
+    for rc in ("none", "full"):
+        out.append(("llama3.2-1b", "amp-bf16", rc, "sdpa", 2048, 2, 0, 2))
+    out.append(("qwen2.5-0.5b", "bf16", "none", "sdpa", 2048, 4, 0, 4))
+    # the largest micro-batch: from tplan's (reserve 0) less one, up by one
+    # until out of memory
+    for model, prec, first in (("qwen2.5-0.5b", "amp-bf16", 8),
+                               ("llama3.2-3b", "bf16", 4),
+                               ("qwen3-0.6b", "amp-bf16", 6)):
+        for mb in range(first, first + 4):
+            out.append((model, prec, "none", "sdpa", 4096, mb, -1, 1))
     return out
 
 
@@ -122,8 +161,9 @@ def build(name, prec, attn, lora):
     return model, cfg
 
 
-def one(model, cfg, prec, rc, seq, mb):
-    """Runs WARM + TIMED steps; returns (times, oom)."""
+def one(model, cfg, prec, rc, seq, mb, accum):
+    """Runs WARM + TIMED steps of accum micro-batches each; returns
+    (times, oom, optimizer)."""
     if rc == "full":
         model.gradient_checkpointing_enable(
             gradient_checkpointing_kwargs={"use_reentrant": False})
@@ -140,20 +180,25 @@ def one(model, cfg, prec, rc, seq, mb):
         for i in range(WARM + TIMED):
             torch.cuda.synchronize()
             t0 = time.perf_counter()
-            if dtype is not None:
-                with torch.autocast("cuda", dtype=dtype):
+            for _ in range(accum):
+                if dtype is not None:
+                    with torch.autocast("cuda", dtype=dtype):
+                        loss = model(input_ids=ids, labels=ids).loss
+                else:
                     loss = model(input_ids=ids, labels=ids).loss
-            else:
-                loss = model(input_ids=ids, labels=ids).loss
+                if accum > 1:
+                    loss = loss / accum
+                if scaler is not None:
+                    scaler.scale(loss).backward()
+                else:
+                    loss.backward()
+                del loss
             if scaler is not None:
-                scaler.scale(loss).backward()
                 scaler.step(opt)
                 scaler.update()
             else:
-                loss.backward()
                 opt.step()
             opt.zero_grad(set_to_none=True)
-            del loss
             torch.cuda.synchronize()
             if i >= WARM:
                 times.append(time.perf_counter() - t0)
@@ -185,14 +230,17 @@ def main():
     f.flush()
     held = (None, None)
     model = cfg = None
-    probe_oom = False
-    for n, (name, prec, rc, attn, seq, mb, lora) in enumerate(configs()):
+    probe_oom = set()  # the probes (model, recipe, seq) that ran out
+    grid = sys.argv[sys.argv.index("--set") + 1] \
+        if "--set" in sys.argv else "calibrate"
+    for n, (name, prec, rc, attn, seq, mb, lora, accum) in \
+            enumerate(configs(grid)):
         if time.time() - start > deadline:
             print(f"deadline: stopped before row {n}", flush=True)
             break
         probe = lora < 0
         lora = max(lora, 0)
-        if probe and probe_oom:
+        if probe and (name, prec, seq) in probe_oom:
             continue
         key = (name, "bf16" if prec == "bf16" else "fp32", attn, lora)
         try:
@@ -202,18 +250,19 @@ def main():
                 model, cfg = build(name, prec, attn, lora)
                 held = (key, None)
             free_all()
-            times, oom, opt = one(model, cfg, prec, rc, seq, mb)
+            times, oom, opt = one(model, cfg, prec, rc, seq, mb, accum)
             total = torch.cuda.mem_get_info()
             used = total[1] - total[0]
             reserved = torch.cuda.memory_reserved()
             stats = torch.cuda.memory_stats()
             row = {
                 "run": f"{name}/{prec}/{rc}/{attn}/s{seq}/b{mb}"
-                       + (f"/lora{lora}" if lora else ""),
+                       + (f"/lora{lora}" if lora else "")
+                       + (f"/a{accum}" if accum > 1 else ""),
                 "model_config": f"tests/data/hf/{name}.json",
                 "precision": prec, "recompute": rc,
                 "attention": "flash" if attn == "sdpa" else "eager",
-                "seq": seq, "micro_batch": mb,
+                "seq": seq, "micro_batch": mb, "accum": accum,
                 "dropout": getattr(cfg, "resid_pdrop", 0.0) or 0.0,
                 "lora_rank": lora, "gpu_name": props.name,
                 "gpu_total_bytes": props.total_memory,
@@ -238,7 +287,7 @@ def main():
             del opt
             model.zero_grad(set_to_none=True)
             if probe and oom:
-                probe_oom = True
+                probe_oom.add((name, prec, seq))
             w.writerow(row)
             f.flush()
             print(row["run"], "oom" if oom else
