@@ -32,6 +32,7 @@ install(PROGRAMS
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_nemo.sh
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_bert.sh
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_korthikanti.sh
+        ${CMAKE_SOURCE_DIR}/scripts/accuracy_gpu.sh
         ${CMAKE_SOURCE_DIR}/scripts/calibrate_llmfoundry.sh
         DESTINATION ${tplan_share}/scripts)
 # what they source
@@ -49,4 +50,7 @@ install(FILES
         ${CMAKE_SOURCE_DIR}/tests/data/deepspeed_fsdp_2024.tsv
         DESTINATION ${tplan_share}/tests/data)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data/hf
+        DESTINATION ${tplan_share}/tests/data)
+# GPU measurements (scripts/accuracy_gpu.sh) and the script that made them
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data/gpu
         DESTINATION ${tplan_share}/tests/data)

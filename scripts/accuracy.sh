@@ -24,6 +24,12 @@
 #                DeepSpeed ZeRO-3 and FSDP on one 7B model and 4 A100s,
 #                without a framework and under the stack that ran each
 #                (deepspeed-2025, fsdp; held out)
+#   gpu-*        tests/data/gpu/h200_torch.csv: HF training steps measured
+#                on one H200 (scripts/accuracy_gpu.sh, --framework hf): the
+#                peak (mem), allocated peak (alloc) and step time (step);
+#                the hf/fsdp memory terms were set from these runs
+#   gpu-*-ho     tests/data/gpu/h200_validate.csv: the same, held out
+#                (tplan's figures recorded before they ran)
 #   params       tests/data/hf/totals.tsv: parameter counts of Hugging Face
 #                configs against the checkpoints' published totals
 #   active       tests/data/hf/active.tsv: MoE active parameters against the
@@ -111,6 +117,13 @@ while IFS=$'\t' read -r run model gpu gpus zero prec mb seq rc stack meas; do
     done
 done >>"$rows"
 
+# --- measured GPU steps (tests/data/gpu) ------------------------------------
+# h200_torch: the runs the hf/fsdp memory terms were set from; h200_validate:
+# held out (tplan's figures recorded before they ran)
+scripts/accuracy_gpu.sh --rows tests/data/gpu/h200_torch.csv -- "${extra[@]}" >>"$rows"
+scripts/accuracy_gpu.sh --rows tests/data/gpu/h200_validate.csv -- "${extra[@]}" |
+    awk -F'\t' -v OFS='\t' '{ $1 = $1 "-ho"; print }' >>"$rows"
+
 # --- parameter counts -----------------------------------------------------
 while IFS=$'\t' read -r cfg total _; do
     case $cfg in \#* | "") continue ;; esac
@@ -133,7 +146,7 @@ printf 'deepseek-v3\tpre-training GPU-hours\t2664000\t%s\n' "$pred" >>"$rows"
 printf '%-16s %5s %9s %9s %9s %9s %7s  %s\n' source rows median p90 worst "mean+-" "in band" "worst row"
 for src in activations llm-foundry megatron megatron+fw korthikanti korthikanti+fw table2-zero3 table2-zero3+fw \
     table2-ptdp table2-ptdp+fw nemo-h100 nemo-h100+fw bert-v100-fp32 bert-v100-fp16 \
-    zero3-2024 zero3-2024+fw \
+    zero3-2024 zero3-2024+fw gpu-mem gpu-alloc gpu-step gpu-mem-ho gpu-alloc-ho gpu-step-ho \
     params active deepseek-v3; do
     awk -F'\t' -v src="$src" '
     $1 == src { e = ($4 - $3) / $3; n++; a[n] = e < 0 ? -e : e; id[n] = $2; sum += e
@@ -153,3 +166,6 @@ for f in foundry foundry_fw; do
     { n++; if ($4 == "true") fit++; if ($5 > 1) over++ }
     END { printf "llm-foundry memory%s: every row ran; tplan fits %d of %d inside its 10%% reserve, %d over capacity\n", fw, fit, n, over }' "$tmp/$f"
 done
+# the fit verdicts at the edge of the measured GPU's memory
+echo "measured GPU runs at the edge of memory (scripts/accuracy_gpu.sh):"
+scripts/accuracy_gpu.sh -- "${extra[@]}" | grep -E ' (ran|OOM) +predicted' | sort -u
