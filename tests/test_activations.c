@@ -395,6 +395,42 @@ static void test_bert_head_and_embedding(void **state)
                 0.5);
 }
 
+/* HF's per-head q and k norms (Qwen3): the fp32 input, x*rstd back in the
+ * input's dtype (weight * x.to(input_dtype)) and one fp32 rstd per head of
+ * q. Under autocast q and k leave their projections in 16 bits, so x*rstd
+ * is 2 bytes there, where a block norm on the fp32 residual keeps 4
+ * (measured on an H200: tests/data/gpu/h200_validate.csv, Qwen3-0.6B). */
+static void test_qk_norm_dtypes(void **state)
+{
+    static const struct {
+        tplan_act_class cls;
+        double in, xr;
+    } want[] = {
+        {TPLAN_ACT_FP32, 4, 4},
+        {TPLAN_ACT_AMP, 4, 2},
+        {TPLAN_ACT_PURE16, 4, 2},
+    };
+    double s = 1024, qd = 32 * 128, kvd = 8 * 128, a = 32;
+
+    (void)state;
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++) {
+        tplan_model m;
+        tplan_act_ctx ctx = {.profile = TPLAN_PROFILE_TORCH,
+                             .cls = want[i].cls,
+                             .attention = TPLAN_ATTN_FLASH,
+                             .tp = 1};
+        tplan_act_bytes plain, normed;
+
+        tplan_model_preset("llama3-8b", &m, NULL);
+        tplan_act_per_sample(&m, &ctx, (int64_t)s, &plain);
+        m.qk_norm = true;
+        tplan_act_per_sample(&m, &ctx, (int64_t)s, &normed);
+        assert_near(normed.layer - plain.layer,
+                    s * ((qd + kvd) * (want[i].in + want[i].xr) + 4 * a),
+                    0.5);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -407,6 +443,7 @@ int main(void)
         cmocka_unit_test(test_flash_has_no_s2),
         cmocka_unit_test(test_llama_eager_autocast),
         cmocka_unit_test(test_bert_head_and_embedding),
+        cmocka_unit_test(test_qk_norm_dtypes),
         cmocka_unit_test(test_gemma2_head_dim_and_post_norms),
     };
 

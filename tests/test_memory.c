@@ -2,6 +2,7 @@
  * micro-batches, overheads, the largest micro-batch and fit advice. */
 #include "tplan_test.h"
 
+#include "engine_int.h"
 #include "memory.h"
 #include "plan.h"
 
@@ -1141,6 +1142,86 @@ static void test_advice_names_the_fix(void **state)
     assert_non_null(strstr(p.warnings[1], ", accum="));
 }
 
+/* The parts less what is not live at the peak sum to the total. */
+static void assert_parts_sum(const tplan_memory *m)
+{
+    assert_int_equal(m->weights_bytes + m->grads_bytes + m->optimizer_bytes +
+                         m->activations_bytes + m->overhead_bytes -
+                         m->off_peak_bytes,
+                     m->total_bytes);
+}
+
+/* zero_grad(set_to_none=True) with one micro-batch per step (measured on
+ * an H200, tests/data/gpu/h200_torch.csv): the forward's peak holds no
+ * gradient; the step's holds them all and a tied embedding's second
+ * gradient (GPT-2 is tied; amp keeps fp32 gradients). Accumulation keeps
+ * them live through the forwards, as before. */
+static void test_set_to_none(void **state)
+{
+    tplan_config c;
+    tplan_plan off, on, q;
+    double tie;
+
+    (void)state;
+    config_for(&c, "gpt2", "h100-sxm");
+    c.precision = TPLAN_PREC_AMP_BF16;
+    c.optim_temp = 0.0;
+    c.seq = 1024;
+    c.micro_batch = 16;
+    eval_ok(&c, &off);
+    c.set_to_none = true;
+    eval_ok(&c, &on);
+    /* the forward's peak: everything but the gradients */
+    assert_true(on.mem.activations_bytes > on.mem.grads_bytes);
+    assert_int_equal(on.mem.grads_bytes, off.mem.grads_bytes);
+    assert_int_equal(on.mem.off_peak_bytes, on.mem.grads_bytes);
+    assert_int_equal(on.mem.total_bytes,
+                     off.mem.total_bytes - off.mem.grads_bytes);
+    assert_int_equal(off.mem.off_peak_bytes, 0);
+    assert_parts_sum(&on.mem);
+    assert_parts_sum(&off.mem);
+    /* the step's peak, with tiny activations: the gradients and the
+     * embedding's second gradient, no autocast copies or activations */
+    c.seq = 16;
+    c.micro_batch = 1;
+    eval_ok(&c, &on);
+    tie = 50257.0 * 768.0 * 4.0;
+    assert_near((double)on.mem.transient_bytes, tie, 1.0);
+    assert_int_equal(on.mem.off_peak_bytes,
+                     on.mem.work_copy_bytes + on.mem.activations_bytes);
+    assert_int_equal(on.mem.total_bytes,
+                     on.mem.weights_bytes - on.mem.work_copy_bytes +
+                         on.mem.grads_bytes + on.mem.optimizer_bytes +
+                         on.mem.context_bytes + llround(tie));
+    assert_parts_sum(&on.mem);
+    /* accumulation keeps the gradients: as without set_to_none */
+    c.seq = 1024;
+    c.micro_batch = 16;
+    c.accum = 2;
+    eval_ok(&c, &on);
+    c.set_to_none = false;
+    eval_ok(&c, &q);
+    assert_int_equal(on.mem.total_bytes, q.mem.total_bytes);
+    assert_int_equal(on.mem.off_peak_bytes, 0);
+    /* the memory of a batch change is reused only where it cannot move */
+    c.set_to_none = true;
+    assert_false(tplan_memory_same_accum(&c, 1, 2));
+    assert_true(tplan_memory_same_accum(&c, 2, 3));
+    c.set_to_none = false;
+    assert_true(tplan_memory_same_accum(&c, 1, 2));
+    /* the largest micro-batch is tight: it fits and one more does not */
+    c.set_to_none = true;
+    c.accum = 1;
+    c.micro_batch = 0;
+    eval_ok(&c, &on);
+    assert_true(on.mem.fits && on.max_micro_batch > 1);
+    c.micro_batch = on.max_micro_batch + 1;
+    eval_ok(&c, &q);
+    assert_false(q.mem.fits);
+    assert_true(on.mem.total_bytes <= on.mem.usable_bytes &&
+                q.mem.total_bytes > q.mem.usable_bytes);
+}
+
 static void test_config_errors(void **state)
 {
     static const struct {
@@ -1207,6 +1288,7 @@ int main(void)
         cmocka_unit_test(test_optimizer_step_temporaries),
         cmocka_unit_test(test_gather_sets),
         cmocka_unit_test(test_fused_norm),
+        cmocka_unit_test(test_set_to_none),
         cmocka_unit_test(test_config_errors),
     };
 

@@ -869,6 +869,7 @@ static void test_staged_batch(void **state)
     static const double gpus[] = {32, 64}, tp[] = {1, 2}, sp[] = {0, 1},
                         pp[] = {1, 2, 4, 8}, vpp[] = {1, 2, 4},
                         mb[] = {0, 1, 2, 4}, rec[] = {0, 2}, zero[] = {0, 1},
+                        stn[] = {0, 1},
                         gb[] = {32, 64, 96, 128, 256, 384, 1024, 4096},
                         gbt[] = {1e5, 2.6e5, 5.2e5, 1e6, 4.2e6, 1.6e7};
 
@@ -887,6 +888,8 @@ static void test_staged_batch(void **state)
         add_axis(s, "micro_batch", 4, mb);
         add_axis(s, "recompute", 2, rec);
         add_axis(s, "zero", 2, zero);
+        /* set_to_none: the memory moves when accum crosses 1 */
+        add_axis(s, "set_to_none", 2, stn);
         if (tokens)
             add_axis(s, "global_batch_tokens", 6, gbt);
         else
