@@ -459,6 +459,21 @@ static int read_shape(const reader *r, const hf_type *t, tplan_model *m)
                         "go on every linear or on none)");
         m->bias = attn_bias;
     }
+    /* transformers' ACT2FN["gelu_new"] is NewGELUActivation, a Python
+     * formula that saves more than the fused kernel (activations.c); GPT-2
+     * names it activation_function (default "gelu_new"), the others
+     * hidden_act ("gelu", "gelu_pytorch_tanh": fused kernels) */
+    if (m->mlp == TPLAN_MLP_GELU) {
+        json_t *a = json_object_get(r->obj, "activation_function");
+        const char *v;
+
+        if (!a)
+            a = json_object_get(r->obj, "hidden_act");
+        v = json_is_string(a) ? json_string_value(a)
+            : strcmp(t->type, "gpt2") == 0 ? "gelu_new"
+                                           : "";
+        m->gelu_python = strcmp(v, "gelu_new") == 0;
+    }
     if (t->arch == TPLAN_ARCH_ENCODER) {
         if ((rc = get_int(r, "type_vocab_size", 2, 1000000, &type_vocab)))
             return rc;

@@ -53,7 +53,8 @@ enum {
     F_MLA = 1 << 21,      /* latent attention only (DeepSeek-V2/V3) */
     F_SOFTCAP = 1 << 22,  /* tanh soft-capping only (Gemma 2) */
     F_EAGERNORM = 1 << 23, /* HF's eager RMSNorm (x.float(), x * rstd) */
-    F_FUSEDNORM = 1 << 24  /* a fused RMSNorm kernel: input and rstd */
+    F_FUSEDNORM = 1 << 24, /* a fused RMSNorm kernel: input and rstd */
+    F_GELUPY = 1 << 25     /* transformers' gelu_new (a Python formula) */
 };
 
 /* Dtype rules: what decides a tensor's width. */
@@ -76,6 +77,7 @@ enum rule {
     R_LOGITS,  /* logits a fused loss saves for its backward */
     R_LOGSOFT, /* the loss's log-softmax output */
     R_LOGIT32, /* an fp32 gradient at the log-softmax's backward (the peak) */
+    R_GELUPY,  /* what a Python tanh GELU saves beyond the fused kernel */
     R_COUNT
 };
 
@@ -222,6 +224,20 @@ static const act_row torch_layer[] = {
     {"q-norm rstd", ASB, 1, R_F32, F_TP | F_QKNORM},
     {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU | F_MLP},
     {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU | F_MLP},
+    /* transformers' NewGELUActivation (gelu_new: GPT-2, GPT-J, Phi-1/2),
+     * 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))): pow
+     * saves its input, tanh its output, the last product both factors.
+     * Beyond the fused kernel's input: tanh, 1 + tanh and 0.5x in the
+     * activation dtype (6 bytes per element at 16 bits, 12 at fp32);
+     * under CUDA autocast pow is on the fp32 list, so pow saves an fp32
+     * copy of x instead of x and tanh and 1 + tanh are fp32: 4 + 4 + 4 +
+     * 2 - 2 = 12. Measured: 12.0 bytes per element on CPU fp32 and 6.0
+     * under CPU autocast (tests/data/torch_cpu_gpt2.csv, hf_gelu_new
+     * rows); on an H200, HF GPT-2's allocated peak 48h bytes per token
+     * and layer above the fused count in fp32 and amp-bf16, 24h in bf16
+     * (f = 4h; tests/data/gpu/h200_torch.csv) */
+    {"Python GELU: tanh, 1 + tanh, 0.5x", SBF, 1, R_GELUPY,
+     F_TP | F_GELU | F_MLP | F_GELUPY},
     {"gate out, silu out, up out", SBF, 3, R_ACT, F_TP | F_SWIGLU | F_MLP},
     {"silu*up (down input)", SBF, 1, R_LIN, F_TP | F_SWIGLU | F_MLP},
     {"mlp residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
@@ -310,6 +326,7 @@ static const rule_bytes torch_cpu_rules[R_COUNT] = {
     [R_LOGITS]  = {0, 0, 0, 0},
     [R_LOGSOFT] = {4, 4, 2, 2},
     [R_LOGIT32] = {0, 0, 0, 0},
+    [R_GELUPY]  = {12, 6, 6, 6},
 };
 
 /* CUDA: native_dropout saves 1-byte masks (the csv's "native" rows); the
@@ -347,6 +364,7 @@ static const rule_bytes torch_rules[R_COUNT] = {
     [R_LOGITS]  = {4, 2, 2, 2},
     [R_LOGSOFT] = {4, 4, 4, 4},
     [R_LOGIT32] = {4, 4, 4, 4},
+    [R_GELUPY]  = {12, 12, 6, 6},
 };
 /* clang-format on */
 
@@ -428,6 +446,8 @@ static bool row_present(const act_row *r, const tplan_model *m,
     if ((f & F_FUSED) && !ctx->fused_loss)
         return false;
     if ((f & F_POST) && tplan_model_block_norms(m) != 4)
+        return false;
+    if ((f & F_GELUPY) && !m->gelu_python)
         return false;
     if ((f & F_QKNORM) && !m->qk_norm)
         return false;
@@ -646,6 +666,7 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
     k.head_dim = tplan_model_head_dim(m);
     k.block_norms = tplan_model_block_norms(m);
     k.qk_norm = m->qk_norm;
+    k.gelu_python = m->gelu_python;
     k.ffn = m->ffn;
     k.vocab = m->vocab;
     k.mlp = (int)m->mlp;

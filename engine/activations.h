@@ -68,7 +68,7 @@ typedef struct tplan_act_key {
     int64_t seq, hidden, heads, kv_heads, ffn, vocab, head_dim, block_norms;
     int64_t experts, top_k, expert_ffn, shared_width;
     int64_t q_lora_rank, kv_lora_rank, qk_rope_dim, qk_nope_dim, v_head_dim;
-    int mlp, norm, pos, arch, qk_norm, softcap;
+    int mlp, norm, pos, arch, qk_norm, softcap, gelu_python;
 } tplan_act_key;
 
 typedef struct tplan_act_cache {

@@ -35,6 +35,8 @@ typedef struct tplan_model {
     bool bias;       /* linear layers carry biases */
     bool qkv_bias;   /* only q, k and v carry biases (Qwen2); bias implies */
     bool qk_norm;    /* RMSNorm over each head of q and of k (Qwen3, Gemma 3) */
+    bool gelu_python; /* the GELU is transformers' gelu_new, a Python formula
+                         (NewGELUActivation: saves more, docs/MODEL.md 3.4) */
     bool tied;       /* LM head shares the token embedding */
     bool batch_norm; /* normalises over the batch (ResNet): advice only */
     double dropout;  /* attention, residual and embedding dropout p */

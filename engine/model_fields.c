@@ -43,6 +43,8 @@ static const row rows[] = {
     COUNT(global_every, "global-every", 100000,
           "every n-th layer attends globally (0: none)"),
     FLAG(softcap, "softcap", "tanh soft-capping of scores and logits"),
+    FLAG(gelu_python, "gelu-python",
+         "the GELU is transformers' gelu_new, a Python formula (GPT-2's)"),
 };
 
 enum { ROW_COUNT = sizeof rows / sizeof rows[0] };

@@ -8,7 +8,8 @@
 # Sources:
 #   activations  tests/data/torch_cpu_gpt2.csv: saved tensors of one GPT-2
 #                layer measured on CPU PyTorch (the rows torch-cpu covers:
-#                CPU dropout, fused tanh GELU), bytes per micro-batch
+#                CPU dropout; the fused tanh GELU and transformers'
+#                gelu_new, --gelu-python), bytes per micro-batch
 #   llm-foundry  tests/data/throughput_llmfoundry_half.json: tokens/s of
 #                MosaicML's published MPT table (scripts/accuracy_llmfoundry.sh)
 #   megatron     Narayanan et al. 2021 Table 1: TFLOP/s per GPU
@@ -57,7 +58,9 @@ rows=$tmp/rows # source, id, reference, predicted[, band low, band high]
 # n_kv,ffn,layer_bytes,...
 tail -n +2 tests/data/torch_cpu_gpt2.csv |
 while IFS=, read -r _ prec h a s b v _ ckpt p impl gelu kv ffn layer _; do
-    [ "$impl" = torch ] && [ "$gelu" = tanh ] || continue
+    [ "$impl" = torch ] || continue
+    gp=()
+    case $gelu in tanh) ;; hf_gelu_new) gp=(--gelu-python) ;; *) continue ;; esac
     case $prec in
         fp32) pr=fp32 ;; bf16) pr=amp-bf16 ;; bf16_pure) pr=bf16 ;;
         *) echo "accuracy: activations: unknown precision $prec" >&2; exit 1 ;;
@@ -65,12 +68,12 @@ while IFS=, read -r _ prec h a s b v _ ckpt p impl gelu kv ffn layer _; do
     r=none; [ "$ckpt" != none ] && r=full
     pred=$("$tplan" calc --layers 1 --hidden "$h" --heads "$a" --kv-heads "$kv" \
         --ffn "$ffn" --vocab "$v" --seq "$s" --dropout "$p" --precision "$pr" \
-        --recompute "$r" --profile torch-cpu --attention eager --micro-batch "$b" \
+        --recompute "$r" --profile torch-cpu --attention eager --micro-batch "$b" "${gp[@]}" \
         --gpu h100-sxm "${extra[@]}" --json |
         jq -r --argjson b "$b" '.memory.activations_per_layer_sample_bytes * $b') ||
         { echo "accuracy: activations: tplan failed (h=$h s=$s)" >&2; exit 1; }
-    printf 'activations\t%s-%s-h%s-a%s-s%s-b%s-V%s-p%s\t%s\t%s\n' \
-        "$prec" "$ckpt" "$h" "$a" "$s" "$b" "$v" "$p" "$layer" "$pred"
+    printf 'activations\t%s-%s-h%s-a%s-s%s-b%s-V%s-p%s-%s\t%s\t%s\n' \
+        "$prec" "$ckpt" "$h" "$a" "$s" "$b" "$v" "$p" "$gelu" "$layer" "$pred"
 done >>"$rows"
 
 # --- throughput -----------------------------------------------------------

@@ -83,7 +83,7 @@ for f in "${files[@]}"; do
             name = k == "gpu-mem" ? "peak memory" : k == "gpu-alloc" ? "allocated peak" : "step time"
             printf "  %-15s %3d runs  median %5.1f%%  p90 %5.1f%%  worst %5.1f%%  mean %+5.1f%%  in band %s  worst: %s\n",
                 name, n, med * 100, s[q] * 100, a[w] * 100, sum / n * 100,
-                nb ? inb "/" nb : "-", substr(id[w], length(b) + 2)
+                nb ? (inb + 0) "/" nb : "-", substr(id[w], length(b) + 2)
         }' "$tmp"
     done
     # the verdicts where it matters, against the whole GPU (no reserve):
