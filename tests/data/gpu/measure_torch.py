@@ -25,7 +25,7 @@ A configuration that runs out of memory is recorded with oom=1.
 
 Usage (on a machine with a CUDA GPU, PyTorch and transformers):
   python3 tests/data/gpu/measure_torch.py OUT.csv [--deadline SECONDS]
-                                          [--set calibrate|validate]
+                                          [--set calibrate|validate|validate2]
 calibrate (the default) is the grid of h200_torch.csv, validate the
 held-out one of h200_validate.csv. (h200_torch.csv was written before the
 accum column and the validate set existed: its rows have accum 1.)
@@ -63,6 +63,8 @@ def configs(name):
     -1 for a probe row that stops its probe at the first OOM, accum)."""
     if name == "validate":
         return validate()
+    if name == "validate2":
+        return validate2()
     out = []
     # GPT-2 (124M, dropout 0.1 as its config.json): every recipe
     for prec in ("amp-bf16", "bf16", "fp32", "amp-fp16"):
@@ -122,6 +124,29 @@ def validate():
                                ("qwen3-0.6b", "amp-bf16", 6)):
         for mb in range(first, first + 4):
             out.append((model, prec, "none", "sdpa", 4096, mb, -1, 1))
+    return out
+
+
+def validate2():
+    """Held out too, for an 80 GB H100: GPT-2 medium (the Python GELU),
+    Pythia-160M (untied, parallel residual, partial rotary), accumulation
+    under autocast, and two largest-micro-batch probes from below tplan's
+    figure (h200_validate2_predicted.tsv, written before the run)."""
+    out = []
+    for prec in ("amp-bf16", "bf16"):
+        for mb in (4, 16):
+            for rc in ("none", "full"):
+                out.append(("gpt2-medium", prec, rc, "sdpa", 1024, mb, 0, 1))
+    for mb in (4, 16):
+        for rc in ("none", "full"):
+            out.append(("pythia-160m", "amp-bf16", rc, "sdpa", 2048, mb, 0, 1))
+    out.append(("qwen2.5-0.5b", "amp-bf16", "none", "sdpa", 2048, 8, 0, 2))
+    out.append(("llama3.2-1b", "bf16", "full", "sdpa", 4096, 4, 0, 1))
+    # tplan's largest at reserve 0 on an H100: 3 and 5
+    for model, prec, seq, first in (("llama3.2-1b", "amp-bf16", 4096, 2),
+                                    ("qwen2.5-0.5b", "bf16", 4096, 4)):
+        for mb in range(first, first + 4):
+            out.append((model, prec, "none", "sdpa", seq, mb, -1, 1))
     return out
 
 
