@@ -124,7 +124,7 @@ done >>"$rows"
 # h200_torch: the runs the hf/fsdp memory terms were set from; h200_validate:
 # held out (tplan's figures recorded before they ran)
 scripts/accuracy_gpu.sh --rows tests/data/gpu/h200_torch.csv -- "${extra[@]}" >>"$rows"
-scripts/accuracy_gpu.sh --rows tests/data/gpu/h200_validate.csv -- "${extra[@]}" |
+scripts/accuracy_gpu.sh --rows tests/data/gpu/h200_validate.csv tests/data/gpu/h100_validate2.csv -- "${extra[@]}" |
     awk -F'\t' -v OFS='\t' '{ $1 = $1 "-ho"; print }' >>"$rows"
 
 # --- parameter counts -----------------------------------------------------

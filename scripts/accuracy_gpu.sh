@@ -28,23 +28,31 @@ while [ $# -gt 0 ]; do
     esac
     shift
 done
-[ ${#files[@]} -gt 0 ] || files=(tests/data/gpu/h200_torch.csv tests/data/gpu/h200_validate.csv)
+[ ${#files[@]} -gt 0 ] || files=(tests/data/gpu/h200_torch.csv tests/data/gpu/h200_validate.csv
+    tests/data/gpu/h100_validate2.csv)
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 for f in "${files[@]}"; do
     [ -r "$f" ] || { echo "accuracy: cannot read $f" >&2; exit 1; }
     # the columns by name (h200_torch.csv predates the accum column)
+    # empty cells (an OOM run's measurements) become "-": read's tab
+    # splitting would merge them
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
-        { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+        { for (i = 1; i <= NF; i++) if ($i == "") $i = "-" }
+        { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
             $c["run"], $c["model_config"], $c["precision"], $c["recompute"],
             $c["attention"], $c["seq"], $c["micro_batch"],
             ("accum" in c) ? $c["accum"] : 1, $c["dropout"], $c["lora_rank"],
             $c["oom"], $c["measured_step_time_s"], $c["measured_peak_bytes"],
-            $c["alloc_peak_bytes"] }' "$f" |
-    while IFS=$'\t' read -r run cfg prec rc attn seq mb accum drop lora oom step peak alloc; do
+            $c["alloc_peak_bytes"], $c["gpu_name"] }' "$f" |
+    while IFS=$'\t' read -r run cfg prec rc attn seq mb accum drop lora oom step peak alloc name; do
+        case $name in
+            *H200*) gpu=h200 ;; *H100*) gpu=h100-sxm ;;
+            *) echo "accuracy: $f: $run: GPU '$name' not mapped to the catalog" >&2; exit 1 ;;
+        esac
         lo=(); [ "$lora" != 0 ] && lo=(--lora-rank "$lora" --base-precision bf16)
-        out=$("$tplan" calc --model-config "$cfg" --gpu h200 --framework hf \
+        out=$("$tplan" calc --model-config "$cfg" --gpu "$gpu" --framework hf \
             --precision "$prec" --recompute "$rc" --attention "$attn" --seq "$seq" \
             --micro-batch "$mb" --accum "$accum" --dropout "$drop" "${lo[@]}" \
             "${extra[@]}" --json) || { echo "accuracy: $f: $run: tplan failed" >&2; exit 1; }
