@@ -530,6 +530,17 @@ int cmd_calibrate(int argc, char **argv)
 
         tplan_fmt_field(a, sizeof a, res.t[i].field, res.t[i].start);
         printf("  %-13s %s -> %.4g\n", name, a, res.x[i]);
+        /* a term pinned to its range fits nothing: the runs want what it
+         * cannot give (the GPU runs' short, host-bound steps drive
+         * eff_scale to its top, docs/MODEL.md section 4.7) */
+        fflush(stdout);
+        if (res.t[i].start != res.x[i] &&
+            (res.x[i] <= res.t[i].lo || res.x[i] >= res.t[i].hi))
+            fprintf(stderr,
+                    "tplan: warning: calibrate: %s ends at its bound %.4g: "
+                    "these runs differ from the model in a way this term "
+                    "does not describe; read the left-out errors\n",
+                    name, res.x[i]);
         if ((rc = set_value(&f, name, res.x[i])))
             goto done;
     }

@@ -59,6 +59,14 @@ print("ok")
 LUA
 [ "$("$tplan" run lua_prof.lua 2>&1)" = ok ] && ok || bad "Lua loads the calibrated profile: $("$tplan" run lua_prof.lua 2>&1)"
 
+# no bound warning where the fit lands inside the ranges; runs 200 times
+# slower than any efficiency explains (eff_scale stops at 0.01) pin it to
+# its bound: warned
+grep -q "ends at its bound" cal.err && bad "a fit inside its ranges warns: $(cat cal.err)" || ok
+awk -F, -v OFS=, 'NR > 1 { $11 = $11 * 200 } { print }' m.csv >slow.csv
+if "$tplan" calibrate slow.csv --name slow -o slow_prof.csv >slow.out 2>slow.err; then ok; else bad "calibrate slow.csv: $(cat slow.err)"; fi
+grep -q "^tplan: warning: calibrate: eff_scale ends at its bound" slow.err && ok || bad "a term at its bound is warned about: $(cat slow.err)"
+
 # calibrating from a base keeps the base's other values
 "$tplan" calibrate m.csv --framework megatron --name mega2 -o prof.csv >/dev/null 2>cal.err && ok || bad "calibrate --framework: $(cat cal.err)"
 jq_is "a base framework's values stay in the profile" '.fields.profile == "megatron" and .fields.framework == "mega2"' calc "${B[@]}" --gpus 8 --micro-batch 1 --framework-file prof.csv --framework mega2
