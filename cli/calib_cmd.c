@@ -532,9 +532,10 @@ int cmd_calibrate(int argc, char **argv)
         printf("  %-13s %s -> %.4g\n", name, a, res.x[i]);
         /* a term pinned to its range fits nothing: the runs want what it
          * cannot give (the GPU runs' short, host-bound steps drive
-         * eff_scale to its top, docs/MODEL.md section 4.7) */
+         * eff_scale to its top, docs/MODEL.md section 4.7); at 0 a term
+         * is switched off (eff_tok0, alloc_frac), a fit like any other */
         fflush(stdout);
-        if (res.t[i].start != res.x[i] &&
+        if (res.t[i].start != res.x[i] && res.x[i] != 0.0 &&
             (res.x[i] <= res.t[i].lo || res.x[i] >= res.t[i].hi))
             fprintf(stderr,
                     "tplan: warning: calibrate: %s ends at its bound %.4g: "
