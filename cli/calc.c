@@ -715,11 +715,10 @@ static void print_table(const tplan_plan *p)
     row("overhead", m->overhead_bytes, note);
     if (m->off_peak_bytes > 0)
         row("not at peak", -m->off_peak_bytes,
-            m->off_peak_bytes == m->grads_bytes
-                ? "gradients, freed after each step (set_to_none): none "
-                  "during the forward"
-                : "activations and autocast copies, freed before the "
-                  "optimizer step");
+            m->peak_at_step ? "activations and autocast copies, freed "
+                              "before the optimizer step"
+                            : "gradients, freed after each step "
+                              "(set_to_none): none during the forward");
     row("total", m->total_bytes, "");
     printf("  total band    %.2f to %.2f GiB (-%.1f%% to +%.1f%%)\n",
            gib(m->total_bytes_lo), gib(m->total_bytes_hi),

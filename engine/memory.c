@@ -783,6 +783,7 @@ static void phases(const stage_mem *s, int64_t b, tplan_memory *out)
 {
     double act = s->per_sample * (double)b;
 
+    out->peak_at_step = forward_phase(s, (double)b) < step_phase(s);
     if (!s->grads_at_step) {
         out->transient_bytes = llround(tp_fmax(s->step_temp - act, 0.0));
         out->off_peak_bytes = 0;
@@ -804,15 +805,18 @@ static int64_t stage_max_batch(const stage_mem *s, double usable)
 
     if (room < 0.0 || room < s->alloc_k * step_phase(s))
         return 0;
-    if (s->per_sample <= 0.0)
-        return MAX_MICRO_BATCH;
     if (s->grads_at_step) {
         /* the autocast copies share the forward's phase */
         room = room / s->alloc_k - s->work_fwd;
-        return room < 0.0 ? 0
-                          : (int64_t)tp_fmin(tp_floor(room / s->per_sample),
-                                             MAX_MICRO_BATCH);
+        if (room < 0.0)
+            return 0;
+        if (s->per_sample <= 0.0)
+            return MAX_MICRO_BATCH;
+        return (int64_t)tp_fmin(tp_floor(room / s->per_sample),
+                                MAX_MICRO_BATCH);
     }
+    if (s->per_sample <= 0.0)
+        return MAX_MICRO_BATCH;
     return (int64_t)tp_fmin(tp_floor(room / (s->alloc_k * s->per_sample)),
                             MAX_MICRO_BATCH);
 }
@@ -859,6 +863,13 @@ static void fill(const tplan_config *c, const stage_mem *s,
         llround(outside_alloc(s) +
                 s->alloc_k * (states_alloc(s) - spill -
                               (s->grads_at_step ? s->work : 0.0)));
+    out->forward_states_bytes =
+        llround(outside_alloc(s) +
+                s->alloc_k * (fixed_alloc(s) - spill +
+                              (s->grads_at_step ? s->work_fwd : 0.0)));
+    out->step_states_bytes = llround(
+        outside_alloc(s) + s->alloc_k * (fixed_alloc(s) - spill + step_phase(s)));
+    out->tie_temp_bytes = llround(s->tie_temp);
     out->communicators = s->comms;
     out->bucket_bytes = llround(s->bucket);
     out->step_temp_bytes = llround(s->step_temp);

@@ -94,9 +94,18 @@ typedef struct tplan_memory {
     int64_t off_peak_bytes;  /* of the parts above, not live at the peak
                                 (set_to_none: the gradients, or the
                                 activations and autocast copies) */
-    int64_t states_bytes;    /* what holds at any micro-batch and phase: the
-                                context, NCCL and the allocated states with
-                                the allocator's share (fit diagnosis) */
+    int64_t states_bytes;    /* the context, NCCL and the allocated states
+                                (the gradients included, under set_to_none
+                                not the autocast copies) with the
+                                allocator's share: what any plan must hold
+                                at the optimizer step (fit diagnosis) */
+    /* not in the field table: the fit diagnosis and calc's text */
+    int64_t forward_states_bytes; /* what the forward's peak holds besides
+                                     the activations */
+    int64_t step_states_bytes;    /* what the optimizer step's peak holds */
+    int64_t tie_temp_bytes;       /* of it: a tied embedding's second
+                                     gradient (set_to_none) */
+    bool peak_at_step;            /* the step's phase is the peak */
 } tplan_memory;
 
 /* Evaluate a validated config. micro_batch 0 means "the largest that

@@ -110,6 +110,20 @@ static void smaller_micro_batch(const tplan_config *c, const tplan_plan *p,
 
     if (c->micro_batch <= 0 || mb <= 0 || c->micro_batch <= mb)
         return;
+    /* under set_to_none the plan's largest was found at one micro-batch
+     * per step, where the gradients are freed; with more they are live:
+     * start from the largest at two */
+    if (c->set_to_none && c->accum <= 1 && c->pp == 1) {
+        tplan_config t = *c;
+        tplan_memory m;
+
+        t.micro_batch = 0;
+        t.accum = 2;
+        tplan_memory_eval(&t, &m);
+        mb = m.max_micro_batch < mb ? m.max_micro_batch : mb;
+        if (mb <= 0)
+            return;
+    }
     snprintf(why, sizeof why,
              "the largest micro-batch that fits, with more accumulation "
              "for about the same global batch (%lld samples)",
@@ -379,8 +393,14 @@ static void diagnose(const tplan_config *c, tplan_plan *p)
     const tplan_memory *m = &p->mem;
     /* memory.c's own split, so the diagnosis and the largest micro-batch
      * agree; the step's temporaries carry the allocator's share too */
-    double states = (double)m->states_bytes;
-    double step = (1.0 + c->alloc_frac) * (double)m->step_temp_bytes;
+    /* under set_to_none the forward holds the autocast copies where the
+     * step holds the gradients: the states are the larger */
+    double states = (double)(m->forward_states_bytes > m->states_bytes
+                                 ? m->forward_states_bytes
+                                 : m->states_bytes);
+    /* the step's phase over the states: its temporaries or, under
+     * set_to_none, a tied embedding's second gradient */
+    double step = (double)(m->step_states_bytes - m->states_bytes);
 
     if (!m->host_fits)
         tplan_plan_warn(p,
@@ -396,20 +416,34 @@ static void diagnose(const tplan_config *c, tplan_plan *p)
                         states / GIB, (double)m->usable_bytes / GIB,
                         (double)m->capacity_bytes / GIB,
                         c->reserve_fraction * 100.0);
-    else if (states + step > (double)m->usable_bytes)
+    else if ((double)m->step_states_bytes > (double)m->usable_bytes &&
+             m->tie_temp_bytes > m->step_temp_bytes)
+        tplan_plan_warn(p,
+                        "does not fit: a tied embedding's second gradient "
+                        "needs %.1f GiB at the backward's end but %.1f GiB "
+                        "is left after model states",
+                        step / GIB,
+                        ((double)m->usable_bytes - (double)m->states_bytes) /
+                            GIB);
+    else if ((double)m->step_states_bytes > (double)m->usable_bytes)
         tplan_plan_warn(p,
                         "does not fit: the optimizer step's temporaries "
                         "need %.1f GiB but %.1f GiB is left after model "
                         "states (optim_temp %g: a fused optimizer has none)",
-                        step / GIB, ((double)m->usable_bytes - states) / GIB,
+                        step / GIB,
+                        ((double)m->usable_bytes - (double)m->states_bytes) /
+                            GIB,
                         c->optim_temp);
     else
         tplan_plan_warn(p,
                         "does not fit: activations for micro-batch %lld need "
                         "%.1f GiB but %.1f GiB is left after model states",
                         (long long)m->micro_batch,
-                        (double)m->activations_bytes / GIB,
-                        ((double)m->usable_bytes - states) / GIB);
+                        (double)(m->total_bytes - m->forward_states_bytes) /
+                            GIB,
+                        ((double)m->usable_bytes -
+                         (double)m->forward_states_bytes) /
+                            GIB);
 }
 
 void tplan_plan_fit_advice(const tplan_config *c, tplan_plan *p, bool search)

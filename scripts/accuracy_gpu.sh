@@ -48,7 +48,8 @@ for f in "${files[@]}"; do
             $c["alloc_peak_bytes"], $c["gpu_name"] }' "$f" |
     while IFS=$'\t' read -r run cfg prec rc attn seq mb accum drop lora oom step peak alloc name; do
         case $name in
-            *H200*) gpu=h200 ;; *H100*) gpu=h100-sxm ;;
+            *GH200*) gpu=gh200 ;; *H200*) gpu=h200 ;; *H100*NVL*) gpu=h100-nvl ;;
+            *H100*PCIe*) gpu=h100-pcie ;; *H100*) gpu=h100-sxm ;;
             *) echo "accuracy: $f: $run: GPU '$name' not mapped to the catalog" >&2; exit 1 ;;
         esac
         lo=(); [ "$lora" != 0 ] && lo=(--lora-rank "$lora" --base-precision bf16)
@@ -84,6 +85,7 @@ for f in "${files[@]}"; do
             e = ($4 - $3) / $3; n++; a[n] = e < 0 ? -e : e; id[n] = $2; sum += e
             if ($5 != "") { nb++; if ($3 >= $5 && $3 <= $6) inb++ } }
         END {
+            if (n == 0) exit
             w = 1; for (i = 1; i <= n; i++) { s[i] = a[i]; if (a[i] > a[w]) w = i }
             for (i = 2; i <= n; i++) { v = s[i]; j = i - 1; while (j > 0 && s[j] > v) { s[j+1] = s[j]; j-- } s[j+1] = v }
             med = (n % 2) ? s[(n+1)/2] : (s[n/2] + s[n/2+1]) / 2

@@ -367,6 +367,13 @@ jq_is "pre-training keeps the 20 tokens per parameter default" '.run.default_bud
 # advice names only what changes: never flash when flash is on, never the
 # ZeRO stage or GPU count already given (issue 15 item 6)
 jq_is "advice stacks only changes" '[.warnings[] | select(startswith("would fit with"))] | length > 0 and all(test("attention=flash") | not) and any(startswith("would fit with recompute=full, zero=3, gpus=16:"))' calc --model llama2-13b --gpu rtx4090 --micro-batch 1
+# set_to_none: the largest micro-batch at accum 1 frees the gradients, the
+# advice's accumulation keeps them: it offers the largest at accum 2
+L1=(--model-config "$dir/data/hf/llama3.2-1b.json" --framework hf --precision amp-bf16)
+jq_is "set_to_none: a smaller micro-batch with accumulation is offered" 'any(.warnings[]; startswith("would fit with micro_batch=49, accum=5:"))' calc "${L1[@]}" --seq 256 --micro-batch 200
+jq_is "set_to_none: a tied embedding's second gradient is named" '.warnings[0] | startswith("does not fit: a tied embedding'"'"'s second gradient needs")' calc "${L1[@]}" --seq 256 --micro-batch 1 --recompute full --reserve 0.72
+"$tplan" calc "${L1[@]}" --recompute full --seq 4096 --micro-batch 4 >"$tmp/np.txt" 2>&1
+grep -q "not at peak .*gradients, freed after each step" "$tmp/np.txt" && ok || bad "the forward's peak under full recomputation names the gradients: $(grep 'not at peak' "$tmp/np.txt")"
 jq_is "advice stacks the fewest changes, zero=3 not repeated" 'any(.warnings[]; startswith("would fit with recompute=full, gpus=16:")) and all(.warnings[]; test("zero=3") | not)' calc --model llama2-13b --gpu rtx4090 --micro-batch 1 --attention eager --zero 3
 jq_is "advice with eager attention names flash" 'any(.warnings[]; startswith("would fit with attention=flash:"))' calc --model llama2-7b --gpu a100-80g --gpus 8 --zero 3 --attention eager --micro-batch 2
 jq_is "advice at ZeRO-3 names only the GPUs" 'any(.warnings[]; startswith("would fit with gpus=4:")) and all(.warnings[]; test("zero=3") | not)' calc --model llama2-7b --gpu a100-80g --zero 3

@@ -1222,6 +1222,21 @@ static void test_set_to_none(void **state)
     assert_false(q.mem.fits);
     assert_true(on.mem.total_bytes <= on.mem.usable_bytes &&
                 q.mem.total_bytes > q.mem.usable_bytes);
+    /* a generic model with no activation bytes: its autocast copies alone
+     * can be what does not fit (ZeRO-2 leaves the step's phase small) */
+    config_for(&c, "resnet50", "h100-sxm");
+    c.seq = 1;
+    c.model.generic_params = 12000000000;
+    c.model.generic_act_bytes_fp32 = 0;
+    c.precision = TPLAN_PREC_AMP_BF16;
+    c.zero = 2;
+    c.gpus = 8;
+    c.micro_batch = 0;
+    c.set_to_none = true;
+    eval_ok(&c, &q);
+    assert_true(q.mem.total_bytes > q.mem.usable_bytes);
+    assert_false(q.mem.fits);
+    assert_int_equal(q.max_micro_batch, 0);
 }
 
 static void test_config_errors(void **state)
