@@ -52,10 +52,11 @@ typedef struct builtin {
  * of 97 runs on an H200 with torch 2.11 and CUDA 13.0, the device memory
  * outside the caching allocator is 767-783 MiB, median 777
  * (tests/data/gpu/h200_torch.csv, nonalloc_bytes; 685 MiB after the
- * first matmul). PyTorch's two cuBLAS workspaces come from the caching
- * allocator and are added by GPU family (blas_ws, hardware.c and
- * memory.c: 2 x 32 MiB on Hopper, 841 in all there), NCCL apart
- * (nccl_mib). */
+ * first matmul; 767-773 MiB on the held-out runs, on the H200 and on an
+ * H100, h200_validate.csv and h100_validate2.csv). PyTorch's two cuBLAS
+ * workspaces come from the caching allocator and are added by GPU family
+ * (blas_ws, hardware.c and memory.c: 2 x 32 MiB on Hopper, 841 in all
+ * there), NCCL apart (nccl_mib). */
 #define CONTEXT_MIB "777"
 
 /* PyTorch's caching allocator with its default settings (hf), measured on
