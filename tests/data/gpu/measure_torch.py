@@ -25,7 +25,8 @@ A configuration that runs out of memory is recorded with oom=1.
 
 Usage (on a machine with a CUDA GPU, PyTorch and transformers):
   python3 tests/data/gpu/measure_torch.py OUT.csv [--deadline SECONDS]
-                                          [--set calibrate|validate|validate2]
+                                          [--set calibrate|validate|validate2|
+                                                 expandable]
 calibrate (the default) is the grid of h200_torch.csv, validate the
 held-out one of h200_validate.csv. (h200_torch.csv was written before the
 accum column and the validate set existed: its rows have accum 1.)
@@ -65,6 +66,8 @@ def configs(name):
         return validate()
     if name == "validate2":
         return validate2()
+    if name == "expandable":
+        return expandable()
     out = []
     # GPT-2 (124M, dropout 0.1 as its config.json): every recipe
     for prec in ("amp-bf16", "bf16", "fp32", "amp-fp16"):
@@ -147,6 +150,24 @@ def validate2():
                                     ("qwen2.5-0.5b", "bf16", 4096, 4)):
         for mb in range(first, first + 4):
             out.append((model, prec, "none", "sdpa", seq, mb, -1, 1))
+    return out
+
+
+def expandable():
+    """Some of h200_torch.csv's runs again, for a run with
+    PYTORCH_CUDA_ALLOC_CONF=expandable_segments:True (the caller sets it
+    before CUDA starts): the allocator's share and the largest
+    micro-batch with it."""
+    out = []
+    for prec in ("amp-bf16", "bf16"):
+        for seq, mb in ((1024, 4), (4096, 1), (4096, 4)):
+            for rc in ("none", "full"):
+                out.append(("llama3.2-1b", prec, rc, "sdpa", seq, mb, 0, 1))
+    for rc in ("none", "full"):
+        out.append(("gpt2", "amp-bf16", rc, "sdpa", 1024, 16, 0, 1))
+    for mb in range(7, 12):
+        out.append(("llama3.2-1b", "amp-bf16", "none", "sdpa", 4096, mb, -1,
+                    1))
     return out
 
 
