@@ -203,7 +203,7 @@ void calc_usage(void)
         "learned|rotary]\n"
         "      [--tied|--untied] [--bias|--no-bias] [--qkv-bias] "
         "[--max-seq S]\n"
-        "      [--head-dim D] [--block-norms 2|4] [--qk-norm]\n"
+        "      [--head-dim D] [--block-norms 2|4] [--qk-norm] [--gelu-python]\n"
         "      [--experts E --top-k K] [--expert-ffn F] [--shared-experts N]\n"
         "      [--shared-ffn F] [--shared-gate] [--moe-first-dense N] "
         "[--moe-every N]\n"

@@ -464,15 +464,18 @@ static int read_shape(const reader *r, const hf_type *t, tplan_model *m)
      * names it activation_function (default "gelu_new"), the others
      * hidden_act ("gelu", "gelu_pytorch_tanh": fused kernels) */
     if (m->mlp == TPLAN_MLP_GELU) {
-        json_t *a = json_object_get(r->obj, "activation_function");
-        const char *v;
+        const char *key = json_object_get(r->obj, "activation_function")
+                              ? "activation_function"
+                              : "hidden_act";
+        json_t *a = json_object_get(r->obj, key);
 
-        if (!a)
-            a = json_object_get(r->obj, "hidden_act");
-        v = json_is_string(a) ? json_string_value(a)
-            : strcmp(t->type, "gpt2") == 0 ? "gelu_new"
-                                           : "";
-        m->gelu_python = strcmp(v, "gelu_new") == 0;
+        if (a && !json_is_null(a) && !json_is_string(a))
+            return fail(r, key, "must be a string (an activation's name)");
+        m->gelu_python =
+            strcmp(json_is_string(a)                ? json_string_value(a)
+                   : strcmp(t->type, "gpt2") == 0 ? "gelu_new"
+                                                  : "",
+                   "gelu_new") == 0;
     }
     if (t->arch == TPLAN_ARCH_ENCODER) {
         if ((rc = get_int(r, "type_vocab_size", 2, 1000000, &type_vocab)))

@@ -59,18 +59,6 @@ typedef struct builtin {
  * there), NCCL apart (nccl_mib). */
 #define CONTEXT_MIB "777"
 
-/* PyTorch's caching allocator with its default settings (hf), measured on
- * one H200 (torch 2.11, transformers 5.17; tests/data/gpu/h200_torch.csv,
- * tests/data/gpu/measure_torch.py): reserved beyond allocated at the
- * peak, max_memory_reserved / max_memory_allocated - 1, median 0.103
- * over 97 runs (10th percentile 0.034, 90th 0.244; GPT-2 0.130,
- * Llama-3.2-1B 0.087). Those runs' measured peak (the memory outside the
- * allocator plus the reserved peak) against tplan's total with these
- * terms, measured / predicted - 1 over all 97: 10th percentile -0.0608,
- * 90th +0.1181, the band. */
-#define TORCH_ALLOCATOR                                                      \
-    {"alloc_frac", "0.103"}, {"mem_band_lo", "0.0608"}, {"mem_band_hi", "0.1181"}
-
 /* tplan's time defaults, fitted to llm-foundry's FSDP runs, and their band
  * (config.c: the 10th and 90th percentiles of the error over them) */
 #define FSDP_TIME                                                            \
@@ -102,8 +90,8 @@ static const builtin builtins[] = {
        * its default from 2.0 (torch.optim.Optimizer.zero_grad) */
       {"set_to_none", "true"},
       /* No allocator share: llm-foundry's published FSDP runs all ran,
-       * and with hf's 0.103 eight of the 108 would not fit their GPUs
-       * (up to 115%; two at 103-104% with none). Near its capacity the
+       * and with hf's 0.103 six of the 108 would not fit their GPUs
+       * (up to 113%; one at 103% with none). Near its capacity the
        * caching allocator frees what it caches and retries before it
        * fails, so a run there holds less than the median share (on the
        * H200, 3.7% for Qwen3-0.6B at 139.7 of 139.8 GiB). */
@@ -130,7 +118,19 @@ static const builtin builtins[] = {
       CURRENT_STACK_MEMORY,
       /* the Trainer calls model.zero_grad() (set_to_none by default) */
       {"set_to_none", "true"},
-      TORCH_ALLOCATOR,
+      /* PyTorch's caching allocator with its default settings, measured
+       * on one H200 (torch 2.11, transformers 5.17;
+       * tests/data/gpu/h200_torch.csv, measure_torch.py there): reserved
+       * beyond allocated at the peak, max_memory_reserved /
+       * max_memory_allocated - 1, median 0.103 over 97 runs (10th
+       * percentile 0.034, 90th 0.244; GPT-2 0.130, Llama-3.2-1B 0.087).
+       * Those runs' measured peak (the memory outside the allocator plus
+       * the reserved peak) against tplan's total with these terms,
+       * measured / predicted - 1 over all 97: 10th percentile -0.0608,
+       * 90th +0.1181, the band (docs/MODEL.md 4.2, 4.7, 14.4). */
+      {"alloc_frac", "0.103"},
+      {"mem_band_lo", "0.0608"},
+      {"mem_band_hi", "0.1181"},
       /* accelerate's DistributedDataParallelKwargs has
        * gradient_as_bucket_view = False and the Trainer does not set it:
        * DDP's buckets hold a copy of the gradients */

@@ -548,6 +548,18 @@ static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
     if ((c->optimizer == TPLAN_OPT_ADAM || c->optimizer == TPLAN_OPT_ADAMW) &&
         !oi->paged && c->offload_optimizer == TPLAN_OFFLOAD_NONE)
         s->step_temp = c->optim_temp * s->opt_params * 4.0 * pi->state_scale;
+}
+
+/* What set_to_none phases (docs/MODEL.md section 4.6), once the states
+ * are known; matmul is the stage's matmul weights (work copies). */
+static void phase_terms(const tplan_config *c, const stage_pos *st,
+                        double matmul, stage_mem *s)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    /* the head's rows on a device: the vocabulary split over t */
+    double vh = (double)c->model.vocab * (double)c->model.hidden / (double)c->tp;
+    bool transformer = c->model.arch != TPLAN_ARCH_GENERIC;
+
     /* zero_grad(set_to_none=True), torch's default from 2.0, frees the
      * gradients after each step: with one micro-batch per step the
      * forward runs without them (measured on an H200: the peak of HF
@@ -556,16 +568,32 @@ static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
      * 16.1, tests/data/gpu/h200_torch.csv). Accumulation keeps them
      * from the first micro-batch's backward on. */
     s->grads_at_step = c->set_to_none && micro_batches(c) == 1.0;
+    s->work_fwd = s->work;
+    if (!s->grads_at_step || !transformer)
+        return;
     /* A tied embedding gets its gradient twice, from the head first; the
      * embedding's own arrives as a new tensor that autograd adds in
      * (AccumulateGrad: grad += new), at the backward's end. The same
      * run's peak with no activations to speak of (full recomputation,
      * b = 1) is the gradients, weights and states plus 0.98 GiB, one
      * fp32 128256 x 2048 matrix. */
-    if (s->grads_at_step && c->model.arch != TPLAN_ARCH_GENERIC &&
-        c->model.tied && c->pp == 1 && c->lora_rank == 0 && s->grads > 0.0)
-        s->tie_temp =
-            (double)c->model.vocab * (double)c->model.hidden / (double)c->tp * gb;
+    if (c->model.tied && c->pp == 1 && c->lora_rank == 0 && s->grads > 0.0)
+        s->tie_temp = vh * (c->fp32_grads ? 4.0 : pi->grad_bytes);
+    /* Under full recomputation the layers' autocast copies are not saved:
+     * autocast drops its cache when the forward leaves it, so at the
+     * loss's backward only the head's copy is live (its matmul saves it),
+     * and later one layer's, rebuilt with it (measured on an H200: HF
+     * Llama-3.2-1B under amp-bf16 and full recomputation allocates the
+     * layers' copies less, 1.8 GiB, than with them at 4 x 4096 tokens,
+     * tests/data/gpu/h200_torch.csv). */
+    if (c->recompute == TPLAN_RECOMPUTE_FULL && s->layers > 0 &&
+        matmul > 0.0) {
+        double hw = st->last && c->lora_rank == 0
+                        ? s->work * tp_fmin(vh / matmul, 1.0)
+                        : 0.0;
+
+        s->work_fwd = hw + (s->work - hw) / (double)s->layers;
+    }
 }
 
 /* Per-sample activation bytes of a transformer (zeros for generic models,
@@ -651,24 +679,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     if (tplan_optimizer_get(c->optimizer)->paged)
         s->paged = s->optim;
     stack_overheads(c, s, dp, edp);
-    /* Under full recomputation the layers' autocast copies are not saved:
-     * autocast drops its cache when the forward leaves it, so at the
-     * loss's backward only the head's copy is live (its matmul saves it),
-     * and later one layer's, rebuilt with it (measured on an H200: HF
-     * Llama-3.2-1B under amp-bf16 and full recomputation allocates the
-     * layers' copies less, 1.8 GiB, than with them at 4 x 4096 tokens,
-     * tests/data/gpu/h200_torch.csv). Counted where the copies are
-     * phased (grads_at_step). */
-    s->work_fwd = s->work;
-    if (s->grads_at_step && c->recompute == TPLAN_RECOMPUTE_FULL &&
-        c->model.arch != TPLAN_ARCH_GENERIC && s->layers > 0 && matmul > 0.0) {
-        double head = st->last ? (double)c->model.vocab *
-                                     (double)c->model.hidden / (double)c->tp
-                               : 0.0;
-        double hw = c->lora_rank > 0 ? 0.0 : s->work * tp_fmin(head / matmul, 1.0);
-
-        s->work_fwd = hw + (s->work - hw) / (double)s->layers;
-    }
+    phase_terms(c, st, matmul, s);
     /* PyTorch keys its BLAS workspaces by (handle, stream) and reserves
      * handles per thread (CublasHandlePool.cpp: a thread_local
      * PoolWindow; key = (handle, stream)), and autograd runs a CUDA
@@ -787,7 +798,7 @@ static void phases(const stage_mem *s, int64_t b, tplan_memory *out)
     if (!s->grads_at_step) {
         out->transient_bytes = llround(tp_fmax(s->step_temp - act, 0.0));
         out->off_peak_bytes = 0;
-    } else if (forward_phase(s, (double)b) >= step_phase(s)) {
+    } else if (!out->peak_at_step) {
         out->transient_bytes = 0;
         out->off_peak_bytes = llround(s->grads) + llround(s->work) -
                               llround(s->work_fwd);

@@ -391,16 +391,19 @@ void tplan_remedy_text(const tplan_remedy *r, char *buf, size_t len)
 static void diagnose(const tplan_config *c, tplan_plan *p)
 {
     const tplan_memory *m = &p->mem;
-    /* memory.c's own split, so the diagnosis and the largest micro-batch
-     * agree; the step's temporaries carry the allocator's share too */
-    /* under set_to_none the forward holds the autocast copies where the
-     * step holds the gradients: the states are the larger */
+    /* memory.c's own split per phase, so the diagnosis and the largest
+     * micro-batch agree. Under set_to_none the forward holds the autocast
+     * copies where the step holds the gradients: the states are the
+     * larger. The step's phase over the states (allocator share
+     * included) is its temporaries or a tied embedding's second
+     * gradient. */
     double states = (double)(m->forward_states_bytes > m->states_bytes
                                  ? m->forward_states_bytes
                                  : m->states_bytes);
-    /* the step's phase over the states: its temporaries or, under
-     * set_to_none, a tied embedding's second gradient */
     double step = (double)(m->step_states_bytes - m->states_bytes);
+    double left = (double)(m->usable_bytes - m->states_bytes);
+    bool tie = m->tie_temp_bytes > m->step_temp_bytes;
+    char fix[64] = "";
 
     if (!m->host_fits)
         tplan_plan_warn(p,
@@ -416,25 +419,19 @@ static void diagnose(const tplan_config *c, tplan_plan *p)
                         states / GIB, (double)m->usable_bytes / GIB,
                         (double)m->capacity_bytes / GIB,
                         c->reserve_fraction * 100.0);
-    else if ((double)m->step_states_bytes > (double)m->usable_bytes &&
-             m->tie_temp_bytes > m->step_temp_bytes)
+    else if (m->step_states_bytes > m->usable_bytes) {
+        if (!tie)
+            snprintf(fix, sizeof fix,
+                     " (optim_temp %g: a fused optimizer has none)",
+                     c->optim_temp);
         tplan_plan_warn(p,
-                        "does not fit: a tied embedding's second gradient "
-                        "needs %.1f GiB at the backward's end but %.1f GiB "
-                        "is left after model states",
-                        step / GIB,
-                        ((double)m->usable_bytes - (double)m->states_bytes) /
-                            GIB);
-    else if ((double)m->step_states_bytes > (double)m->usable_bytes)
-        tplan_plan_warn(p,
-                        "does not fit: the optimizer step's temporaries "
-                        "need %.1f GiB but %.1f GiB is left after model "
-                        "states (optim_temp %g: a fused optimizer has none)",
-                        step / GIB,
-                        ((double)m->usable_bytes - (double)m->states_bytes) /
-                            GIB,
-                        c->optim_temp);
-    else
+                        "does not fit: %s need%s %.1f GiB but %.1f GiB is "
+                        "left after model states%s",
+                        tie ? "a tied embedding's second gradient at the "
+                              "backward's end"
+                            : "the optimizer step's temporaries",
+                        tie ? "s" : "", step / GIB, left / GIB, fix);
+    } else
         tplan_plan_warn(p,
                         "does not fit: activations for micro-batch %lld need "
                         "%.1f GiB but %.1f GiB is left after model states",

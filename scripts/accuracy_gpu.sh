@@ -15,6 +15,7 @@
 # measured, predicted, band low, band high" lines (tab-separated) for
 # scripts/accuracy.sh, kind gpu-mem, gpu-alloc or gpu-step.
 set -euo pipefail
+here=$PWD
 cd "$(dirname "$0")/.."
 files=()
 rows=false
@@ -24,7 +25,8 @@ while [ $# -gt 0 ]; do
     case $1 in
         --rows) rows=true ;;
         --) shift; extra=("$@"); break ;;
-        *) files+=("$1") ;;
+        # a path as the caller gave it, from where they stand
+        *) case $1 in /*) files+=("$1") ;; *) files+=("$here/$1") ;; esac ;;
     esac
     shift
 done
@@ -33,30 +35,51 @@ done
 
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
+# the summary keys runs by file name: two files of one name would pool
+dup=$(for f in "${files[@]}"; do basename "$f" .csv; done | sort | uniq -d | head -n 1)
+[ -z "$dup" ] || { echo "accuracy: two files named $dup.csv: rename one" >&2; exit 1; }
+need="run model_config precision recompute attention seq micro_batch dropout
+    lora_rank oom measured_step_time_s measured_peak_bytes alloc_peak_bytes
+    gpu_name gpu_total_bytes"
 for f in "${files[@]}"; do
     [ -r "$f" ] || { echo "accuracy: cannot read $f" >&2; exit 1; }
+    for col in $need; do
+        head -n 1 "$f" | tr ',' '\n' | grep -qx "$col" ||
+            { echo "accuracy: $f: no $col column (measure_torch.py writes it)" >&2; exit 1; }
+    done
+    [ "$(tail -n +2 "$f" | grep -c .)" -gt 0 ] || { echo "accuracy: $f: no runs" >&2; exit 1; }
     # the columns by name (h200_torch.csv predates the accum column)
     # empty cells (an OOM run's measurements) become "-": read's tab
     # splitting would merge them
     awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i; next }
         { for (i = 1; i <= NF; i++) if ($i == "") $i = "-" }
-        { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
+        { printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n",
             $c["run"], $c["model_config"], $c["precision"], $c["recompute"],
             $c["attention"], $c["seq"], $c["micro_batch"],
             ("accum" in c) ? $c["accum"] : 1, $c["dropout"], $c["lora_rank"],
             $c["oom"], $c["measured_step_time_s"], $c["measured_peak_bytes"],
-            $c["alloc_peak_bytes"], $c["gpu_name"] }' "$f" |
-    while IFS=$'\t' read -r run cfg prec rc attn seq mb accum drop lora oom step peak alloc name; do
+            $c["alloc_peak_bytes"], $c["gpu_name"], $c["gpu_total_bytes"] }' "$f" |
+    while IFS=$'\t' read -r run cfg prec rc attn seq mb accum drop lora oom step peak alloc name total; do
         case $name in
             *GH200*) gpu=gh200 ;; *H200*) gpu=h200 ;; *H100*NVL*) gpu=h100-nvl ;;
             *H100*PCIe*) gpu=h100-pcie ;; *H100*) gpu=h100-sxm ;;
             *) echo "accuracy: $f: $run: GPU '$name' not mapped to the catalog" >&2; exit 1 ;;
         esac
+        # a run that ran has its three measurements
+        if [ "$oom" != 1 ] && ! awk -v a="$step" -v b="$peak" -v c="$alloc" \
+            'BEGIN { exit !(a + 0 > 0 && b + 0 > 0 && c + 0 > 0) }'; then
+            echo "accuracy: $f: $run: measured_step_time_s, measured_peak_bytes and alloc_peak_bytes must be above 0 for a run that ran" >&2
+            exit 1
+        fi
         lo=(); [ "$lora" != 0 ] && lo=(--lora-rank "$lora" --base-precision bf16)
         out=$("$tplan" calc --model-config "$cfg" --gpu "$gpu" --framework hf \
             --precision "$prec" --recompute "$rc" --attention "$attn" --seq "$seq" \
             --micro-batch "$mb" --accum "$accum" --dropout "$drop" "${lo[@]}" \
             "${extra[@]}" --json) || { echo "accuracy: $f: $run: tplan failed" >&2; exit 1; }
+        # the catalog's GPU must be the one measured: its memory within 1%
+        jq -e --argjson t "$total" '(.memory.capacity_bytes / $t - 1) | fabs < 0.01' \
+            <<<"$out" >/dev/null ||
+            { echo "accuracy: $f: $run: '$name' has $total bytes, not the memory of catalog GPU $gpu" >&2; exit 1; }
         jq -r --arg f "$(basename "$f" .csv)" --arg run "$run" --arg oom "$oom" \
             --arg step "$step" --arg peak "$peak" --arg alloc "$alloc" '
             .memory as $m | .perf as $p |

@@ -31,14 +31,16 @@ calibrate (the default) is the grid of h200_torch.csv, validate the
 held-out one of h200_validate.csv. (h200_torch.csv was written before the
 accum column and the validate set existed: its rows have accum 1.)
 It stops starting configurations after the deadline and writes each row
-as soon as it is measured, so an interrupted run keeps what it did.
+as soon as it is measured, so an interrupted run keeps what it did; the
+log's last line says whether the grid ended ("done") or was cut short
+("deadline: stopped before row N"). OUT.csv must not exist yet.
 """
+import argparse
 import csv
 import gc
 import json
 import os
 import statistics
-import sys
 import time
 
 import torch
@@ -254,9 +256,19 @@ def one(model, cfg, prec, rc, seq, mb, accum):
 
 
 def main():
-    out_path = sys.argv[1]
-    deadline = float(sys.argv[sys.argv.index("--deadline") + 1]) \
-        if "--deadline" in sys.argv else 1e9
+    ap = argparse.ArgumentParser(description="peak memory and step time "
+                                 "of small training steps")
+    ap.add_argument("out", help="the CSV to write (one row per run, "
+                    "written as each is measured)")
+    ap.add_argument("--deadline", type=float, default=1e9,
+                    help="start no run after this many seconds")
+    ap.add_argument("--set", dest="grid", default="calibrate",
+                    choices=("calibrate", "validate", "validate2",
+                             "expandable"))
+    args = ap.parse_args()
+    out_path, deadline = args.out, args.deadline
+    if os.path.exists(out_path):
+        ap.error(f"{out_path} exists: give a new file")
     start = time.time()
     import transformers
     torch.cuda.init()
@@ -277,8 +289,7 @@ def main():
     held = (None, None)
     model = cfg = None
     probe_oom = set()  # the probes (model, recipe, seq) that ran out
-    grid = sys.argv[sys.argv.index("--set") + 1] \
-        if "--set" in sys.argv else "calibrate"
+    grid = args.grid
     for n, (name, prec, rc, attn, seq, mb, lora, accum) in \
             enumerate(configs(grid)):
         if time.time() - start > deadline:
