@@ -816,20 +816,13 @@ static int64_t stage_max_batch(const stage_mem *s, double usable)
 
     if (room < 0.0 || room < s->alloc_k * step_phase(s))
         return 0;
-    if (s->grads_at_step) {
-        /* the autocast copies share the forward's phase */
-        room = room / s->alloc_k - s->work_fwd;
-        if (room < 0.0)
-            return 0;
-        if (s->per_sample <= 0.0)
-            return MAX_MICRO_BATCH;
-        return (int64_t)tp_fmin(tp_floor(room / s->per_sample),
-                                MAX_MICRO_BATCH);
-    }
+    /* what the forward's phase has left for activations */
+    room = room / s->alloc_k - forward_phase(s, 0.0);
+    if (room < 0.0)
+        return 0;
     if (s->per_sample <= 0.0)
         return MAX_MICRO_BATCH;
-    return (int64_t)tp_fmin(tp_floor(room / (s->alloc_k * s->per_sample)),
-                            MAX_MICRO_BATCH);
+    return (int64_t)tp_fmin(tp_floor(room / s->per_sample), MAX_MICRO_BATCH);
 }
 
 /* The contract figures of one stage at micro-batch b; bmax is the largest
