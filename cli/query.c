@@ -15,6 +15,7 @@
 #include "csv_out.h"
 #include "json.h"
 #include "fields.h"
+#include "fit_note.h"
 #include "store.h"
 
 /* ---- output sinks ----------------------------------------------------- */
@@ -186,23 +187,56 @@ static void sink_free(sink *s)
 
 /* ---- tplan query -------------------------------------------------------- */
 
-/* The latest sweep's best plans, as a readable table. */
-static const char default_sql[] =
-    "SELECT rank, gpu, gpus, tp, pp, dp, zero, precision, recompute, seq, "
-    "micro_batch AS mb, accum, global_batch, "
-    "round(total_bytes / 1073741824.0, 2) AS gib, fits, "
-    "round(step_time_s, 3) AS step_s, round(mfu, 3) AS mfu, "
-    "round(time_h / 24.0, 2) AS days, round(cost_usd) AS cost_usd "
-    "FROM plans WHERE sweep_id = (SELECT max(id) FROM sweeps) "
-    "AND rank IS NOT NULL ORDER BY rank LIMIT 20";
+/* The latest sweep's best plans, as a readable table: every axis the
+ * sweep varied first (read from its row: two plans never look alike for
+ * want of the axis that tells them apart), then the usual figures. Plans
+ * that fit first, unless the sweep mixed them (fits_first = 0); a file of
+ * an older build, whose ranks mixed them, is shown fitting first too. */
+static const struct {
+    const char *field, *expr;
+} default_cols[] = {
+    {"gpu", "gpu"},
+    {"gpus", "gpus"},
+    {"tp", "tp"},
+    {"pp", "pp"},
+    {"dp", "dp"},
+    {"zero", "zero"},
+    {"precision", "precision"},
+    {"recompute", "recompute"},
+    {"seq", "seq"},
+    {"micro_batch", "micro_batch AS mb"},
+    {"accum", "accum"},
+    {"global_batch", "global_batch"},
+    {"total_bytes", "round(total_bytes / 1073741824.0, 2) AS gib"},
+    {"fits", "fits"},
+    {"step_time_s", "round(step_time_s, 3) AS step_s"},
+    {"mfu", "round(mfu, 3) AS mfu"},
+    {"time_h", "round(time_h / 24.0, 2) AS days"},
+    {"cost_usd", "round(cost_usd) AS cost_usd"},
+};
+#define N_DEFAULT_COLS (sizeof default_cols / sizeof default_cols[0])
 
-static int print_latest(void *ud, int ncols, const char *const *names,
-                        const tplan_cell *row)
+typedef struct latest {
+    int64_t id;
+    char axes[640];
+    bool mixed; /* fits_first = 0 */
+    bool print; /* say which sweep (the table's first line) */
+} latest;
+
+static int read_latest(void *ud, int ncols, const char *const *names,
+                       const tplan_cell *row)
 {
-    (void)ud;
+    latest *l = ud;
+
     (void)ncols;
     (void)names;
-    if (row)
+    if (!row)
+        return 0;
+    l->id = row[0].i;
+    snprintf(l->axes, sizeof l->axes, "%s",
+             row[5].type == TPLAN_CELL_TEXT ? row[5].s : "");
+    l->mixed = row[6].type == TPLAN_CELL_INT && row[6].i == 0;
+    if (l->print)
         printf("sweep %lld '%s': %lld kept of %lld evaluated (%s)\n",
                (long long)row[0].i, row[1].s,
                (long long)(row[2].type == TPLAN_CELL_INT ? row[2].i : 0),
@@ -210,6 +244,122 @@ static int print_latest(void *ud, int ncols, const char *const *names,
                row[4].i ? "completed"
                         : "NOT completed: the run stopped before it finished");
     return 0;
+}
+
+/* The expression that shows field name in the default view. */
+static const char *default_expr(const char *name)
+{
+    for (size_t i = 0; i < N_DEFAULT_COLS; i++)
+        if (strcmp(default_cols[i].field, name) == 0)
+            return default_cols[i].expr;
+    return NULL;
+}
+
+/* Does the comma-separated list hold name? */
+static bool in_list(const char *list, const char *name)
+{
+    size_t k = strlen(name);
+
+    for (const char *p = list; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+
+        if (n == k && strncmp(p, name, k) == 0)
+            return true;
+        p += n + (end ? 1 : 0);
+    }
+    return false;
+}
+
+/* The default view's SELECT for sweep l into sql. */
+static void default_sql(const latest *l, char *sql, size_t len)
+{
+    size_t n = (size_t)snprintf(sql, len, "SELECT rank");
+
+    for (const char *p = l->axes; *p && n < len;) {
+        const char *end = strchr(p, ',');
+        size_t k = end ? (size_t)(end - p) : strlen(p);
+        char name[64];
+        const char *e;
+
+        snprintf(name, sizeof name, "%.*s", (int)k, p);
+        p += k + (end ? 1 : 0);
+        if (tplan_field_find(name) < 0)
+            continue; /* not a column of this build: never pasted */
+        e = default_expr(name);
+        n += (size_t)snprintf(sql + n, len - n, ", %s", e ? e : name);
+    }
+    for (size_t i = 0; i < N_DEFAULT_COLS && n < len; i++)
+        if (!in_list(l->axes, default_cols[i].field))
+            n += (size_t)snprintf(sql + n, len - n, ", %s",
+                                  default_cols[i].expr);
+    if (n < len)
+        snprintf(sql + n, len - n,
+                 " FROM plans WHERE sweep_id = %lld AND rank IS NOT NULL "
+                 "ORDER BY %srank LIMIT 20",
+                 (long long)l->id, l->mixed ? "" : "fits = 0, ");
+}
+
+/* The closest plan's line where no kept plan fits: its axes and how far
+ * it is from fitting. */
+typedef struct closest {
+    char line[1024];
+} closest;
+
+static int read_closest(void *ud, int ncols, const char *const *names,
+                        const tplan_cell *row)
+{
+    closest *c = ud;
+    size_t n = 0;
+    char gap[160];
+
+    if (!row || c->line[0])
+        return 0;
+    if (row[0].type != TPLAN_CELL_INT || row[0].i != 0)
+        return 0; /* a kept plan fits */
+    for (int i = 5; i < ncols && n < sizeof c->line; i++) {
+        char *t = cell_text(&row[i], false);
+
+        n += (size_t)snprintf(c->line + n, sizeof c->line - n, "%s%s %s",
+                              n ? ", " : "", names[i], t ? t : "");
+        free(t);
+    }
+    fit_gap_text(gap, sizeof gap, row[1].i, row[2].i, row[3].i,
+                 row[4].type == TPLAN_CELL_REAL
+                     ? llround(row[4].r * 1024.0 * 1024.0 * 1024.0)
+                     : 0);
+    if (n < sizeof c->line)
+        snprintf(c->line + n, sizeof c->line - n, "%s%s", n ? " " : "", gap);
+    return 0;
+}
+
+/* Where no kept plan of sweep l fits: "no plan fits; the closest: ..."
+ * into c->line (empty when one fits). */
+static int find_closest(tplan_store *db, const latest *l, closest *c,
+                        tplan_err *err)
+{
+    char sql[2048];
+    size_t n = (size_t)snprintf(sql, sizeof sql,
+                                "SELECT fits, total_bytes, usable_bytes, "
+                                "host_bytes, host_memory_gib");
+
+    c->line[0] = '\0';
+    for (const char *p = l->axes; *p && n < sizeof sql;) {
+        const char *end = strchr(p, ',');
+        size_t k = end ? (size_t)(end - p) : strlen(p);
+        char name[64];
+
+        snprintf(name, sizeof name, "%.*s", (int)k, p);
+        p += k + (end ? 1 : 0);
+        if (tplan_field_find(name) >= 0)
+            n += (size_t)snprintf(sql + n, sizeof sql - n, ", %s", name);
+    }
+    if (n < sizeof sql)
+        snprintf(sql + n, sizeof sql - n,
+                 " FROM plans WHERE sweep_id = %lld AND rank IS NOT NULL "
+                 "ORDER BY fits DESC, rank LIMIT 1",
+                 (long long)l->id);
+    return tplan_store_query(db, sql, NULL, 0, read_closest, c, err);
 }
 
 static void query_usage(void)
@@ -225,6 +375,9 @@ static void query_usage(void)
 int cmd_query(int argc, char **argv)
 {
     const char *path = NULL, *sql = NULL;
+    latest last = {-1, "", false, false};
+    closest near = {""};
+    char def[4096];
     sink s;
     tplan_store *db;
     tplan_err err;
@@ -258,13 +411,25 @@ int cmd_query(int argc, char **argv)
                            "--help");
     if (!(db = tplan_store_open_ro(path, &err)))
         return report(&err);
-    if (!sql && s.mode == OUT_TABLE &&
-        tplan_store_query(db,
-                          "SELECT id, name, kept, evaluated, completed FROM "
-                          "sweeps ORDER BY id DESC LIMIT 1",
-                          NULL, 0, print_latest, NULL, &err)) {
-        tplan_store_close(db);
-        return report(&err);
+    if (!sql) {
+        char head[256];
+
+        snprintf(head, sizeof head,
+                 "SELECT id, name, kept, evaluated, completed, %s FROM "
+                 "sweeps ORDER BY id DESC LIMIT 1",
+                 tplan_store_sweep_spec_cols(db));
+        last.print = s.mode == OUT_TABLE;
+        if (tplan_store_query(db, head, NULL, 0, read_latest, &last, &err) ||
+            (last.id >= 0 && !last.mixed &&
+             find_closest(db, &last, &near, &err))) {
+            tplan_store_close(db);
+            return report(&err);
+        }
+        default_sql(&last, def, sizeof def);
+        if (near.line[0])
+            fprintf(s.mode == OUT_TABLE ? stdout : stderr,
+                    "%sno plan fits; the closest: %s\n",
+                    s.mode == OUT_TABLE ? "" : "tplan: warning: ", near.line);
     }
     if (s.mode == OUT_CSV && !(s.csv = tplan_csv_create("-", &err))) {
         tplan_store_close(db);
@@ -272,8 +437,7 @@ int cmd_query(int argc, char **argv)
     }
     if (s.mode == OUT_JSON)
         json_init(&s.json, stdout);
-    rc = tplan_store_query(db, sql ? sql : default_sql, NULL, 0, on_row, &s,
-                           &err);
+    rc = tplan_store_query(db, sql ? sql : def, NULL, 0, on_row, &s, &err);
     if (rc == TPLAN_OK) {
         if (s.mode == OUT_TABLE)
             print_table(&s);
@@ -319,6 +483,36 @@ static int find_sweep(void *ud, int ncols, const char *const *names,
         ((int64_t *)ud)[1] = row[1].type == TPLAN_CELL_INT ? row[1].i : 0;
     }
     return 0;
+}
+
+static int read_spec(void *ud, int ncols, const char *const *names,
+                     const tplan_cell *row)
+{
+    latest *l = ud;
+
+    (void)ncols;
+    (void)names;
+    if (!row)
+        return 0;
+    snprintf(l->axes, sizeof l->axes, "%s",
+             row[0].type == TPLAN_CELL_TEXT ? row[0].s : "");
+    l->mixed = row[1].type == TPLAN_CELL_INT && row[1].i == 0;
+    return 0;
+}
+
+/* The axes and fits_first of sweep id into l (no axes, fits first for a
+ * row of an older build). */
+static int sweep_spec(tplan_store *db, int64_t id, latest *l, tplan_err *err)
+{
+    char sql[160];
+    tplan_cell param = {TPLAN_CELL_INT, id, 0, NULL};
+
+    snprintf(sql, sizeof sql, "SELECT %s FROM sweeps WHERE id = ?1",
+             tplan_store_sweep_spec_cols(db));
+    l->id = id;
+    l->axes[0] = '\0';
+    l->mixed = false;
+    return tplan_store_query(db, sql, &param, 1, read_spec, l, err);
 }
 
 /* A column export may name: the plan fields and the row's own. */
@@ -401,6 +595,8 @@ int cmd_export(int argc, char **argv)
     const char *columns = NULL;
     int64_t top = 0, found[2] = {-1, 0}, id;
     char cols[8192], *sql = NULL;
+    latest spec = {-1, "", false, false};
+    closest near = {""};
     tplan_cell param;
     tplan_store *db = NULL;
     tplan_err err;
@@ -458,11 +654,6 @@ int cmd_export(int argc, char **argv)
                            where);
     if (!(db = tplan_store_open_ro(path, &err)))
         goto fail;
-    if (!columns && !tplan_store_plan_select(db, "p.", cols, sizeof cols)) {
-        tplan_err_set(&err, TPLAN_EINVAL, "db", "cannot list the columns of %s",
-                      path);
-        goto fail;
-    }
     /* the sweep: an id, else the latest of that name, else the latest */
     param.type = TPLAN_CELL_TEXT;
     param.s = sweep;
@@ -476,6 +667,20 @@ int cmd_export(int argc, char **argv)
                           &param, sweep ? 1 : 0, find_sweep, found, &err))
         goto fail;
     id = found[0];
+    /* the sweep's axes lead: what tells its plans apart; where no kept
+     * plan fits, the closest is named */
+    if (id >= 0 && (sweep_spec(db, id, &spec, &err) ||
+                    (!spec.mixed && find_closest(db, &spec, &near, &err))))
+        goto fail;
+    if (!columns && id >= 0 &&
+        !tplan_store_plan_select(db, "p.", spec.axes, cols, sizeof cols)) {
+        tplan_err_set(&err, TPLAN_EINVAL, "db", "cannot list the columns of %s",
+                      path);
+        goto fail;
+    }
+    if (near.line[0])
+        fprintf(stderr, "tplan: warning: no plan fits; the closest: %s\n",
+                near.line);
     if (id >= 0 && !found[1])
         fprintf(stderr,
                 "tplan: warning: sweep %lld did not complete (the run "
@@ -497,9 +702,10 @@ int cmd_export(int argc, char **argv)
         snprintf(sql, len,
                  "SELECT %s FROM plans p JOIN sweeps s ON s.id = p.sweep_id "
                  "WHERE p.sweep_id = %lld%s%s%s ORDER BY p.rank IS NULL, "
-                 "p.rank, p.config_index%s%lld",
+                 "%sp.rank, p.config_index%s%lld",
                  cols, (long long)id, where ? " AND (" : "", where ? where : "",
-                 where ? ")" : "", top ? " LIMIT " : "", (long long)top);
+                 where ? ")" : "", spec.mixed ? "" : "p.fits = 0, ",
+                 top ? " LIMIT " : "", (long long)top);
         if (!top) /* no LIMIT: cut the trailing 0 */
             sql[strlen(sql) - 1] = '\0';
     }

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fields.h"
 #include "json.h"
 #include "paths.h"
 #include "rank.h"
@@ -57,9 +58,15 @@ static const char css[] =
     "rect.part.p6{fill:url(#hatch6)}rect.part.p7{fill:url(#hatch7)}\n"
     "table{border-collapse:collapse;font-size:13px;margin:1em 0}"
     "th,td{padding:.25em .6em;border-bottom:1px solid var(--grid);"
-    "text-align:right;white-space:nowrap}.wide{overflow-x:auto}th{position:"
-    "sticky;top:0;background:var(--bg)}"
-    "td.t{text-align:left}\n";
+    "text-align:right;white-space:nowrap}th{position:sticky;top:0;"
+    "background:var(--bg);white-space:normal;vertical-align:bottom;"
+    "min-width:2.5em}th .u{display:block;font-weight:400;"
+    "color:var(--muted)}td.t{text-align:left}\n"
+    /* a wide table may use the page's width beyond the text column's
+     * (a 1400-px window holds 1368 px of it), scrolling only past that */
+    ".wide{overflow-x:auto;margin-left:calc(50% - 50vw + 1em);"
+    "margin-right:calc(50% - 50vw + 1em)}"
+    "@media (max-width:1012px){.wide{margin-left:0;margin-right:0}}\n";
 
 /* A report may replace an earlier tplan report, never another file: a
  * typo in -o must not cost a user a script or a database. */
@@ -193,8 +200,28 @@ void report_table_begin(report *r, const char *kind, const char *caption, int n,
     svg_text(r->f, caption);
     fputs("</caption><thead><tr>", r->f);
     for (int i = 0; i < n; i++) {
-        fputs("<th>", r->f);
-        svg_text(r->f, heads[i]);
+        int id = tplan_field_find(heads[i]);
+        const char *unit = id >= 0 ? tplan_field_at(id)->unit : "";
+        char label[64];
+
+        /* the field's name as words (its column name in data-field),
+         * and its unit beneath: total_bytes is shown in GiB */
+        snprintf(label, sizeof label, "%s", heads[i]);
+        for (char *c = label; *c; c++)
+            if (*c == '_')
+                *c = ' ';
+        if (strcmp(heads[i], "total_bytes") == 0)
+            unit = "GiB";
+        if (id >= 0)
+            fprintf(r->f, "<th data-field=\"%s\">", heads[i]);
+        else
+            fputs("<th>", r->f);
+        svg_text(r->f, label);
+        if (unit && unit[0] && strcmp(unit, "-") != 0) {
+            fputs("<span class=\"u\">", r->f);
+            svg_text(r->f, unit);
+            fputs("</span>", r->f);
+        }
         fputs("</th>", r->f);
     }
     fputs("</tr></thead><tbody>\n", r->f);

@@ -13,6 +13,7 @@
 #include "args.h"
 #include "calc_opts.h"
 #include "fields.h"
+#include "fit_note.h"
 #include "json.h"
 #include "paths.h"
 #include "report.h"
@@ -25,8 +26,8 @@
 
 typedef struct sweep_row {
     int64_t id, kept, space;
-    char name[128], finished[40], rank_by[128];
-    bool found;
+    char name[128], finished[40], rank_by[128], axes[640];
+    bool found, mixed; /* mixed: fits_first = 0 */
 } sweep_row;
 
 static int on_sweep(void *ud, int ncols, const char *const *names,
@@ -35,7 +36,7 @@ static int on_sweep(void *ud, int ncols, const char *const *names,
     sweep_row *s = ud;
 
     (void)names;
-    if (!row || ncols < 6)
+    if (!row || ncols < 8)
         return 0;
     s->found = true;
     s->id = row[0].i;
@@ -47,6 +48,9 @@ static int on_sweep(void *ud, int ncols, const char *const *names,
              row[4].type == TPLAN_CELL_TEXT ? row[4].s : "");
     snprintf(s->rank_by, sizeof s->rank_by, "%s",
              row[5].type == TPLAN_CELL_TEXT ? row[5].s : "");
+    snprintf(s->axes, sizeof s->axes, "%s",
+             row[6].type == TPLAN_CELL_TEXT ? row[6].s : "");
+    s->mixed = row[7].type == TPLAN_CELL_INT && row[7].i == 0;
     return 0;
 }
 
@@ -114,12 +118,56 @@ static int on_table_row(void *ud, int ncols, const char *const *names,
     return 0;
 }
 
+/* The ranked table's SELECT: the rank, every axis the sweep varied
+ * (what tells its plans apart), then the figures. Plans that fit first
+ * unless the sweep mixed them by name. */
+static void table_sql(const sweep_row *sw, char *sql, size_t len)
+{
+    static const char *const figures[] = {
+        "gpus",        "tp",        "pp",           "dp",
+        "zero",        "precision", "recompute",    "seq",
+        "micro_batch", "accum",     "global_batch", "fits",
+        "total_bytes", "step_time_s", "tokens_per_s", "mfu",
+        "time_h",      "cost_usd",  NULL};
+    size_t n = (size_t)snprintf(sql, len, "SELECT rank");
+    char axes[642];
+
+    snprintf(axes, sizeof axes, ",%s,", sw->axes);
+    for (const char *p = sw->axes; *p && n < len;) {
+        const char *end = strchr(p, ',');
+        size_t k = end ? (size_t)(end - p) : strlen(p);
+        char name[64];
+
+        snprintf(name, sizeof name, "%.*s", (int)k, p);
+        p += k + (end ? 1 : 0);
+        if (tplan_field_find(name) >= 0) /* never pasted otherwise */
+            n += (size_t)snprintf(sql + n, len - n, ", %s", name);
+    }
+    for (int i = 0; figures[i] && n < len; i++) {
+        char key[66];
+
+        snprintf(key, sizeof key, ",%s,", figures[i]);
+        if (!strstr(axes, key))
+            n += (size_t)snprintf(sql + n, len - n, ", %s", figures[i]);
+    }
+    if (n < len)
+        snprintf(sql + n, len - n,
+                 " FROM plans WHERE sweep_id = ?1 AND rank IS NOT NULL "
+                 "ORDER BY %srank LIMIT ?2",
+                 sw->mixed ? "" : "fits = 0, ");
+}
+
 /* The best plan's inputs as calc options, from its row. */
 typedef struct rebuild {
     const char *argv[512];
     int argc;
     char store[64 * 1024];
     size_t used;
+    const char *axes; /* the sweep's, to name the plan by */
+    /* the row's standing: does it fit, how far off, its rank and axes */
+    bool fits;
+    int64_t rank, total, usable, host, host_cap;
+    char named[640];
 } rebuild;
 
 /* Inputs a row records that calc derives from others, or that are
@@ -138,6 +186,42 @@ static bool derived(const char *name)
     return false;
 }
 
+/* What the best plan's section says of a row: whether it fits, how far
+ * off it is, and its values of the sweep's axes. */
+static void standing(rebuild *b, const char *name, const tplan_cell *c)
+{
+    int64_t v = c->type == TPLAN_CELL_INT ? c->i : 0;
+    size_t n = strlen(b->named);
+    char key[66], axes[642];
+
+    if (strcmp(name, "fits") == 0)
+        b->fits = v != 0;
+    else if (strcmp(name, "rank") == 0)
+        b->rank = v;
+    else if (strcmp(name, "total_bytes") == 0)
+        b->total = v;
+    else if (strcmp(name, "usable_bytes") == 0)
+        b->usable = v;
+    else if (strcmp(name, "host_bytes") == 0)
+        b->host = v;
+    else if (strcmp(name, "host_memory_gib") == 0 &&
+             c->type == TPLAN_CELL_REAL)
+        b->host_cap = llround(c->r * 1024.0 * 1024.0 * 1024.0);
+    snprintf(key, sizeof key, ",%s,", name);
+    snprintf(axes, sizeof axes, ",%s,", b->axes ? b->axes : "");
+    if (c->type != TPLAN_CELL_NULL && strstr(axes, key) &&
+        n < sizeof b->named) {
+        char val[64];
+
+        if (c->type == TPLAN_CELL_TEXT)
+            snprintf(val, sizeof val, "%s", c->s);
+        else
+            fmt_double(val, sizeof val, cell_num(c));
+        snprintf(b->named + n, sizeof b->named - n, "%s%s %s", n ? ", " : "",
+                 name, val);
+    }
+}
+
 static int on_inputs(void *ud, int ncols, const char *const *names,
                      const tplan_cell *row)
 {
@@ -147,11 +231,14 @@ static int on_inputs(void *ud, int ncols, const char *const *names,
         return 0;
     b->argc = 0;
     b->argv[b->argc++] = "calc";
+    b->named[0] = '\0';
     for (int i = 0; i < ncols && b->argc < 510; i++) {
         int id = tplan_field_find(names[i]);
         const tplan_field *f = id >= 0 ? tplan_field_at(id) : NULL;
         char val[512], *slot;
         int n;
+
+        standing(b, names[i], &row[i]);
 
         if (!f || !(f->flags & TPLAN_FIELD_IN) || !f->flag ||
             row[i].type == TPLAN_CELL_NULL || derived(f->input))
@@ -173,8 +260,9 @@ static int on_inputs(void *ud, int ncols, const char *const *names,
     return 0;
 }
 
-static void best_plan(report *r, tplan_store *db, int64_t sweep)
+static void best_plan(report *r, tplan_store *db, const sweep_row *sw)
 {
+    int64_t sweep = sw->id;
     rebuild *b = calloc(1, sizeof *b);
     tplan_cell id = {TPLAN_CELL_INT, sweep, 0.0, NULL};
     tplan_config c;
@@ -182,17 +270,39 @@ static void best_plan(report *r, tplan_store *db, int64_t sweep)
     tplan_plan *p = malloc(sizeof *p);
     tplan_err err;
 
-    report_section(r, "The best plan",
-                   "Rank 1, evaluated again from the inputs its row "
-                   "records.");
+    /* the best plan that fits, whatever order the sweep ranked in (a
+     * plan that does not fit is never called best); where none fits,
+     * the closest, said so */
     if (!b || !p ||
-        tplan_store_query(db,
-                          "SELECT * FROM plans WHERE sweep_id = ?1 AND "
-                          "rank = 1",
-                          &id, 1, on_inputs, b, &err) != TPLAN_OK ||
+        (b->axes = sw->axes,
+         tplan_store_query(db,
+                           "SELECT * FROM plans WHERE sweep_id = ?1 AND "
+                           "rank IS NOT NULL ORDER BY fits DESC, rank LIMIT 1",
+                           &id, 1, on_inputs, b, &err)) != TPLAN_OK ||
         b->argc < 2) {
+        report_section(r, "The best plan", NULL);
         fputs("<p class=\"note\">No ranked plan to show.</p>\n", r->f);
         goto out;
+    }
+    if (b->fits) {
+        char sub[800];
+
+        snprintf(sub, sizeof sub,
+                 "Rank %lld%s%s, the first that fits, evaluated again from "
+                 "the inputs its row records.",
+                 (long long)b->rank, b->named[0] ? ": " : "", b->named);
+        report_section(r, "The best plan", sub);
+    } else {
+        char gap[160], sub[1000];
+
+        fit_gap_text(gap, sizeof gap, b->total, b->usable, b->host,
+                     b->host_cap);
+        snprintf(sub, sizeof sub,
+                 "No plan fits. The closest (rank %lld%s%s) %s; it is shown "
+                 "below, evaluated again from the inputs its row records, "
+                 "so its memory shows what to change.",
+                 (long long)b->rank, b->named[0] ? ": " : "", b->named, gap);
+        report_section(r, "No plan fits: the closest", sub);
     }
     /* calc's parser says what it refuses on stderr, as for calc */
     if (calc_parse(b->argc, b->argv, &c, &out) == 0 &&
@@ -378,14 +488,16 @@ int cmd_report(int argc, char **argv)
         tplan_cell p = {TPLAN_CELL_TEXT, 0, 0.0, which};
         char *end = NULL;
         long long id = which ? strtoll(which, &end, 10) : 0;
-        const char *sql =
-            !which ? "SELECT id, name, kept, space, finished_at, rank_by FROM "
-                     "sweeps ORDER BY id DESC LIMIT 1"
-            : end && *end == '\0' && end != which
-                ? "SELECT id, name, kept, space, finished_at, rank_by FROM "
-                  "sweeps WHERE id = ?1"
-                : "SELECT id, name, kept, space, finished_at, rank_by FROM "
-                  "sweeps WHERE name = ?1 ORDER BY id DESC LIMIT 1";
+        char sql[400];
+
+        snprintf(sql, sizeof sql,
+                 "SELECT id, name, kept, space, finished_at, rank_by, %s "
+                 "FROM sweeps %s",
+                 tplan_store_sweep_spec_cols(db),
+                 !which ? "ORDER BY id DESC LIMIT 1"
+                 : end && *end == '\0' && end != which
+                     ? "WHERE id = ?1"
+                     : "WHERE name = ?1 ORDER BY id DESC LIMIT 1");
 
         if (which && end && *end == '\0' && end != which) {
             p.type = TPLAN_CELL_INT;
@@ -449,14 +561,11 @@ int cmd_report(int argc, char **argv)
                            {TPLAN_CELL_INT, MAX_ROWS, 0.0, NULL}};
         table_ctx t = {&r, false};
 
-        if (tplan_store_query(
-                db,
-                "SELECT rank, gpus, tp, pp, dp, zero, precision, recompute, "
-                "seq, micro_batch, accum, global_batch, fits, total_bytes, "
-                "step_time_s, tokens_per_s, mfu, time_h, cost_usd FROM plans "
-                "WHERE sweep_id = ?1 AND rank IS NOT NULL ORDER BY rank "
-                "LIMIT ?2",
-                q, 2, on_table_row, &t, &err) != TPLAN_OK) {
+        char sql[2048];
+
+        table_sql(&sw, sql, sizeof sql);
+        if (tplan_store_query(db, sql, q, 2, on_table_row, &t, &err) !=
+            TPLAN_OK) {
             report_abort(&r);
             fprintf(stderr, "tplan: %s\n", err.msg);
             goto done;
@@ -464,7 +573,7 @@ int cmd_report(int argc, char **argv)
         if (t.head)
             report_table_end(&r);
     }
-    best_plan(&r, db, sw.id);
+    best_plan(&r, db, &sw);
     if (report_close(&r, &err)) {
         fprintf(stderr, "tplan: %s\n", err.msg);
         goto done;

@@ -24,7 +24,8 @@ typedef struct shard_row {
     int64_t id, shard, shards, ordinal, space;
     int64_t visited, invalid, evaluated, passed;
     int completed, interrupted;
-    char name[128], key[65], rank_by[128], keep[24];
+    char name[128], key[65], rank_by[128], keep[24], axes[640];
+    bool mix_unfit; /* fits_first 0 (NULL, an older row: fits first) */
     char script[512], sha[65], args[1024];
     char started[40], finished[40];
     int group; /* index into groups */
@@ -48,6 +49,7 @@ typedef struct merge_ctx {
     int current_input;
     int64_t current_sweep;
     bool keep_all, keep_fits; /* the current sweep's keep */
+    bool mix_unfit;           /* and its fits_first = false */
     int64_t set_aside; /* rows of reruns left out */
     tplan_err *err;
 } merge_ctx;
@@ -105,6 +107,8 @@ static int read_sweep(void *ud, int ncols, const char *const *names,
     copy_text(r->args, sizeof r->args, &c[17]);
     copy_text(r->started, sizeof r->started, &c[18]);
     copy_text(r->finished, sizeof r->finished, &c[19]);
+    copy_text(r->axes, sizeof r->axes, &c[20]);
+    r->mix_unfit = c[21].type == TPLAN_CELL_INT && c[21].i == 0;
     return 0;
 }
 
@@ -141,9 +145,48 @@ static int read_cand(void *ud, int ncols, const char *const *names,
     k->ranked = c[5].type != TPLAN_CELL_NULL || m->keep_all ||
                 (m->keep_fits && cell_int(&c[7]) != 0);
     k->pareto = cell_int(&c[6]) != 0;
+    /* the standing the engine gave it (rank.c), from the same figures */
+    k->r.fits = cell_int(&c[7]) != 0;
+    tplan_ranked_standing(
+        &k->r, !m->mix_unfit,
+        tplan_rank_over(cell_int(&c[8]), cell_int(&c[9]), cell_int(&c[10]),
+                        c[11].type == TPLAN_CELL_REAL
+                            ? llround(c[11].r * 1024.0 * 1024.0 * 1024.0)
+                            : 0));
     k->input = m->current_input;
     k->sweep_id = m->current_sweep;
     return 0;
+}
+
+/* The SELECT of an input's sweep rows (read_sweep's columns). */
+static const char *sweeps_sql(const tplan_store *in, char *sql, size_t len)
+{
+    snprintf(sql, len,
+             "SELECT id, name, sweep_key, ordinal, shard, shards, rank_by, "
+             "keep, space, visited, invalid, evaluated, passed, completed, "
+             "interrupted, script, script_sha256, args, started_at, "
+             "finished_at, %s FROM sweeps ORDER BY id",
+             tplan_store_sweep_spec_cols(in));
+    return sql;
+}
+
+/* The SELECT of an input's candidates: what the ranking reads (NULL for
+ * a column an older file lacks). */
+static void cand_sql(const tplan_store *in, char *sql, size_t len)
+{
+    static const char *const cols[] = {"fits", "total_bytes", "usable_bytes",
+                                       "host_bytes", "host_memory_gib"};
+    size_t n = (size_t)snprintf(sql, len, "SELECT config_index, key1, key2, "
+                                          "key3, key4, rank, pareto");
+
+    for (int i = 0; i < 5 && n < len; i++) {
+        int id = tplan_field_find(cols[i]);
+
+        n += (size_t)snprintf(sql + n, len - n, ", %s",
+                              id >= 0 && !in->missing[id] ? cols[i] : "NULL");
+    }
+    if (n < len)
+        snprintf(sql + n, len - n, " FROM plans WHERE sweep_id = ?1");
 }
 
 /* ---- checks ---------------------------------------------------------------
@@ -354,7 +397,7 @@ static void select_rows_sql(tplan_store *in, char *sql, size_t len)
                                 "key1, key2, key3, key4");
 
     sql[n < len ? n : len - 1] = '\0';
-    tplan_store_plan_select(in, "", sql, len);
+    tplan_store_plan_select(in, "", NULL, sql, len);
     n = strlen(sql);
     snprintf(sql + n, len - n, " FROM plans WHERE sweep_id = ?1");
 }
@@ -404,11 +447,10 @@ static int merge_group(merge_ctx *m, tplan_store *out, int group,
         m->current_sweep = r->id;
         m->keep_all = strcmp(r->keep, "all") == 0;
         m->keep_fits = strcmp(r->keep, "fits") == 0;
-        if ((rc = tplan_store_query(m->in[r->input],
-                                    "SELECT config_index, key1, key2, key3, "
-                                    "key4, rank, pareto, fits FROM plans "
-                                    "WHERE sweep_id = ?1",
-                                    &id, 1, read_cand, m, err)))
+        m->mix_unfit = r->mix_unfit;
+        cand_sql(m->in[r->input], sql, sizeof sql);
+        if ((rc = tplan_store_query(m->in[r->input], sql, &id, 1, read_cand,
+                                    m, err)))
             return rc;
     }
     total.space = first->space;
@@ -460,6 +502,8 @@ static int merge_group(merge_ctx *m, tplan_store *out, int group,
     meta.sweep_key = first->key;
     meta.rank_by = first->rank_by;
     meta.keep = first->keep;
+    meta.axes = first->axes[0] ? first->axes : NULL;
+    meta.mix_unfit = first->mix_unfit;
     meta.ordinal = first->ordinal;
     meta.shard = 0;
     meta.shards = 1;
@@ -503,6 +547,7 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
 {
     merge_ctx m;
     tplan_store *out = NULL;
+    char sweeps[512];
     int rc = TPLAN_OK, n_groups = 0;
 
     memset(rep, 0, sizeof *rep);
@@ -528,11 +573,8 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
         m.current_input = i;
         rc = tplan_store_query(
             m.in[i],
-            "SELECT id, name, sweep_key, ordinal, shard, shards, rank_by, "
-            "keep, space, visited, invalid, evaluated, passed, completed, "
-            "interrupted, script, script_sha256, args, started_at, "
-            "finished_at FROM sweeps ORDER BY id",
-            NULL, 0, read_sweep, &m, err);
+            sweeps_sql(m.in[i], sweeps, sizeof sweeps), NULL, 0, read_sweep,
+            &m, err);
     }
     rep->shards = m.n_rows;
     if (rc == TPLAN_OK && m.n_rows == 0)

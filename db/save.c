@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "sha256.h"
 
 void tplan_sweep_describe(const tplan_sweep_result *r, tplan_sweep_meta *m,
@@ -21,6 +22,13 @@ void tplan_sweep_describe(const tplan_sweep_result *r, tplan_sweep_meta *m,
         n += (size_t)snprintf(d->rank_by + n, sizeof d->rank_by - n, "%s%s",
                               i ? "," : "",
                               tplan_metric_name(s->rank[i].metric));
+    d->axes[0] = '\0';
+    n = 0;
+    for (int i = 0; i < s->n_axes && n < sizeof d->axes; i++)
+        if (s->axes[i].n > 1)
+            n += (size_t)snprintf(d->axes + n, sizeof d->axes - n, "%s%s",
+                                  n ? "," : "",
+                                  tplan_field_at(s->axes[i].id)->name);
     if (s->keep_mode == TPLAN_KEEP_TOP)
         snprintf(d->keep, sizeof d->keep, "%lld", (long long)s->keep);
     else
@@ -39,9 +47,13 @@ void tplan_sweep_describe(const tplan_sweep_result *r, tplan_sweep_meta *m,
     tplan_sha256_update(&h, buf, strlen(buf) + 1);
     tplan_sha256_update(&h, d->rank_by, strlen(d->rank_by) + 1);
     tplan_sha256_update(&h, d->keep, strlen(d->keep) + 1);
+    if (s->mix_unfit) /* a fits-first sweep's key is as before */
+        tplan_sha256_update(&h, "mix_unfit", 10);
     tplan_sha256_hex(&h, d->key);
     m->rank_by = d->rank_by;
     m->keep = d->keep;
+    m->axes = d->axes;
+    m->mix_unfit = s->mix_unfit;
     m->sweep_key = d->key;
     m->space = r->stats.space;
 }

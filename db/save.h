@@ -17,16 +17,17 @@
 typedef struct tplan_sweep_desc {
     char rank_by[128]; /* "cost_usd,time_h" */
     char keep[24];     /* "1000", "fits" or "all" */
+    char axes[640];    /* "tp,pp,ep": the axes of two or more values */
     char key[65];      /* SHA-256, hex */
 } tplan_sweep_desc;
 
-/* Describe r into d and point m's rank_by, keep, sweep_key and space at
- * it. The caller sets m's name, script, script_sha256, args, ordinal,
- * shard and shards first: the sweep key is a SHA-256 over what defines
- * the space and its ranking within a run (script bytes, arguments, the
- * sweep's name and number in the script, the space size, objectives and
- * keep), so shards of one sweep share it and tplan merge refuses rows
- * whose keys differ. */
+/* Describe r into d and point m's rank_by, keep, axes, sweep_key and
+ * space at it (and set m's mix_unfit). The caller sets m's name, script,
+ * script_sha256, args, ordinal, shard and shards first: the sweep key is
+ * a SHA-256 over what defines the space and its ranking within a run
+ * (script bytes, arguments, the sweep's name and number in the script,
+ * the space size, objectives, fits_first and keep), so shards of one
+ * sweep share it and tplan merge refuses rows whose keys differ. */
 void tplan_sweep_describe(const tplan_sweep_result *r, tplan_sweep_meta *m,
                           tplan_sweep_desc *d);
 

@@ -1,4 +1,4 @@
--- tplan result database, schema version 2 (PRAGMA user_version), marked
+-- tplan result database, schema version 3 (PRAGMA user_version), marked
 -- as tplan's by PRAGMA application_id = 0x74706c6e ("tpln"). Compiled into
 -- the binary; applied to new files, checked on existing ones. Column names
 -- of `plans` are the Lua plan table's keys and the CSV header (DESIGN.md).
@@ -21,6 +21,14 @@ CREATE TABLE sweeps (
     shards         INTEGER NOT NULL DEFAULT 1,
     rank_by        TEXT NOT NULL,     -- objectives, comma-separated, in order
     keep           TEXT NOT NULL,     -- a number, 'fits' or 'all'
+    axes           TEXT,              -- the inputs the sweep varied (axes of
+                                      -- two or more values), comma-separated,
+                                      -- in the spec's order (schema 3; NULL
+                                      -- in older rows)
+    fits_first     INTEGER,           -- 1: plans that fit rank first; 0: the
+                                      -- script mixed them (fits_first =
+                                      -- false); NULL in older rows, which
+                                      -- mixed them
     space          INTEGER NOT NULL,  -- configurations in the space
     visited        INTEGER,
     invalid        INTEGER,

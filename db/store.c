@@ -287,22 +287,62 @@ static int read_columns(tplan_store *s, tplan_err *err)
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)
         return tplan_store_db_error(err, s, "cannot read the columns of");
+    s->sweep_spec = false;
+    if (sqlite3_prepare_v2(s->db,
+                           "SELECT count(*) FROM pragma_table_info('sweeps') "
+                           "WHERE name IN ('axes', 'fits_first')",
+                           -1, &st, NULL) != SQLITE_OK)
+        return tplan_store_db_error(err, s, "cannot read the columns of");
+    if ((rc = sqlite3_step(st)) == SQLITE_ROW)
+        s->sweep_spec = sqlite3_column_int(st, 0) == 2;
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW)
+        return tplan_store_db_error(err, s, "cannot read the columns of");
     return TPLAN_OK;
 }
 
-bool tplan_store_plan_select(tplan_store *s, const char *prefix, char *out,
-                             size_t len)
+const char *tplan_store_sweep_spec_cols(const tplan_store *s)
+{
+    return s->sweep_spec ? "axes, fits_first"
+                         : "NULL AS axes, NULL AS fits_first";
+}
+
+/* Is name one of the comma-separated list's? */
+static bool listed(const char *list, const char *name)
+{
+    size_t k = strlen(name);
+
+    for (const char *p = list ? list : ""; *p;) {
+        const char *end = strchr(p, ',');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+
+        if (n == k && strncmp(p, name, k) == 0)
+            return true;
+        p += n + (end ? 1 : 0);
+    }
+    return false;
+}
+
+bool tplan_store_plan_select(tplan_store *s, const char *prefix,
+                             const char *first, char *out, size_t len)
 {
     size_t n = strlen(out);
 
-    for (int i = 0; i < tplan_field_count() && n < len; i++) {
-        const char *name = tplan_field_at(i)->name;
+    /* pass 0: the fields first names, in the table's order; pass 1: the
+     * others */
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < tplan_field_count() && n < len; i++) {
+            const char *name = tplan_field_at(i)->name;
 
-        if (!s->missing[i])
-            n += (size_t)snprintf(out + n, len - n, ", %s%s", prefix, name);
-        else
-            n += (size_t)snprintf(out + n, len - n, ", NULL AS %s", name);
-    }
+            if (listed(first, name) != (pass == 0))
+                continue;
+            if (!s->missing[i])
+                n += (size_t)snprintf(out + n, len - n, ", %s%s", prefix,
+                                      name);
+            else
+                n += (size_t)snprintf(out + n, len - n, ", NULL AS %s",
+                                      name);
+        }
     return n < len;
 }
 
@@ -327,8 +367,9 @@ static int create_plans(tplan_store *s, tplan_err *err)
 
 /* A file opened for writing gains a plans column for every field it
  * lacks (a schema 1 file: the inputs; a file of an older build: the
- * fields added since), at the table's end, and says schema 2, in one
- * transaction: a file is either upgraded whole or untouched. */
+ * fields added since), at the table's end, and the sweeps columns of
+ * schema 3, and says schema 3, in one transaction: a file is either
+ * upgraded whole or untouched. */
 static int upgrade(tplan_store *s, tplan_err *err)
 {
     char sql[160], pragma[64];
@@ -339,6 +380,7 @@ static int upgrade(tplan_store *s, tplan_err *err)
         return rc;
     for (int i = 0; i < tplan_field_count(); i++)
         need = need || s->missing[i];
+    need = need || !s->sweep_spec;
     if (!need)
         return TPLAN_OK;
     if ((rc = tplan_store_exec(s, "BEGIN IMMEDIATE", err)))
@@ -353,6 +395,12 @@ static int upgrade(tplan_store *s, tplan_err *err)
         if ((rc = tplan_store_exec(s, sql, err)))
             goto fail;
     }
+    if (!s->sweep_spec &&
+        ((rc = tplan_store_exec(s, "ALTER TABLE sweeps ADD COLUMN axes",
+                                err)) ||
+         (rc = tplan_store_exec(s, "ALTER TABLE sweeps ADD COLUMN fits_first",
+                                err))))
+        goto fail;
     snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d",
              TPLAN_SCHEMA_VERSION);
     if ((rc = tplan_store_exec(s, pragma, err)) ||
@@ -478,8 +526,8 @@ int tplan_store_sweep_begin(tplan_store *s, const tplan_sweep_meta *m,
     static const char sql[] =
         "INSERT INTO sweeps (name, script, script_sha256, args, "
         "engine_version, sweep_key, ordinal, shard, shards, rank_by, keep, "
-        "space, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-        "strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
+        "space, axes, fits_first, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+        "?, ?, ?, ?, ?, ?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))";
     sqlite3_stmt *st;
     int rc;
 
@@ -508,6 +556,8 @@ int tplan_store_sweep_begin(tplan_store *s, const tplan_sweep_meta *m,
     sqlite3_bind_text(st, 10, m->rank_by, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 11, m->keep, -1, SQLITE_TRANSIENT);
     sqlite3_bind_int64(st, 12, m->space);
+    sqlite3_bind_text(st, 13, m->axes, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 14, !m->mix_unfit);
     rc = sqlite3_step(st);
     sqlite3_finalize(st);
     if (rc != SQLITE_DONE)

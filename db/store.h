@@ -12,10 +12,10 @@
 #include "plan.h"
 #include "sweep.h"
 
-/* Schema 2 added a column for every input field; schema 1 files are read
- * as they are (NULL for the columns they lack) and upgraded when a writer
- * opens them. */
-#define TPLAN_SCHEMA_VERSION 2
+/* Schema 2 added a column for every input field, schema 3 the sweeps'
+ * axes and fits_first; older files are read as they are (NULL for the
+ * columns they lack) and upgraded when a writer opens them. */
+#define TPLAN_SCHEMA_VERSION 3
 #define TPLAN_SCHEMA_OLDEST  1
 #define TPLAN_APPLICATION_ID 0x74706c6e /* "tpln" */
 
@@ -29,6 +29,8 @@ typedef struct tplan_sweep_meta {
     const char *sweep_key; /* shards of one sweep share it */
     const char *rank_by;   /* "cost_usd,time_h" */
     const char *keep;      /* "1000", "fits" or "all" */
+    const char *axes;      /* "tp,pp,ep": the inputs varied; NULL: unknown */
+    bool mix_unfit;        /* fits_first = false (stored as fits_first 0) */
     int64_t ordinal, shard, shards, space;
 } tplan_sweep_meta;
 
@@ -43,11 +45,17 @@ tplan_store *tplan_store_open_ro(const char *path, tplan_err *err);
 void tplan_store_close(tplan_store *db);
 
 /* Append to out (len bytes, NUL-terminated) ", PREFIXcol" for every plan
- * field, in the field table's order, or ", NULL AS col" for a column the
+ * field, in the field table's order (those named in the comma-separated
+ * first, if any, before the others), or ", NULL AS col" for a column the
  * file lacks (a schema 1 file read as it is). False when out is too
  * small or the file's columns cannot be read. */
-bool tplan_store_plan_select(tplan_store *db, const char *prefix, char *out,
-                             size_t len);
+bool tplan_store_plan_select(tplan_store *db, const char *prefix,
+                             const char *first, char *out, size_t len);
+
+/* The sweeps columns of schema 3 for a SELECT list: "axes, fits_first",
+ * or "NULL AS axes, NULL AS fits_first" for an older file read as it
+ * is. Static. */
+const char *tplan_store_sweep_spec_cols(const tplan_store *db);
 
 /* Begin a sweep: its row (completed = 0) in a transaction that holds
  * every plan row after it until tplan_store_sweep_finish commits them

@@ -22,6 +22,7 @@ struct tplan_store {
     /* per plan field: the file's plans table lacks its column (a file of
      * an older schema, read as it is: NULL for it) */
     unsigned char missing[TPLAN_MAX_FIELDS];
+    bool sweep_spec; /* the sweeps table has axes and fits_first */
     bool hold_tx;   /* a caller's transaction (merge): never commit inside */
     bool sweep_tx;  /* a sweep's own (sweep_begin to finish): never commit
                        inside either */

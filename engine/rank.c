@@ -101,8 +101,47 @@ void tplan_rank_keys(const tplan_objective *obj, int n, const tplan_plan *p,
         key[i] = 0.0; /* unused: equal in every entry */
 }
 
+float tplan_rank_over(int64_t total_bytes, int64_t usable_bytes,
+                      int64_t host_bytes, int64_t host_capacity_bytes)
+{
+    double gpu = usable_bytes > 0 ? (double)total_bytes / (double)usable_bytes
+                                  : (double)INFINITY;
+    double host = host_capacity_bytes > 0
+                      ? (double)host_bytes / (double)host_capacity_bytes
+                      : 0.0;
+
+    return (float)(gpu > host ? gpu : host);
+}
+
+void tplan_ranked_standing(tplan_ranked *r, bool fits_first, float over)
+{
+    r->last = fits_first && !r->fits;
+    /* NaN would break the order's totality */
+    r->over = r->last ? (over == over ? over : (float)INFINITY) : 0.0f;
+}
+
+void tplan_ranked_set(tplan_ranked *r, int64_t index,
+                      const tplan_objective *obj, int nobj,
+                      const tplan_plan *p, double score, bool fits_first)
+{
+    memset(r, 0, sizeof *r);
+    r->index = index;
+    r->score = score;
+    r->fits = p->mem.fits;
+    tplan_rank_keys(obj, nobj, p, score, r->key);
+    tplan_ranked_standing(r, fits_first,
+                          tplan_rank_over(p->mem.total_bytes,
+                                          p->mem.usable_bytes,
+                                          p->mem.host_bytes,
+                                          p->mem.host_capacity_bytes));
+}
+
 int tplan_ranked_cmp(const tplan_ranked *a, const tplan_ranked *b, int nobj)
 {
+    if (a->last != b->last)
+        return a->last ? 1 : -1;
+    if (a->over != b->over)
+        return a->over < b->over ? -1 : 1;
     for (int i = 0; i < nobj; i++) {
         if (a->key[i] < b->key[i])
             return -1;
@@ -317,6 +356,8 @@ static bool dominates(const tplan_ranked *a, const tplan_ranked *b, int nobj)
 {
     bool better = false;
 
+    if (a->last != b->last)
+        return b->last;
     for (int i = 0; i < nobj; i++) {
         if (a->key[i] > b->key[i])
             return false;

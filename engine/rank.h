@@ -37,12 +37,18 @@ typedef struct tplan_objective {
 } tplan_objective;
 
 /* What a ranking keeps of a plan: its index in the sweep and its keys,
- * already signed so that smaller is better. */
+ * already signed so that smaller is better. A plan that does not fit
+ * ranks after every plan that does (`last`), whatever its keys, unless
+ * the ranking mixes them (a sweep's fits_first = false); among
+ * themselves such plans go closest to fitting first (`over`), then by
+ * the keys. Both live in what was padding: an entry is 56 bytes still. */
 typedef struct tplan_ranked {
     int64_t index;
     double key[TPLAN_MAX_OBJECTIVES];
     double score; /* the score hook's value (NaN: none), carried along */
-    bool fits;    /* the plan fits in memory: never a key, only counted */
+    bool fits;    /* the plan fits in memory */
+    bool last;    /* does not fit, under a fits-first ranking */
+    float over;   /* last: memory needed over memory there (> 1), else 0 */
 } tplan_ranked;
 
 /* The metric's value in a plan (score: the caller's). */
@@ -58,13 +64,32 @@ const char *tplan_metric_name(tplan_metric m);
 void tplan_rank_keys(const tplan_objective *obj, int n, const tplan_plan *p,
                      double score, double *key);
 
+/* How far from fitting a plan is: the larger of its GPU memory over the
+ * usable and its host memory over the host's (0 where the host's is
+ * unknown). From the figures the result database stores as columns, so
+ * merging shards computes the same value. */
+float tplan_rank_over(int64_t total_bytes, int64_t usable_bytes,
+                      int64_t host_bytes, int64_t host_capacity_bytes);
+
+/* The whole entry of plan p at index: zeroed (padding too: entries
+ * compare as bytes), keys, score, fits, and with fits_first the
+ * standing of a plan that does not fit (last, over). */
+void tplan_ranked_set(tplan_ranked *r, int64_t index,
+                      const tplan_objective *obj, int nobj,
+                      const tplan_plan *p, double score, bool fits_first);
+
+/* Set last and over of an entry from its fit and figures (merge reads
+ * them from a database's columns). */
+void tplan_ranked_standing(tplan_ranked *r, bool fits_first, float over);
+
 /* The ranking order, the one comparator every ranking uses (top-K, the
- * Pareto front's order, sweeps' keep = "fits"/"all", merge, Lua): the
- * first nobj keys lexicographically (smaller first; keys are never NaN:
- * tplan_rank_keys makes a missing value +inf, last), then the
- * configuration index (lower first), so equal plans rank the same
- * however a sweep was split. Negative, zero or positive as a is before,
- * equal to or after b. */
+ * Pareto front's order, sweeps' keep = "fits"/"all", merge, Lua): plans
+ * that fit before those that do not (`last`; the latter closest to
+ * fitting first, by `over`), then the first nobj keys lexicographically
+ * (smaller first; keys are never NaN: tplan_rank_keys makes a missing
+ * value +inf, last), then the configuration index (lower first), so
+ * equal plans rank the same however a sweep was split. Negative, zero or
+ * positive as a is before, equal to or after b. */
 int tplan_ranked_cmp(const tplan_ranked *a, const tplan_ranked *b, int nobj);
 
 /* tplan_ranked_cmp(a, b, nobj) < 0. */
@@ -92,7 +117,8 @@ void tplan_ranked_sort_records(void *base, int64_t n, size_t size,
                                size_t offset, int nobj);
 
 /* A Pareto front (non-dominated set, all objectives minimised after
- * signing). Returns false when the front is full and r would join it. */
+ * signing; a plan that fits dominates every `last` one, so once any plan
+ * fits the front holds only plans that fit). */
 typedef struct tplan_front {
     tplan_ranked *items; /* borrowed, cap entries */
     int cap, n, nobj;

@@ -197,6 +197,41 @@ static void odometer_set(const tplan_sweep_spec *s, int64_t index, int *digit,
         reapply_struct(s, digit, c);
 }
 
+void tplan_sweep_axes_text(const tplan_sweep_spec *s, int64_t index,
+                           char *buf, size_t len)
+{
+    int digit[TPLAN_MAX_AXES];
+    size_t n = 0;
+
+    for (int i = s->n_axes - 1; i >= 0; i--) {
+        digit[i] = (int)(index % s->axes[i].n);
+        index /= s->axes[i].n;
+    }
+    if (len > 0)
+        buf[0] = '\0';
+    for (int i = 0; i < s->n_axes && n < len; i++) {
+        const tplan_axis *a = &s->axes[i];
+        double v = a->values[digit[i]];
+        const char *name;
+
+        if (a->id == TPLAN_FIELD_ID_MODEL)
+            name = s->models[(int)v].name;
+        else if (a->id == TPLAN_FIELD_ID_GPU)
+            name = s->gpus[(int)v].name;
+        else
+            name = tplan_field_value_name(a->id, v);
+
+        if (a->n < 2)
+            continue;
+        n += (size_t)(name ? snprintf(buf + n, len - n, "%s%s %s",
+                                      n ? ", " : "",
+                                      tplan_field_at(a->id)->name, name)
+                           : snprintf(buf + n, len - n, "%s%s %g",
+                                      n ? ", " : "",
+                                      tplan_field_at(a->id)->name, v));
+    }
+}
+
 /* Set every axis field of c for index. Fields no axis touches keep
  * their values, so a worker copies the base once and applies axes only. */
 static void apply_axes(const tplan_sweep_spec *s, int64_t index,
@@ -630,11 +665,8 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         }
     }
     w->stats.passed++;
-    memset(&rk, 0, sizeof rk); /* padding too: entries compare as bytes */
-    rk.index = index;
-    rk.score = r->hook ? score : (double)NAN;
-    rk.fits = p->mem.fits;
-    tplan_rank_keys(s->rank, s->n_rank, p, score, rk.key);
+    tplan_ranked_set(&rk, index, s->rank, s->n_rank, p,
+                     r->hook ? score : (double)NAN, !s->mix_unfit);
     if (s->pareto && !r->no_front)
         tplan_front_push(&w->front, &rk);
     if (s->keep_mode == TPLAN_KEEP_TOP) {

@@ -80,6 +80,10 @@ typedef struct tplan_sweep_spec {
     tplan_keep_mode keep_mode;
     int64_t keep; /* TPLAN_KEEP_TOP: how many */
     bool pareto;  /* also keep the Pareto front over the objectives */
+    /* rank plans that do not fit among those that do, by the objectives
+     * alone (a script's fits_first = false); by default every ranking
+     * puts them after the plans that fit (rank.h, tplan_ranked) */
+    bool mix_unfit;
     /* rank configurations that give the same plan each (see
      * TPLAN_DROP_EQUIVALENT); false: keep one, set the others aside */
     bool keep_equivalents;
@@ -209,6 +213,13 @@ int64_t tplan_sweep_size(const tplan_sweep_spec *s);
 /* The config at an index. */
 int tplan_sweep_config_at(const tplan_sweep_spec *s, int64_t index,
                           tplan_config *out, tplan_err *err);
+
+/* The axes of two or more values at an index, as "tp 2, ep 4, zero 3"
+ * (field names; enum and bool values by name, GPUs and models by theirs)
+ * into buf of len bytes: what tells a kept plan apart from the others.
+ * Empty when the sweep varies nothing. */
+void tplan_sweep_axes_text(const tplan_sweep_spec *s, int64_t index,
+                           char *buf, size_t len);
 
 /* Evaluate in full (warnings and advice) the configurations of s at
  * idx[0..n) into out[0..n), on up to threads threads, the caller's one of

@@ -110,12 +110,45 @@ end
 -- value, and text it cannot print ("-" in a "%.1f" column) prints as it
 -- is; nil prints as "-". Columns holding a number are right-aligned, the
 -- others left-aligned.
+-- Plans from a sweep's result (res:top, res:pareto) name the axes the
+-- sweep varied (rows.axes): each one no column reads is shown first, so
+-- two rows never look alike for want of the axis that tells them apart,
+-- and the columns may be left out (the axes, then memory, step time, run
+-- time and cost). A list with plans that do not fit gains a "fits"
+-- column; one where none fits says so above the table.
+local default_columns = {
+  {"GiB", function(p) return p.total_bytes and p.total_bytes / 2 ^ 30 end, "%.1f"},
+  {"step s", "step_time_s", "%.3g"},
+  {"days", function(p) return p.time_h and p.time_h / 24 end, "%.1f"},
+  {"cost $", "cost_usd", "%.0f"},
+}
+
+-- The columns to put first: the axes no column reads, and "fits" where
+-- a row does not fit; and whether none fits.
+local function leading(rows, columns)
+  local read, out, unfit, fit = {}, {}, false, false
+  for _, col in ipairs(columns) do
+    local key = type(col) == "table" and (col[2] == nil and col[1] or col[2]) or col
+    if type(key) == "string" then read[key] = true end
+  end
+  for _, a in ipairs(type(rows.axes) == "table" and rows.axes or {}) do
+    if not read[a] then out[#out + 1] = a; read[a] = true end
+  end
+  for _, row in ipairs(rows) do
+    if type(row) == "table" and row.fits == false then unfit = true end
+    if type(row) == "table" and row.fits == true then fit = true end
+  end
+  if unfit and not read.fits then out[#out + 1] = "fits" end
+  return out, unfit and not fit
+end
+
 function tplan.print_table(rows, columns)
   local P = "tplan.print_table: "
   if type(rows) ~= "table" then
     error(P .. ("rows must be a list of tables (res:top(n), res:pareto(), ...), got %s")
           :format(type(rows)), 2)
   end
+  if columns == nil and type(rows.axes) == "table" then columns = default_columns end
   if type(columns) ~= "table" then
     error(P .. ("columns must be a list of field names or {title, key or function(row), [format]}, got %s")
           :format(type(columns)), 2)
@@ -147,6 +180,8 @@ function tplan.print_table(rows, columns)
     end
   end
   if #specs == 0 then error(P .. "no columns given", 2) end
+  local first, none_fits = leading(rows, columns)
+  for i, name in ipairs(first) do table.insert(specs, i, {title = name, key = name}) end
 
   -- display width: characters of UTF-8 text (model names), else bytes
   local function len(s) return utf8.len(s) or #s end
@@ -195,6 +230,7 @@ function tplan.print_table(rows, columns)
   end
   local titles = {}
   for c, spec in ipairs(specs) do titles[c] = spec.title end
+  if none_fits and #rows > 0 then print("no plan fits; the closest first:") end
   line(titles)
   for _, r in ipairs(cells) do line(r) end
 end

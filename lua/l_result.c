@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fields.h"
 #include "l_util.h"
 #include "save.h"
 
@@ -78,6 +79,22 @@ static void push_entry(lua_State *L, const lt_result *r, const tplan_ranked *e)
     lua_pop(L, 1);                                        /* ... t */
 }
 
+/* Name the sweep's axes of two or more values in the list at the top,
+ * as its field "axes" (tplan.print_table shows each of them). */
+static void set_axes(lua_State *L, const tplan_sweep_spec *s)
+{
+    int n = 0;
+
+    lua_createtable(L, s->n_axes, 0); /* ... list axes */
+    for (int i = 0; i < s->n_axes; i++) {
+        if (s->axes[i].n < 2)
+            continue;
+        lua_pushstring(L, tplan_field_at(s->axes[i].id)->name);
+        lua_rawseti(L, -2, ++n);
+    }
+    lua_setfield(L, -2, "axes"); /* ... list */
+}
+
 static int r_count(lua_State *L)
 {
     lua_pushinteger(L, lt_check_result(L, 1)->n);
@@ -94,7 +111,8 @@ static int r_top(lua_State *L)
                           (LUAI_UACINT)n);
     if (n > r->n)
         n = r->n;
-    lua_createtable(L, (int)n, 0); /* r n t */
+    lua_createtable(L, (int)n, 1); /* r n t */
+    set_axes(L, r->spec);
     for (lua_Integer i = 0; i < n; i++) {
         push_entry(L, r, &r->items[i]); /* r n t p */
         lua_rawseti(L, -2, i + 1);      /* r n t */
@@ -153,7 +171,8 @@ static int r_pareto(lua_State *L)
         if (!r->spec->pareto)
             return luaL_error(L, "tplan.result:pareto: give objectives, or "
                                  "sweep with pareto = true");
-        lua_createtable(L, (int)r->n_front, 0);
+        lua_createtable(L, (int)r->n_front, 1);
+        set_axes(L, r->spec);
         for (int64_t i = 0; i < r->n_front; i++) {
             push_entry(L, r, &r->front[i]);
             lua_rawseti(L, -2, i + 1);
@@ -188,18 +207,17 @@ static int r_pareto(lua_State *L)
         if (tplan_sweep_config_at(r->spec, r->items[i].index, c, &err) ||
             tplan_plan_eval_ex(c, p, TPLAN_EVAL_FIGURES, &err))
             return luaL_error(L, "tplan.result:pareto: %s", err.msg);
-        memset(&rk, 0, sizeof rk);
-        rk.index = r->items[i].index;
-        rk.score = r->items[i].score;
-        rk.fits = p->mem.fits;
-        tplan_rank_keys(obj, nobj, p, r->items[i].score, rk.key);
+        tplan_ranked_set(&rk, r->items[i].index, obj, nobj, p,
+                         r->items[i].score, !r->spec->mix_unfit);
         tplan_front_push(&f, &rk);
     }
     tplan_ranked_sort(f.items, f.n, nobj);
-    lua_createtable(L, f.n, 0);
+    lua_createtable(L, f.n, 1);
+    set_axes(L, r->spec);
     for (int i = 0; i < f.n; i++) {
-        tplan_ranked e = {f.items[i].index, {0}, (double)NAN, f.items[i].fits};
+        tplan_ranked e = f.items[i];
 
+        e.score = (double)NAN;
         for (int64_t k = 0; k < r->n; k++)
             if (r->items[k].index == e.index)
                 e.score = r->items[k].score;

@@ -15,7 +15,7 @@
 static const char *const sweep_fields_extra[] = {
     "name", "axes", "limits", "where",   "score",
     "rank", "keep", "pareto", "keep_equivalents", "threads", "staged",
-    "ranked", NULL};
+    "ranked", "fits_first", NULL};
 
 /* ---- spec parsing ----------------------------------------------------- */
 
@@ -366,6 +366,14 @@ void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score)
     parse_keep(L, idx, s);
     lu_bool(L, idx, "tplan.sweep", "pareto", &s->pareto);
     lu_bool(L, idx, "tplan.sweep", "keep_equivalents", &s->keep_equivalents);
+    {
+        bool fits_first = true;
+
+        /* fits_first = false ranks plans that do not fit among those that
+         * do, by the objectives alone: only when a script asks by name */
+        lu_bool(L, idx, "tplan.sweep", "fits_first", &fits_first);
+        s->mix_unfit = !fits_first;
+    }
     {
         bool staged = true;
 

@@ -73,7 +73,7 @@ fi
 [ "$(q r.db 'SELECT count(*) FROM plans WHERE rank IS NOT NULL')" = 40 ] && ok || bad "40 ranked rows"
 [ "$(q r.db 'SELECT count(*) FROM plans WHERE pareto = 1')" -ge 1 ] && ok || bad "front rows"
 [ "$(q r.db 'SELECT min(rank), max(rank), count(DISTINCT rank) FROM plans')" = "1,40,40" ] && ok || bad "ranks 1..40"
-[ "$(q r.db 'PRAGMA user_version')" = 2 ] && ok || bad "schema version"
+[ "$(q r.db 'PRAGMA user_version')" = 3 ] && ok || bad "schema version"
 [ "$(q r.db 'SELECT count(*) FROM best_plans')" = 10 ] && ok || bad "best_plans view"
 "$tplan" query r.db >out 2>err && head -n1 out | grep -q "^sweep 1 'db': 40 kept of" &&
     [ "$(wc -l <out)" = 22 ] && ok || bad "default query: $(head -n2 out) $(cat err)"
@@ -113,8 +113,13 @@ expect 2 "tplan: tplan query: unknown option '--xml'; see tplan query --help" qu
 
 # --- export ------------------------------------------------------------------
 "$tplan" export r.db --csv e.csv 2>err && grep -q "wrote" err || bad "export: $(cat err)"
-# the ranked rows match `tplan run --csv` byte for byte (front-only rows follow)
-head -n 41 e.csv >e_ranked.csv
+# the sweep's axes lead the default export (issue 33), in the field table's
+# order; with run --csv's columns, the ranked rows match `tplan run --csv`
+# byte for byte (front-only rows follow)
+[ "$(head -n1 e.csv | cut -d, -f1-9)" = "sweep,rank,gpus,tp,pp,zero,recompute,seq,micro_batch" ] &&
+    ok || bad "export's leading columns: $(head -n1 e.csv | cut -d, -f1-9)"
+"$tplan" export r.db --csv e_cols.csv --columns "$(head -n1 r.csv | tr -d "\r")" 2>/dev/null
+head -n 41 e_cols.csv >e_ranked.csv
 cmp -s e_ranked.csv r.csv && ok || bad "export differs from run --csv"
 "$tplan" export r.db --csv e2.csv --sweep db --top 3 --columns rank,gpus,cost_usd --where "zero = 3" 2>/dev/null
 [ "$(head -n1 e2.csv | tr -d '\r')" = "rank,gpus,cost_usd" ] && [ "$(wc -l <e2.csv)" -le 4 ] && ok ||
@@ -424,6 +429,18 @@ cols=config_index,rank,pareto,score,key1,key2
 cmp -s f2.csv m2.csv && ok || bad "merged ranks, front or keys differ"
 [ "$(q m.db 'SELECT evaluated, passed, shards, completed FROM sweeps')" = \
   "$(q full.db 'SELECT evaluated, passed, shards, completed FROM sweeps')" ] && ok || bad "merged counts"
+# plans that do not fit rank after those that do, in a merge as in one run
+# (the merge reads fits and the memory figures from the rows: without
+# them the shards' union would rank by cost alone)
+"$tplan" run "$dir/lua/db_sweep.lua" --db fu.db -- keep=all limit=none >/dev/null 2>&1
+for k in 0 1 2; do "$tplan" run "$dir/lua/db_sweep.lua" --shard $k/3 --db u$k.db -- keep=all limit=none >/dev/null 2>&1; done
+"$tplan" merge mu.db u0.db u1.db u2.db 2>/dev/null
+"$tplan" export fu.db --csv fu.csv 2>/dev/null; "$tplan" export mu.db --csv mu.csv 2>/dev/null
+cmp -s fu.csv mu.csv && ok || bad "merged fits-first ranking differs from unsharded"
+[ "$(q mu.db 'SELECT (SELECT max(rank) FROM plans WHERE fits = 1) < (SELECT min(rank) FROM plans WHERE fits = 0), (SELECT count(*) FROM plans WHERE fits = 0) > 0, (SELECT count(*) FROM plans WHERE fits = 0 AND cost_usd < (SELECT max(cost_usd) FROM plans WHERE fits = 1)) > 0')" = "1,1,1" ] &&
+    ok || bad "merged: plans that fit first, though some that do not are cheaper"
+[ "$(q mu.db 'SELECT axes, fits_first FROM sweeps')" = '"gpus,tp,pp,zero,recompute,seq,micro_batch",1' ] &&
+    ok || bad "merged sweep row's axes: $(q mu.db 'SELECT axes, fits_first FROM sweeps')"
 # keep = "all" merges too
 "$tplan" run "$dir/lua/db_sweep.lua" --db fa.db -- keep=all >/dev/null 2>&1
 for k in 0 1; do "$tplan" run "$dir/lua/db_sweep.lua" --shard $k/2 --db a$k.db -- keep=all >/dev/null 2>&1; done

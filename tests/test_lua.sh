@@ -354,13 +354,25 @@ for how in TERM:--csv INT:--csv TERM:own; do
     fi
 done
 
-# a ranking holding plans that do not fit says so; a fits limit leaves none
-printf 'local r = tplan.sweep{name = "mix", model = "llama2-7b", gpu = "a100-80g", axes = {gpus = {1, 8}, zero = {0, 3}}, rank = {"total_bytes"}}\nprint(r:count(), r:stats().kept_unfit)\n' >mix.lua
-expect_run 0 "tplan: warning: sweep 'mix': 2 of the 3 plans it kept do not fit in memory and are ranked with those that do; limits = {fits = true} keeps only plans that fit" run mix.lua
-[ "$(cat "$tmp/out")" = "3	2" ] && ok || bad "kept_unfit: $(cat "$tmp/out")"
-sed 's/rank = {"total_bytes"}/limits = {fits = true}/' mix.lua >fit.lua
-expect_run 0 "" run fit.lua
-[ "$(cat "$tmp/out")" = "1	0" ] && ok || bad "kept_unfit with a fits limit: $(cat "$tmp/out")"
+# Plans that fit rank first (issue 33): by throughput alone micro-batches
+# 16, 8 and 4 lead, none of which fits; fits first keeps 2 and 1 (which
+# fit) ahead of 4. Only fits_first = false mixes them, by name.
+printf 'local r = tplan.sweep{name = "ff", model = "llama2-7b", gpu = "a100-80g", gpus = 8, zero = 3, seq = 4096, axes = {micro_batch = {1, 2, 4, 8, 16}}, rank = {"tokens_per_s"}, keep = 3, fits_first = (arg[1] ~= "mix")}\nfor _, p in ipairs(r:top()) do io.write(p.micro_batch, ":", tostring(p.fits), " ") end\nprint(r:stats().kept_unfit)\n' >ff.lua
+expect_run 0 "" run ff.lua
+[ "$(cat "$tmp/out")" = "2:true 1:true 4:false 1" ] && ok || bad "fits first: $(cat "$tmp/out")"
+expect_run 0 "" run ff.lua -- mix
+[ "$(cat "$tmp/out")" = "16:false 8:false 4:false 3" ] && ok || bad "fits_first = false: $(cat "$tmp/out")"
+"$tplan" run ff.lua --db ff.db >/dev/null && "$tplan" run ff.lua --db ff.db -- mix >/dev/null &&
+    [ "$(sqlite3 ff.db 'SELECT group_concat(fits_first) FROM sweeps')" = "1,0" ] &&
+    [ "$(sqlite3 ff.db 'SELECT group_concat(micro_batch) FROM (SELECT micro_batch FROM plans WHERE sweep_id = 1 ORDER BY rank)')" = "2,1,4" ] &&
+    [ "$(sqlite3 -csv ff.db 'SELECT axes FROM sweeps WHERE id = 1')" = "micro_batch" ] &&
+    ok || bad "fits_first and axes stored: $(sqlite3 -csv ff.db 'SELECT id, axes, fits_first FROM sweeps')"
+# where none fits, the run says so and names the closest (the least memory
+# over the usable first, whatever the objectives say); a fits limit keeps none
+printf 'local r = tplan.sweep{name = "none", model = "llama2-7b", gpu = "a100-80g", seq = 4096, axes = {micro_batch = {4, 1, 2}, zero = {0, 1}}, rank = {"tokens_per_s"}, keep = 2}\nfor _, p in ipairs(r:top()) do io.write(p.micro_batch, " ") end\ntplan.print_table(r:top())\n' >none.lua
+expect_run 0 "tplan: warning: sweep 'none': no plan fits; the closest: zero 0, micro_batch 1 needs 126.5 GiB per GPU where 71.3 GiB is usable" run none.lua
+[ "$(head -n2 "$tmp/out")" = "$(printf '1 2 no plan fits; the closest first:\nzero  micro_batch  fits     GiB  step s   days  cost $')" ] &&
+    ok || bad "none fits, closest first: $(cat "$tmp/out")"
 
 # --- audit reproducers (issue 14): each crashed, leaked or lost a file ----
 # os.exit finishes the outputs first: the completed sweep is in the CSV,

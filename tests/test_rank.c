@@ -276,6 +276,76 @@ static void test_large_sort(void **state)
     free(b);
 }
 
+/* Plans that fit rank first (issue 33): in the order, the top-K, the
+ * sorts and the front, whatever their keys; among those that do not, the
+ * closest to fitting first; a mixing ranking (fits_first = false) goes by
+ * the keys alone. */
+static tplan_ranked rk_fit(int64_t index, double k0, bool fits, float over,
+                           bool fits_first)
+{
+    tplan_ranked r = rk(index, k0, 0);
+
+    r.fits = fits;
+    tplan_ranked_standing(&r, fits_first, over);
+    return r;
+}
+
+static void test_fits_first(void **state)
+{
+    tplan_ranked a = rk_fit(1, 5.0, true, 0.9f, true);   /* fits, slow */
+    tplan_ranked b = rk_fit(2, 1.0, false, 1.5f, true);  /* fast, 150% */
+    tplan_ranked c = rk_fit(3, 9.0, false, 1.1f, true);  /* slowest, 110% */
+    tplan_ranked items[3], buf[2], fbuf[3];
+    tplan_topk top = {buf, 2, 0, 1};
+    tplan_front front = {fbuf, 3, 0, 2, false};
+
+    (void)state;
+    assert_false(a.last);
+    assert_true(b.last);
+    assert_true(a.over == 0.0f); /* only a plan that does not fit has one */
+    assert_true(tplan_ranked_cmp(&a, &b, 1) < 0);
+    assert_true(tplan_ranked_cmp(&b, &a, 1) > 0);
+    /* fits decides, not the memory figures: a plan that does not fit
+     * though its figures read under the usable (a micro-batch over the
+     * largest, a host short of memory) still ranks after */
+    c = rk_fit(3, 0.5, false, 0.0f, true);
+    assert_true(tplan_ranked_cmp(&a, &c, 1) < 0);
+    c = rk_fit(3, 9.0, false, 1.1f, true);
+    /* the closest to fitting first, before the keys */
+    assert_true(tplan_ranked_cmp(&c, &b, 1) < 0);
+    items[0] = b;
+    items[1] = c;
+    items[2] = a;
+    tplan_ranked_sort(items, 3, 1);
+    assert_int_equal(items[0].index, 1);
+    assert_int_equal(items[1].index, 3);
+    assert_int_equal(items[2].index, 2);
+    tplan_topk_push(&top, &b);
+    tplan_topk_push(&top, &c);
+    tplan_topk_push(&top, &a);
+    tplan_topk_sort(&top);
+    assert_int_equal(top.n, 2);
+    assert_int_equal(top.items[0].index, 1);
+    assert_int_equal(top.items[1].index, 3);
+    /* a front: the plan that fits dominates both that do not, though
+     * each is better in a key */
+    tplan_front_push(&front, &b);
+    tplan_front_push(&front, &c);
+    tplan_front_push(&front, &a);
+    assert_int_equal(front.n, 1);
+    assert_int_equal(front.items[0].index, 1);
+    /* mixed: the keys alone */
+    a = rk_fit(1, 5.0, true, 0.9f, false);
+    b = rk_fit(2, 1.0, false, 1.5f, false);
+    assert_false(b.last);
+    assert_true(tplan_ranked_cmp(&b, &a, 1) < 0);
+    /* NaN never breaks the order */
+    b = rk_fit(2, 1.0, false, (float)NAN, true);
+    assert_true(tplan_ranked_cmp(&c, &b, 1) < 0);
+    assert_true(tplan_rank_over(150, 100, 0, 0) == 1.5f);
+    assert_true(tplan_rank_over(50, 100, 300, 100) == 3.0f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -283,6 +353,7 @@ int main(void)
         cmocka_unit_test(test_pareto_ties),    cmocka_unit_test(test_front_truncated),
         cmocka_unit_test(test_keys_sign),      cmocka_unit_test(test_sorts),
         cmocka_unit_test(test_large_sort),
+        cmocka_unit_test(test_fits_first),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

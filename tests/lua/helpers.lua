@@ -57,14 +57,14 @@ same(captured(tplan.print_table, rows, {
 
 -- field names as columns (the call that crashed at helpers.lua:88 before)
 same(captured(tplan.print_table, rows, {"gpus", "cost", "name"}),
-     "gpus  cost  name\n" ..
-     "   8  1234  a\n" ..
-     "  16     -  bbbb",
-     "field names as columns; floats in %.4g")
+     "fits   gpus  cost  name\n" ..
+     "true      8  1234  a\n" ..
+     "false    16     -  bbbb",
+     "field names as columns; floats in %.4g; a plan that does not fit shows why")
 same(captured(tplan.print_table, rows, {"gpus", {"title only: name"}, {"name"}}),
-     "gpus  title only: name  name\n" ..
-     "   8  -                 a\n" ..
-     "  16  -                 bbbb",
+     "fits   gpus  title only: name  name\n" ..
+     "true      8  -                 a\n" ..
+     "false    16  -                 bbbb",
      "a one-entry column reads the field its title names")
 
 -- plans straight from a sweep, mixing both forms
@@ -77,6 +77,20 @@ same(captured(tplan.print_table, res:top(3), {"gpus", "zero", {"fits", "fits"},
      "plans: field names and {title, key} print the same")
 local top = res:top(3)
 check(captured(tplan.print_table, top, {"gpus"}) == "gpus\n   1\n   2\n   4", "plans' gpus column")
+
+-- a sweep's plans name its axes: each one no column reads leads (two
+-- rows never look alike for want of it), and columns may be left out
+local ax = tplan.sweep{model = "gpt2", gpu = "a100-80g", gpus = 8,
+                       axes = {tp = {1, 2}, zero = {1, 3}}, rank = {"step_time_s"},
+                       keep = 4, threads = 1}
+local axtop = ax:top(4)
+check(axtop.axes[1] == "tp" and axtop.axes[2] == "zero" and #axtop.axes == 2,
+      "res:top names the swept axes")
+local shown = captured(tplan.print_table, axtop, {"gpus", "tp"})
+check(shown:match("^zero  gpus  tp\n"), "an axis no column reads leads: " .. shown)
+check(captured(tplan.print_table, axtop):match("^tp  zero   GiB  step s"),
+      "the default columns: the axes, then the figures")
+check(ax:pareto{"step_time_s", "total_bytes"}.axes[1] == "tp", "res:pareto names them too")
 
 -- no rows: the title line alone
 same(captured(tplan.print_table, {}, {"gpus", "mfu"}), "gpus  mfu", "no rows: titles only")
