@@ -192,6 +192,24 @@ int report_close(report *r, tplan_err *err)
     return TPLAN_OK;
 }
 
+/* A field name less the unit it ends in (names carry units: step_time_s,
+ * cost_usd, tokens_per_s), which the heading shows beneath. */
+static void cut_unit(char *name)
+{
+    static const char *const ends[] = {"_per_s", "_bytes", "_usd", "_kwh",
+                                       "_s",     "_h",     NULL};
+    size_t n = strlen(name);
+
+    for (int i = 0; ends[i]; i++) {
+        size_t k = strlen(ends[i]);
+
+        if (n > k && strcmp(name + n - k, ends[i]) == 0) {
+            name[n - k] = '\0';
+            return;
+        }
+    }
+}
+
 void report_table_begin(report *r, const char *kind, const char *caption, int n,
                         const char *const *heads)
 {
@@ -205,8 +223,11 @@ void report_table_begin(report *r, const char *kind, const char *caption, int n,
         char label[64];
 
         /* the field's name as words (its column name in data-field),
-         * and its unit beneath: total_bytes is shown in GiB */
+         * less the unit it ends in, and its unit beneath: total_bytes
+         * is shown in GiB */
         snprintf(label, sizeof label, "%s", heads[i]);
+        if (unit && unit[0])
+            cut_unit(label);
         for (char *c = label; *c; c++)
             if (*c == '_')
                 *c = ' ';

@@ -471,4 +471,35 @@ SLURM_ARRAY_TASK_ID=3 SLURM_ARRAY_TASK_MIN=1 SLURM_ARRAY_TASK_COUNT=4 \
 SLURM_ARRAY_TASK_ID=9223372036854775807 SLURM_ARRAY_TASK_COUNT=4 "$tplan" run save.lua >/dev/null 2>err
 [ $? = 2 ] && grep -q "SLURM_ARRAY_TASK_ID must be a number in \[0, 1000000\]" err && ok || bad "Slurm overflow: $(cat err)"
 
+# --- issue 33's Mixtral sweep: what a person acts on fits -----------------------
+"$tplan" run "$dir/lua/mixtral_sweep.lua" --db mx.db >mx.out 2>mx.err
+grep -q "^top: fits true" mx.out && [ ! -s mx.err ] && ok || bad "res:top(1) fits: $(cat mx.out mx.err)"
+"$tplan" query mx.db >mx.q
+sed -n 2p mx.q | grep -q " ep " && ok || bad "tplan query shows no ep column: $(sed -n 2p mx.q)"
+fitcol=$(sed -n 2p mx.q | tr -s ' ' '\n' | grep -n '^fits$' | cut -d: -f1)
+[ "$(sed -n 3p mx.q | tr -s ' ' '\n' | sed '/^$/d' | sed -n "${fitcol}p")" = 1 ] && ok ||
+    bad "tplan query's first row does not fit: $(sed -n 3p mx.q)"
+"$tplan" report mx.db -o mx.html 2>/dev/null && grep -q "<h2>The best plan</h2>" mx.html &&
+    ! grep -q "No plan fits" mx.html && grep -q '<th data-field="ep">' mx.html && ok ||
+    bad "report: the best plan fits and the table shows ep"
+# mixed by name: rank 1 is the 193.7 GiB plan, and the report still calls
+# only a plan that fits best
+"$tplan" run "$dir/lua/mixtral_sweep.lua" --db mxm.db -- fits_first=false >mx.out 2>/dev/null
+grep -q "^top: fits false, 193.7 GiB" mx.out && ok || bad "fits_first=false: $(cat mx.out)"
+"$tplan" report mxm.db -o mxm.html 2>/dev/null && grep -A1 "<h2>The best plan</h2>" mxm.html | grep -q "the first that fits" &&
+    ok || bad "a mixed sweep's report called a plan that does not fit best"
+
+# --- a file of an older build (schema 2: no axes, no fits_first) ---------------
+cp mx.db old.db
+sqlite3 old.db "ALTER TABLE sweeps DROP COLUMN axes; ALTER TABLE sweeps DROP COLUMN fits_first; PRAGMA user_version = 2"
+"$tplan" query old.db >old.q 2>&1 && sed -n 2p old.q | grep -q "^rank  gpu  " && ok ||
+    bad "query of a schema 2 file: $(head -n3 old.q)"
+"$tplan" report old.db -o old.html 2>/dev/null && ok || bad "report of a schema 2 file"
+"$tplan" export old.db --csv old.csv 2>/dev/null && head -n1 old.csv | grep -q "^sweep,rank,model,gpu," && ok ||
+    bad "export of a schema 2 file: $(head -c 80 old.csv)"
+"$tplan" run "$dir/lua/mixtral_sweep.lua" --db old.db >/dev/null 2>&1 &&
+    [ "$(q old.db 'PRAGMA user_version')" = 3 ] &&
+    [ "$(q old.db 'SELECT count(*), count(axes) FROM sweeps')" = "2,1" ] && ok ||
+    bad "a schema 2 file upgraded on write: $(q old.db 'SELECT id, axes, fits_first FROM sweeps')"
+
 finish

@@ -77,6 +77,22 @@ if "$tplan" calc --params 7B --act-bytes 1e6 --gpu l40s --report generic.html >/
    ! grep -q 'data-chart="step-time-breakdown"' generic.html; then ok
 else bad "generic model report: $(cat generic.err)"; fi
 
+# fits WIDTH PAGE: no table of PAGE is wider than its box in a WIDTH-px
+# window (issue 33: the ranked table clipped columns at 1400 px). A copy
+# of the page gets a script that marks each table's overflow; Chromium
+# runs it and dumps the DOM.
+fits() {
+    local width=$1 page=$2
+    sed 's#</body>#<script>for (const d of document.querySelectorAll(".wide")) d.setAttribute("data-over", d.scrollWidth - d.clientWidth);</script></body>#' \
+        "$page" >"w_$page"
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+        --window-size="$width",900 --dump-dom "file://$tmp/w_$page" >"w_$page.dom" 2>/dev/null
+    local over
+    over=$(grep -o 'data-over="[0-9-]*"' "w_$page.dom" | grep -v 'data-over="0"' | grep -v 'data-over="-')
+    [ -n "$(grep -o 'data-over=' "w_$page.dom")" ] && [ -z "$over" ] && ok ||
+        bad "$page at $width px: a table overflows its box ($over)"
+}
+
 # ---- tplan report DB -------------------------------------------------------
 cat >sweep.lua <<'LUA'
 tplan.sweep{
@@ -99,6 +115,18 @@ check sweep s.html.dom rows.json
 if "$tplan" report s.db --sweep report-test -o byname.html &&
    "$tplan" report s.db --sweep 1 -o byid.html && cmp -s byname.html byid.html; then ok
 else bad "--sweep NAME and --sweep ID differ"; fi
+# an MoE sweep's table (its ep column among the axes) fits a 1400-px page,
+# and so does this one's
+if "$tplan" run "$dir/lua/mixtral_sweep.lua" --db mx.db >/dev/null 2>&1 &&
+   "$tplan" report mx.db -o mx.html 2>/dev/null; then ok; else bad "report of the Mixtral sweep"; fi
+fits 1400 mx.html
+fits 1400 s.html
+# where no plan fits, the report says so and names the closest, never "best"
+printf 'tplan.sweep{name = "none", model = "llama2-70b", gpu = "a100-80g", gpus = 1, tokens = 1e9, axes = {micro_batch = {1, 2}}, rank = {"time_h"}}\n' >none.lua
+if "$tplan" run none.lua --db none.db >/dev/null 2>&1 && "$tplan" report none.db -o none.html 2>/dev/null &&
+   grep -q "<h2>No plan fits: the closest</h2>" none.html && ! grep -q "<h2>The best plan</h2>" none.html &&
+   grep -q "needs [0-9.]* GiB per GPU where 71.3 GiB is usable" none.html; then ok
+else bad "a report where no plan fits: $(grep -o '<h2>[^<]*</h2>' none.html | head -3)"; fi
 
 # ---- bad input --------------------------------------------------------------
 expect() { # WANT_RC WANT_TEXT CMD...: exit status and the message
