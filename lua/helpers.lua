@@ -130,6 +130,8 @@ local function leading(rows, columns)
   for _, col in ipairs(columns) do
     local key = type(col) == "table" and (col[2] == nil and col[1] or col[2]) or col
     if type(key) == "string" then read[key] = true end
+    -- a column titled by the field's name shows it, whatever computes it
+    if type(col) == "table" and type(col[1]) == "string" then read[col[1]] = true end
   end
   for _, a in ipairs(type(rows.axes) == "table" and rows.axes or {}) do
     if not read[a] then out[#out + 1] = a; read[a] = true end

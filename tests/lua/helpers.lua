@@ -78,6 +78,13 @@ same(captured(tplan.print_table, res:top(3), {"gpus", "zero", {"fits", "fits"},
 local top = res:top(3)
 check(captured(tplan.print_table, top, {"gpus"}) == "gpus\n   1\n   2\n   4", "plans' gpus column")
 
+-- a column titled "fits" shows it, whatever computes it: none is added
+same(captured(tplan.print_table, rows, {"gpus", {"fits", function(r) return r.fits and "yes" or "no" end}}),
+     "gpus  fits\n" ..
+     "   8  yes\n" ..
+     "  16  no",
+     "a computed fits column")
+
 -- a sweep's plans name its axes: each one no column reads leads (two
 -- rows never look alike for want of it), and columns may be left out
 local ax = tplan.sweep{model = "gpt2", gpu = "a100-80g", gpus = 8,
