@@ -289,7 +289,8 @@ void report_table_end(report *r)
     fputs("</tbody></table></div>\n", r->f);
 }
 
-void report_pareto(int64_t n, const double *t, const double *cost, bool *front)
+void report_pareto(int64_t n, const double *t, const double *cost,
+                   const bool *fits, bool *front)
 {
     /* the sweeps' own front (engine/rank.c): equal points keep the first */
     tplan_ranked *items = malloc(sizeof *items * (size_t)(n > 0 ? n : 1));
@@ -305,6 +306,8 @@ void report_pareto(int64_t n, const double *t, const double *cost, bool *front)
         r.index = i;
         r.key[0] = t[i];
         r.key[1] = cost[i];
+        r.fits = !fits || fits[i];
+        tplan_ranked_standing(&r, true, 0.0f);
         tplan_front_push(&f, &r);
     }
     for (int k = 0; k < f.n; k++)

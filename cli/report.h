@@ -39,8 +39,12 @@ void report_plan(report *r, const tplan_config *c, const tplan_plan *p);
 
 /* Mark the non-dominated points of (t, cost), both minimised: no other
  * point is as fast and as cheap and better in one (of equal points, the
- * first). NaN points are not on the front; at most INT_MAX points. */
-void report_pareto(int64_t n, const double *t, const double *cost, bool *front);
+ * first). NaN points are not on the front; at most INT_MAX points. A
+ * point that fits (fits[i]; NULL: all do) dominates every one that does
+ * not, as in the sweeps' fronts: once one fits, the front holds only
+ * points that fit. */
+void report_pareto(int64_t n, const double *t, const double *cost,
+                   const bool *fits, bool *front);
 
 /* A table (data-table="kind"): a caption and column heads, then rows of cells.
  * Each cell carries data-field (its column's field) and, for numbers,

@@ -58,7 +58,7 @@ static int on_sweep(void *ud, int ncols, const char *const *names,
 typedef struct points {
     int64_t n, cap;
     double *time_h, *cost;
-    bool *pareto;
+    bool *fits, *pareto;
 } points;
 
 static double cell_num(const tplan_cell *c)
@@ -74,10 +74,11 @@ static int on_point(void *ud, int ncols, const char *const *names,
     points *p = ud;
 
     (void)names;
-    if (!row || ncols < 2 || p->n >= p->cap)
+    if (!row || ncols < 3 || p->n >= p->cap)
         return 0;
     p->time_h[p->n] = cell_num(&row[0]);
     p->cost[p->n] = cell_num(&row[1]);
+    p->fits[p->n] = cell_num(&row[2]) != 0.0;
     p->n++;
     return 0;
 }
@@ -345,7 +346,7 @@ static void cost_time(report *r, const points *pt)
     if (drawn == 0)
         return;
     /* the front of these two objectives, whatever the sweep ranked by */
-    report_pareto(pt->n, pt->time_h, pt->cost, pt->pareto);
+    report_pareto(pt->n, pt->time_h, pt->cost, pt->fits, pt->pareto);
     svg_begin(&ch, r->f, "kept-cost-vs-time",
               "Cost against time of the kept plans (filled: the Pareto "
               "front)",
@@ -363,7 +364,8 @@ static void cost_time(report *r, const points *pt)
 }
 
 /* The best throughput at each GPU count, as SQL groups it over every
- * kept plan of the sweep. */
+ * kept plan of the sweep that fits (a plan that does not fit is never
+ * the best of anything). */
 typedef struct best_tps {
     int n;
     double g[MAX_GPUS], tps[MAX_GPUS];
@@ -394,8 +396,8 @@ static int scaling(report *r, tplan_store *db, int64_t sweep, tplan_err *err)
 
     if (tplan_store_query(db,
                           "SELECT gpus, max(tokens_per_s) FROM plans WHERE "
-                          "sweep_id = ?1 AND gpus > 0 AND tokens_per_s > 0 "
-                          "GROUP BY gpus ORDER BY gpus",
+                          "sweep_id = ?1 AND fits AND gpus > 0 AND "
+                          "tokens_per_s > 0 GROUP BY gpus ORDER BY gpus",
                           &id, 1, on_best, &b, err) != TPLAN_OK)
         return TPLAN_EIO;
     if ((n = b.n) < 2)
@@ -409,8 +411,9 @@ static int scaling(report *r, tplan_store *db, int64_t sweep, tplan_err *err)
         for (int i = 0; i < n; i++)
             y.hi = fmax(y.hi, tps[i]);
         svg_begin(&ch, r->f, "kept-throughput-vs-gpus",
-                  "Best throughput among the kept plans at each GPU count", x,
-                  y);
+                  "Best throughput among the kept plans that fit at each GPU "
+                  "count",
+                  x, y);
         svg_series(&ch, "tokens_per_s", 0, n, g, tps);
         svg_end(&ch, NULL);
         y.lo = 0.0;
@@ -521,7 +524,8 @@ int cmd_report(int argc, char **argv)
     pt.time_h = malloc(sizeof(double) * MAX_POINTS);
     pt.cost = malloc(sizeof(double) * MAX_POINTS);
     pt.pareto = malloc(sizeof(bool) * MAX_POINTS);
-    if (!pt.time_h || !pt.cost || !pt.pareto) {
+    pt.fits = malloc(sizeof(bool) * MAX_POINTS);
+    if (!pt.time_h || !pt.cost || !pt.pareto || !pt.fits) {
         fputs("tplan: out of memory\n", stderr);
         goto done;
     }
@@ -530,9 +534,9 @@ int cmd_report(int argc, char **argv)
                            {TPLAN_CELL_INT, MAX_POINTS, 0.0, NULL}};
 
         if (tplan_store_query(db,
-                              "SELECT time_h, cost_usd "
+                              "SELECT time_h, cost_usd, fits "
                               "FROM plans WHERE sweep_id = ?1 ORDER BY "
-                              "rank IS NULL, rank LIMIT ?2",
+                              "rank IS NULL, fits = 0, rank LIMIT ?2",
                               q, 2, on_point, &pt, &err) != TPLAN_OK) {
             fprintf(stderr, "tplan: %s\n", err.msg);
             goto done;
@@ -583,6 +587,7 @@ done:
     free(pt.time_h);
     free(pt.cost);
     free(pt.pareto);
+    free(pt.fits);
     tplan_store_close(db);
     return rc;
 }

@@ -286,7 +286,7 @@ static void gpu_scaling(report *r, const tplan_config *base,
     tplan_err err;
     double g[MAX_GPUS], tps[MAX_GPUS], eff[MAX_GPUS], t[MAX_GPUS],
         cost[MAX_GPUS];
-    bool front[MAX_GPUS];
+    bool front[MAX_GPUS], fits[MAX_GPUS];
     svg_chart ch;
 
     if (!p->perf.timed)
@@ -323,6 +323,7 @@ static void gpu_scaling(report *r, const tplan_config *base,
         tps[i] = q->perf.tokens_per_s;
         eff[i] = rows[i].efficiency * 100.0;
         t[i] = q->run.has_budget ? q->run.time_h : (double)NAN;
+        fits[i] = q->mem.fits;
         cost[i] = q->run.has_budget ? q->run.cost_usd : (double)NAN;
     }
     {
@@ -356,7 +357,7 @@ static void gpu_scaling(report *r, const tplan_config *base,
                 y.lo = fmin(y.lo, cost[i]);
                 y.hi = fmax(y.hi, cost[i]);
             }
-        report_pareto(n, t, cost, front);
+        report_pareto(n, t, cost, fits, front);
         svg_begin(&ch, r->f, "cost-vs-time",
                   "Cost against time at each GPU count (filled: the Pareto "
                   "front)",

@@ -234,7 +234,8 @@ def check_sweep(m, every):
     # the best throughput at each GPU count
     best = {}
     for r in every:
-        best[r["gpus"]] = max(best.get(r["gpus"], 0.0), r["tokens_per_s"])
+        if r["fits"]:  # a plan that does not fit is never the best
+            best[r["gpus"]] = max(best.get(r["gpus"], 0.0), r["tokens_per_s"])
     for g, v in best.items():
         pts = [x for x in chart_marks(m, "kept-throughput-vs-gpus")
                if "data-x" in x and same(x["data-x"], g)]

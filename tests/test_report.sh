@@ -104,7 +104,7 @@ tplan.sweep{
 LUA
 if "$tplan" run sweep.lua --db s.db >/dev/null 2>run.err &&
    "$tplan" report s.db -o s.html 2>report.err &&
-   "$tplan" query s.db "SELECT rank, gpus, total_bytes, step_time_s, cost_usd, time_h, tokens_per_s,
+   "$tplan" query s.db "SELECT rank, gpus, fits, total_bytes, step_time_s, cost_usd, time_h, tokens_per_s,
        weights_bytes, grads_bytes, optimizer_bytes, activations_bytes, overhead_bytes
        FROM plans ORDER BY rank IS NULL, rank" --json >rows.json; then ok
 else bad "tplan report: $(cat run.err report.err 2>/dev/null)"; fi
