@@ -12,6 +12,7 @@
 #include "framework_csv.h"
 #include "hf_config.h"
 #include "model_fields.h"
+#include "names.h"
 #include "tplan_lua.h"
 
 /* calc's own options: a model's shape (tplan.model's fields in Lua),
@@ -250,6 +251,42 @@ void calc_usage(void)
           stdout);
 }
 
+/* Every option calc takes, without its dashes, in the order a "did you
+ * mean" prefers on a tie: the plan fields' flags, the model's shape, then
+ * calc's own. Returns how many (at most cap). */
+static int option_names(const char **out, int cap)
+{
+    int n = 0;
+
+    for (int id = 0; id < tplan_field_count() && n < cap; id++) {
+        const tplan_field *f = tplan_field_at(id);
+
+        if ((f->flags & TPLAN_FIELD_IN) && strncmp(f->flag, "--", 2) == 0)
+            out[n++] = f->flag + 2;
+    }
+    for (int i = 0; i < tplan_model_field_count() && n < cap; i++)
+        out[n++] = tplan_model_field_at(i)->option;
+    for (int k = 0; k < O_COUNT && n < cap; k++)
+        out[n++] = defs[k].name;
+    return n;
+}
+
+/* --name is no option: say so, with the closest ones ("--lora": did you
+ * mean --lora-rank?). */
+static int unknown_option(const char *name)
+{
+    const char *names[512];
+    char hint[200];
+
+    tplan_name_hint(name, names, option_names(names, 512), "--", hint,
+                    sizeof hint);
+    if (hint[0])
+        return usage_error("unknown option --%s: %s (tplan calc --help "
+                           "lists them)",
+                           name, hint);
+    return usage_error("unknown option --%s; see tplan calc --help", name);
+}
+
 static int gather(int argc, const char *const *argv, gathered *g)
 {
     for (int i = 1; i < argc; i++) {
@@ -275,9 +312,7 @@ static int gather(int argc, const char *const *argv, gathered *g)
 
             snprintf(key, sizeof key, "%.*s", (int)len, name);
             if ((mf = tplan_model_field_find_option(key)) < 0)
-                return usage_error("unknown option --%.*s; see tplan calc "
-                                   "--help",
-                                   (int)len, name);
+                return unknown_option(key);
             if (tplan_model_field_at(mf)->is_bool) {
                 if (eq)
                     return usage_error("option --%s takes no value (%s)", key,

@@ -66,6 +66,11 @@ expect_error 2 "tplan: dropout: 1.5: out of range (valid: a number from 0 to 0.9
 expect_error 2 "tplan: reserve: -0.1: out of range (valid: a number from 0 to 0.99)" "${C[@]}" --reserve -0.1
 expect_error 2 "tplan: seq exceeds the model's learned positions (seq=2048, max_seq=1024)" calc --model gpt2 --seq 2048
 expect_error 2 "tplan: unknown option --gpu-count; see tplan calc --help" "${C[@]}" --gpu-count 8
+# unknown options get the closest ones: a prefix (--lora of --lora-rank), a typo, a shape option
+expect_error 2 "tplan: unknown option --lora: did you mean --lora-rank, --lora-targets or --lora-dropout? (tplan calc --help lists them)" "${C[@]}" --lora 16
+expect_error 2 "tplan: unknown option --micro-bach: did you mean --micro-batch? (tplan calc --help lists them)" "${C[@]}" --micro-bach=2
+expect_error 2 "tplan: unknown option --expert: did you mean --experts, --expert-ffn or --shared-experts? (tplan calc --help lists them)" "${C[@]}" --expert 8
+expect_error 2 "tplan: unknown option --jsn: did you mean --json? (tplan calc --help lists them)" "${C[@]}" --jsn
 expect_error 2 "tplan: option --seq needs a value" "${C[@]}" --seq
 expect_error 2 "tplan: no model: give --model PRESET, --params N or --layers/--hidden/--heads" calc
 expect_error 2 "tplan: heads is required for a custom model (give --layers, --hidden and --heads)" calc --layers 2 --hidden 64
