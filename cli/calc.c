@@ -215,7 +215,7 @@ static void print_json_rows(json_w *w, const tplan_scaling_row *rows, int n,
 
 /* What would make a plan that does not fit fit, in the order the
  * warnings give it: [{change: {field: value}, fits, total_bytes,
- * max_micro_batch, step_time_s, why}]. */
+ * max_micro_batch, step_time_s, tokens_per_s, time_h, per_epoch, why}]. */
 static void print_json_advice(json_w *w, const tplan_plan *p)
 {
     static tplan_remedy r[TPLAN_MAX_REMEDIES];
@@ -243,6 +243,14 @@ static void print_json_advice(json_w *w, const tplan_plan *p)
         json_int(w, "max_micro_batch", r[i].max_micro_batch);
         json_num(w, "step_time_s",
                  r[i].timed ? r[i].step_time_s : (double)NAN);
+        /* comparable across micro-batches, sequences and GPU counts;
+         * time_h is per epoch where per_epoch, null without a budget */
+        json_num(w, "tokens_per_s",
+                 r[i].timed ? r[i].tokens_per_s : (double)NAN);
+        json_num(w, "time_h", r[i].timed && r[i].has_budget
+                                  ? r[i].time_h
+                                  : (double)NAN);
+        json_bool(w, "per_epoch", r[i].per_epoch);
         json_str(w, "why", r[i].why);
         json_obj_end(w);
     }
@@ -641,6 +649,8 @@ static void print_table(const tplan_plan *p)
     print_finetune(p);
     if (p->max_micro_batch >= TPLAN_MICRO_BATCH_UNBOUNDED)
         snprintf(note, sizeof note, "no memory limit: activations unknown");
+    else if (p->max_micro_batch == 0)
+        snprintf(note, sizeof note, "no micro-batch fits");
     else
         snprintf(note, sizeof note, "max that fits %lld",
                  (long long)p->max_micro_batch);

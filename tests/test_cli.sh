@@ -397,6 +397,25 @@ jq_is "advice with eager attention names flash" 'any(.warnings[]; startswith("wo
 jq_is "advice at ZeRO-3 names only the GPUs" 'any(.warnings[]; startswith("would fit with gpus=4:")) and all(.warnings[]; test("zero=3") | not)' calc --model llama2-7b --gpu a100-80g --zero 3
 jq_is "advice on 8 GPUs does not repeat gpus=8" 'any(.warnings[]; startswith("would fit with recompute=full, zero=3, seq=1024:")) and all(.warnings[]; test("gpus=8") | not)' calc --model llama2-7b --gpu a100-80g --gpus 8 --micro-batch 64
 
+# advice in units that compare across micro-batches, sequences and GPU
+# counts (issue 33 item 4): each entry's tokens/s and run time are those
+# of calc on the changed plan, in JSON and in the warning alike
+A7=(--model llama2-7b --gpu a100-80g --gpus 8 --micro-batch 64)
+"$tplan" calc "${A7[@]}" --json >"$tmp/adv.json" 2>/dev/null
+"$tplan" calc "${A7[@]}" --recompute full --zero 3 --seq 1024 --json >"$tmp/adv1.json" 2>/dev/null
+if jq -e --slurpfile c "$tmp/adv1.json" '.advice[0].change == {"recompute": "full", "zero": 3, "seq": 1024} and
+        .advice[0].tokens_per_s == $c[0].perf.tokens_per_s and .advice[0].time_h == $c[0].run.time_h and
+        .advice[0].time_h > 1000 and (.advice[0].per_epoch | not) and
+        (.warnings | any(. == ("would fit with recompute=full, zero=3, seq=1024: 55.7 GiB at micro-batch 64, max micro-batch 88, 17.2 s per step, \($c[0].perf.tokens_per_s | round) tokens/s, run \($c[0].run.time_h | round) h (\($c[0].run.time_h / 24 | round) days)")))' \
+    "$tmp/adv.json" >/dev/null; then ok; else
+    bad "advice: tokens/s and run time of the changed plan: $(jq -c '.advice[0]' "$tmp/adv.json") $(jq -c '[.perf.tokens_per_s, .run.time_h]' "$tmp/adv1.json")"
+fi
+jq_is "advice: a fine-tune without data has tokens/s and no run time" 'all(.advice[]; .tokens_per_s > 0 and .time_h == null) and all(.warnings[] | select(startswith("would fit with")); endswith(" tokens/s, no run time (no budget given)"))' calc --model llama2-7b --gpu rtx4090 --finetune --seq 2048
+jq_is "advice: a fine-tune given its dataset is timed per epoch" 'all(.advice[]; .tokens_per_s > 0 and .time_h > 1 and .time_h < 100 and .per_epoch) and all(.warnings[] | select(startswith("would fit with")); test(" tokens/s, [0-9.]+ h per epoch$"))' calc --model llama2-7b --gpu rtx4090 --finetune --seq 2048 --dataset 52002
+# the header says plainly when no micro-batch fits
+out=$("$tplan" calc --model llama2-7b --gpu rtx4090 2>&1 | sed -n 3p)
+[ "$out" = "  micro-batch 1 (no micro-batch fits), accum 1, global batch 1 samples = 4096 tokens" ] && ok || bad "calc header when none fits: $out"
+
 # fine-tuning (issue 15): LoRA counts, quantized bases, offload, advice
 jq_is "QLoRA: PEFT's trainable count and a 4-bit base" '.model.trainable_params == 159907840 and .recipe.base_precision == "nf4" and .recipe.double_quant and .memory.fits and .perf.dequant_s > 0' calc --model llama-7b --gpu rtx4090 --finetune --lora-rank 64 --base-precision nf4 --double-quant --recompute full --seq 512
 jq_is "advice: QLoRA before more GPUs on one 24 GB GPU, as JSON and warnings alike" '(.advice | length) == ([.warnings[] | select(startswith("would fit with"))] | length) and .advice[0].change == {"lora_rank": 16, "base_precision": "nf4", "double_quant": true} and .advice[0].fits and (.advice | map(.change | has("gpus")) | index(true)) > 0 and all(.advice[]; .step_time_s > 0 and (.why | length) > 0)' calc --model llama2-7b --gpu rtx4090 --finetune --seq 2048
