@@ -419,6 +419,24 @@ out=$("$tplan" calc --model llama2-7b --gpu rtx4090 2>&1 | sed -n 3p)
 # fine-tuning (issue 15): LoRA counts, quantized bases, offload, advice
 jq_is "QLoRA: PEFT's trainable count and a 4-bit base" '.model.trainable_params == 159907840 and .recipe.base_precision == "nf4" and .recipe.double_quant and .memory.fits and .perf.dequant_s > 0' calc --model llama-7b --gpu rtx4090 --finetune --lora-rank 64 --base-precision nf4 --double-quant --recompute full --seq 512
 jq_is "advice: QLoRA before more GPUs on one 24 GB GPU, as JSON and warnings alike" '(.advice | length) == ([.warnings[] | select(startswith("would fit with"))] | length) and .advice[0].change == {"lora_rank": 16, "base_precision": "nf4", "double_quant": true} and .advice[0].fits and (.advice | map(.change | has("gpus")) | index(true)) > 0 and all(.advice[]; .step_time_s > 0 and (.why | length) > 0)' calc --model llama2-7b --gpu rtx4090 --finetune --seq 2048
+# --qlora (issue 33 item 5): the QLoRA recipe's flags, shown; the plan is
+# the one those flags give; flags given win wherever they stand
+QL="--finetune --lora-rank 64 --lora-targets all-linear --lora-dropout 0.1 --base-precision nf4 --double-quant --optimizer paged-adamw-32bit --recompute full"
+Q7=(--model llama2-7b --gpu rtx4090 --seq 2048)
+# shellcheck disable=SC2086
+"$tplan" calc "${Q7[@]}" $QL --json >"$tmp/ql_flags.json" 2>/dev/null
+"$tplan" calc "${Q7[@]}" --qlora --json >"$tmp/ql.json" 2>/dev/null
+if jq -e --slurpfile f "$tmp/ql_flags.json" --arg ql "$QL" '.shorthands == [{"flag": "--qlora", "expands_to": $ql, "given": ""}] and
+        .fields.finetune and .recipe.lora_rank == 64 and .recipe.lora_targets == "all-linear" and .recipe.lora_dropout == 0.1 and
+        .recipe.base_precision == "nf4" and .recipe.double_quant and .recipe.optimizer == "paged-adamw-32bit" and .recipe.recompute == "full" and
+        .memory == $f[0].memory and .fields == $f[0].fields and $f[0].shorthands == []' "$tmp/ql.json" >/dev/null; then ok; else
+    bad "--qlora is not its flags: $(jq -c '.shorthands, .recipe' "$tmp/ql.json")"
+fi
+jq_is "--qlora: a flag given before it wins and is named" '.recipe.lora_rank == 16 and .recipe.double_quant == false and .recipe.base_precision == "nf4" and .shorthands[0].given == "--lora-rank 16 --double-quant=false"' calc "${Q7[@]}" --lora-rank 16 --double-quant=false --qlora
+jq_is "--qlora: a flag given after it wins" '.recipe.lora_rank == 8 and .recipe.optimizer == "adamw" and .shorthands[0].given == "--lora-rank 8 --optimizer adamw"' calc "${Q7[@]}" --qlora --lora-rank=8 --optimizer adamw
+out=$("$tplan" calc "${Q7[@]}" --qlora --lora-rank 16 | sed -n 3p)
+[ "$out" = "  --qlora: $QL (overridden by the flags given: --lora-rank 16)" ] && ok || bad "calc --qlora's line: $out"
+expect_error 2 "tplan: option --qlora takes no value (--qlora=64)" calc "${Q7[@]}" --qlora=64
 jq_is "advice: offload before more GPUs outside fine-tuning" '.advice[0].change == {"offload_optimizer": "cpu"} and (.advice | map(.change | has("lora_rank")) | any | not)' calc --model llama3-8b --gpu a100-80g --precision fp32 --optimizer adam --seq 2048
 jq_is "a plan that fits has no advice" '.advice == []' calc --model gpt2 --gpu a100-80g
 jq_is "offload: host and NVMe per node, offload time in the step" '.memory.host_bytes > 0 and .memory.nvme_bytes > 0 and .perf.offload_time_s > 0 and .memory.weights_bytes == 0' calc --model llama2-7b --gpu a100-80g --zero 3 --offload-optimizer nvme --offload-params nvme --micro-batch 1 --seq 512
