@@ -419,6 +419,10 @@ out=$("$tplan" calc --model llama2-7b --gpu rtx4090 2>&1 | sed -n 3p)
 # fine-tuning (issue 15): LoRA counts, quantized bases, offload, advice
 jq_is "QLoRA: PEFT's trainable count and a 4-bit base" '.model.trainable_params == 159907840 and .recipe.base_precision == "nf4" and .recipe.double_quant and .memory.fits and .perf.dequant_s > 0' calc --model llama-7b --gpu rtx4090 --finetune --lora-rank 64 --base-precision nf4 --double-quant --recompute full --seq 512
 jq_is "advice: QLoRA before more GPUs on one 24 GB GPU, as JSON and warnings alike" '(.advice | length) == ([.warnings[] | select(startswith("would fit with"))] | length) and .advice[0].change == {"lora_rank": 16, "base_precision": "nf4", "double_quant": true} and .advice[0].fits and (.advice | map(.change | has("gpus")) | index(true)) > 0 and all(.advice[]; .step_time_s > 0 and (.why | length) > 0)' calc --model llama2-7b --gpu rtx4090 --finetune --seq 2048
+# tplan run NAME: a ready script by name, from another directory; in a
+# build tree scripts/ is linked where an install puts share/tplan/scripts
+out=$(cd "$tmp" && "$tplan" run accum_plan 2>&1 | head -n1)
+[ "${out%% *}" = "gpus" ] && ok || bad "tplan run accum_plan from $tmp: $out"
 # --qlora (issue 33 item 5): the QLoRA recipe's flags, shown; the plan is
 # the one those flags give; flags given win wherever they stand
 QL="--finetune --lora-rank 64 --lora-targets all-linear --lora-dropout 0.1 --base-precision nf4 --double-quant --optimizer paged-adamw-32bit --recompute full"
