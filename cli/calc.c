@@ -215,7 +215,7 @@ static void print_json_rows(json_w *w, const tplan_scaling_row *rows, int n,
 
 /* What would make a plan that does not fit fit, in the order the
  * warnings give it: [{change: {field: value}, fits, total_bytes,
- * max_micro_batch, step_time_s, why}]. */
+ * max_micro_batch, step_time_s, tokens_per_s, time_h, per_epoch, why}]. */
 static void print_json_advice(json_w *w, const tplan_plan *p)
 {
     static tplan_remedy r[TPLAN_MAX_REMEDIES];
@@ -243,6 +243,14 @@ static void print_json_advice(json_w *w, const tplan_plan *p)
         json_int(w, "max_micro_batch", r[i].max_micro_batch);
         json_num(w, "step_time_s",
                  r[i].timed ? r[i].step_time_s : (double)NAN);
+        /* comparable across micro-batches, sequences and GPU counts;
+         * time_h is per epoch where per_epoch, null without a budget */
+        json_num(w, "tokens_per_s",
+                 r[i].timed ? r[i].tokens_per_s : (double)NAN);
+        json_num(w, "time_h", r[i].timed && r[i].has_budget
+                                  ? r[i].time_h
+                                  : (double)NAN);
+        json_bool(w, "per_epoch", r[i].per_epoch);
         json_str(w, "why", r[i].why);
         json_obj_end(w);
     }
@@ -265,8 +273,24 @@ static void print_json_finetune(json_w *w, const tplan_config *c)
     json_str(w, "offload_params", tplan_offload_name(c->offload_params));
 }
 
-static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
-                       int n, const tplan_batch_row *brows, int nb)
+/* shorthands: [{flag, expands_to, given}], what each shorthand on the
+ * command line stood for ([] for none). */
+static void print_json_shorthands(json_w *w, const calc_out *o)
+{
+    json_arr_begin(w, "shorthands");
+    if (o->qlora[0]) {
+        json_obj_begin(w, NULL);
+        json_str(w, "flag", "--qlora");
+        json_str(w, "expands_to", o->qlora);
+        json_str(w, "given", o->qlora_given);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+}
+
+static void print_json(const tplan_plan *p, const calc_out *o,
+                       const tplan_scaling_row *rows, int n,
+                       const tplan_batch_row *brows, int nb)
 {
     const tplan_config *c = &p->config;
     const tplan_memory *m = &p->mem;
@@ -362,6 +386,7 @@ static void print_json(const tplan_plan *p, const tplan_scaling_row *rows,
     print_json_recipe(&w, p);
     print_json_rows(&w, rows, n, brows, nb);
     print_json_advice(&w, p);
+    print_json_shorthands(&w, o);
     json_arr_begin(&w, "warnings");
     for (int i = 0; i < p->n_warnings; i++)
         json_str(&w, NULL, p->warnings[i]);
@@ -604,7 +629,19 @@ static void print_finetune(const tplan_plan *p)
                tplan_offload_name(c->offload_params));
 }
 
-static void print_table(const tplan_plan *p)
+/* What a shorthand stood for: "--qlora: --finetune ... (overridden by
+ * the flags given: --lora-rank 16)". */
+static void print_shorthand(const calc_out *o)
+{
+    if (!o->qlora[0])
+        return;
+    printf("  --qlora: %s", o->qlora);
+    if (o->qlora_given[0])
+        printf(" (overridden by the flags given: %s)", o->qlora_given);
+    printf("\n");
+}
+
+static void print_table(const tplan_plan *p, const calc_out *o)
 {
     const tplan_config *c = &p->config;
     const tplan_memory *m = &p->mem;
@@ -638,9 +675,12 @@ static void print_table(const tplan_plan *p)
         printf("  framework %s: efficiency x%g, data-parallel bandwidth x%g, "
                "ZeRO-3 bandwidth x%g\n",
                c->framework, c->eff_scale, c->dp_bw_eff, c->zero3_bw_eff);
+    print_shorthand(o);
     print_finetune(p);
     if (p->max_micro_batch >= TPLAN_MICRO_BATCH_UNBOUNDED)
         snprintf(note, sizeof note, "no memory limit: activations unknown");
+    else if (p->max_micro_batch == 0)
+        snprintf(note, sizeof note, "no micro-batch fits");
     else
         snprintf(note, sizeof note, "max that fits %lld",
                  (long long)p->max_micro_batch);
@@ -871,10 +911,10 @@ int cmd_calc(int argc, char **argv)
     if (out.report && (rc = write_report(out.report, &c, &plan)))
         return rc;
     if (out.json) {
-        print_json(&plan, rows, out.n_compare, brows, out.n_batches);
+        print_json(&plan, &out, rows, out.n_compare, brows, out.n_batches);
         return 0;
     }
-    print_table(&plan);
+    print_table(&plan, &out);
     if (out.inventory)
         print_inventory(&c);
     if (out.n_compare)

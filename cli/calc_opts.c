@@ -12,6 +12,7 @@
 #include "framework_csv.h"
 #include "hf_config.h"
 #include "model_fields.h"
+#include "names.h"
 #include "tplan_lua.h"
 
 /* calc's own options: a model's shape (tplan.model's fields in Lua),
@@ -49,6 +50,7 @@ enum opt_id {
     O_REPORT,
     O_JSON,
     O_INVENTORY,
+    O_QLORA,
     O_HELP,
     O_COUNT
 };
@@ -90,6 +92,7 @@ static const opt_def defs[O_COUNT] = {
     [O_REPORT] = {"report", true},
     [O_JSON] = {"json", false},
     [O_INVENTORY] = {"inventory", false},
+    [O_QLORA] = {"qlora", false},
     [O_HELP] = {"help", false},
 };
 
@@ -245,9 +248,50 @@ void calc_usage(void)
           "  --compare-batches G,G,...  the plan at other global batches "
           "(samples)\n"
           "  --report F.html            also write an HTML report with charts\n"
+          "  --qlora                    QLoRA's recipe: --finetune --lora-rank 64\n"
+          "                             --lora-targets all-linear --lora-dropout 0.1\n"
+          "                             --base-precision nf4 --double-quant\n"
+          "                             --optimizer paged-adamw-32bit --recompute full\n"
+          "                             (flags given override these; shown in the output)\n"
           "  --json                     one JSON object (keys: docs/formats.md)\n"
           "  --inventory                list the activation tensors counted\n",
           stdout);
+}
+
+/* Every option calc takes, without its dashes, in the order a "did you
+ * mean" prefers on a tie: the plan fields' flags, the model's shape, then
+ * calc's own. Returns how many (at most cap). */
+static int option_names(const char **out, int cap)
+{
+    int n = 0;
+
+    for (int id = 0; id < tplan_field_count() && n < cap; id++) {
+        const tplan_field *f = tplan_field_at(id);
+
+        if ((f->flags & TPLAN_FIELD_IN) && strncmp(f->flag, "--", 2) == 0)
+            out[n++] = f->flag + 2;
+    }
+    for (int i = 0; i < tplan_model_field_count() && n < cap; i++)
+        out[n++] = tplan_model_field_at(i)->option;
+    for (int k = 0; k < O_COUNT && n < cap; k++)
+        out[n++] = defs[k].name;
+    return n;
+}
+
+/* --name is no option: say so, with the closest ones ("--lora": did you
+ * mean --lora-rank?). */
+static int unknown_option(const char *name)
+{
+    const char *names[512];
+    char hint[200];
+
+    tplan_name_hint(name, names, option_names(names, 512), "--", hint,
+                    sizeof hint);
+    if (hint[0])
+        return usage_error("unknown option --%s: %s (tplan calc --help "
+                           "lists them)",
+                           name, hint);
+    return usage_error("unknown option --%s; see tplan calc --help", name);
 }
 
 static int gather(int argc, const char *const *argv, gathered *g)
@@ -275,9 +319,7 @@ static int gather(int argc, const char *const *argv, gathered *g)
 
             snprintf(key, sizeof key, "%.*s", (int)len, name);
             if ((mf = tplan_model_field_find_option(key)) < 0)
-                return usage_error("unknown option --%.*s; see tplan calc "
-                                   "--help",
-                                   (int)len, name);
+                return unknown_option(key);
             if (tplan_model_field_at(mf)->is_bool) {
                 if (eq)
                     return usage_error("option --%s takes no value (%s)", key,
@@ -596,6 +638,64 @@ static int apply_framework(const gathered *g, tplan_config *c)
     return 0;
 }
 
+/* --qlora: the QLoRA paper's fine-tuning recipe (Dettmers et al. 2023,
+ * "QLoRA: Efficient Finetuning of Quantized LLMs", §3-4 and qlora.py's
+ * scripts for 7B/13B): a frozen NF4 base with double quantization, LoRA
+ * r = 64 on every linear layer of a block, dropout 0.1 (0.05 at 33B/65B),
+ * paged 32-bit AdamW, gradient checkpointing; compute in bf16, calc's
+ * default recipe (mixed-bf16). value NULL: a flag taking none. */
+static const struct {
+    const char *input, *value;
+} qlora[] = {
+    {"finetune", NULL},
+    {"lora_rank", "64"},
+    {"lora_targets", "all-linear"},
+    {"lora_dropout", "0.1"},
+    {"base_precision", "nf4"},
+    {"double_quant", NULL},
+    {"optimizer", "paged-adamw-32bit"},
+    {"recompute", "full"},
+};
+
+/* Append " --flag[ value]" to buf (cap bytes). */
+static void add_flag(char *buf, size_t cap, const char *flag,
+                     const char *value)
+{
+    size_t used = strlen(buf);
+
+    snprintf(buf + used, cap - used, "%s%s%s%s", used ? " " : "", flag,
+             value ? " " : "", value ? value : "");
+}
+
+/* Fill in --qlora's flags the command line left unset; say what it
+ * stood for in out, and which flags given overrode it. */
+static void expand_qlora(gathered *g, calc_out *out)
+{
+    for (size_t i = 0; i < sizeof qlora / sizeof qlora[0]; i++) {
+        int id = fid(qlora[i].input);
+        const char *flag = tplan_field_at(id)->flag;
+
+        add_flag(out->qlora, sizeof out->qlora, flag, qlora[i].value);
+        if (g->fval[id]) {
+            char eq[96];
+
+            /* a flag as given: --double-quant, --double-quant=false */
+            if (!(tplan_field_at(id)->flags & TPLAN_FIELD_FLAG))
+                add_flag(out->qlora_given, sizeof out->qlora_given, flag,
+                         g->fval[id]);
+            else if (strcmp(g->fval[id], "true") == 0)
+                add_flag(out->qlora_given, sizeof out->qlora_given, flag,
+                         NULL);
+            else {
+                snprintf(eq, sizeof eq, "%s=%.64s", flag, g->fval[id]);
+                add_flag(out->qlora_given, sizeof out->qlora_given, eq, NULL);
+            }
+            continue;
+        }
+        g->fval[id] = qlora[i].value ? qlora[i].value : "true";
+    }
+}
+
 /* Options that only make sense together, or not together. */
 static int check_pairs(const gathered *g)
 {
@@ -650,6 +750,8 @@ int calc_parse(int argc, const char *const *argv, tplan_config *c,
     }
     if ((rc = gather(argc, argv, &g)))
         goto done;
+    if (g.set[O_QLORA])
+        expand_qlora(&g, out);
     out->help = g.set[O_HELP];
     out->json = g.set[O_JSON];
     out->inventory = g.set[O_INVENTORY];

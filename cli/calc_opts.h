@@ -19,6 +19,10 @@ typedef struct calc_out {
     bool inventory; /* list the activation tensors */
     const char *report; /* --report FILE.html (argv's); NULL: none */
     bool help;
+    /* --qlora's expansion as applied ("" without it): the flags it stands
+     * for, and those of them the command line gave itself, which win */
+    char qlora[256];
+    char qlora_given[256];
 } calc_out;
 
 /* Fill *c from argv (argv[0] is "calc"). Returns 0, or 2 after printing

@@ -8,6 +8,8 @@
  * then 130 (143 for SIGTERM). A second signal, a second or more after the
  * first, stops the script itself, or ends the process at once when the
  * script was told to stop already. */
+/* realpath (X/Open): the ready scripts' directory named plainly */
+#define _XOPEN_SOURCE 700
 #include "run.h"
 
 #include <errno.h>
@@ -60,7 +62,9 @@ static void run_usage(void)
     fputs("usage: tplan run SCRIPT.lua [OPTIONS] [-- ARGS...]\n"
           "\n"
           "Run a Lua sweep script. The module `tplan` is preloaded; the\n"
-          "script's arguments are in `arg` (arg[0] is the script).\n"
+          "script's arguments are in `arg` (arg[0] is the script). A NAME\n"
+          "that is no file here and has no '/' is a ready script installed\n"
+          "with tplan (`tplan run max_batch`: share/tplan/scripts).\n"
           "\n"
           "options:\n"
           "  --threads N       threads for sweeps without a Lua hook "
@@ -89,7 +93,8 @@ static void run_usage(void)
 /* Everything one `tplan run` holds: its options, outputs, limits and the
  * Lua state's progress bar. */
 typedef struct run_ctx {
-    const char *script;
+    const char *script; /* argv's, or found: points into found */
+    char found[4096];   /* a ready script found by name (find_script) */
     int first_arg, argc; /* script arguments: argv[first_arg..argc) */
     char **argv;
     bool traceback, shard_given;
@@ -533,6 +538,67 @@ static int parse_args(run_ctx *ctx, int argc, char **argv)
     return 0;
 }
 
+#ifndef TPLAN_SCRIPTS_REL
+#define TPLAN_SCRIPTS_REL "../share/tplan/scripts"
+#endif
+
+/* The ready scripts' directory beside this binary (cli/CMakeLists.txt:
+ * <prefix>/bin/tplan -> <prefix>/share/tplan/scripts), into dir; false
+ * when the binary's own place is unknown (no /proc/self/exe). */
+static bool scripts_dir(char *dir, size_t cap)
+{
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash;
+
+    if (n <= 0)
+        return false;
+    exe[n] = '\0';
+    if (!(slash = strrchr(exe, '/')))
+        return false;
+    *slash = '\0';
+    if (snprintf(dir, cap, "%s/%s", exe, TPLAN_SCRIPTS_REL) >= (int)cap)
+        return false;
+    /* named without the "bin/.." in messages */
+    if (realpath(dir, exe) && strlen(exe) < cap)
+        strcpy(dir, exe);
+    return true;
+}
+
+/* `tplan run max_batch`: a name that is no file here and has no '/' is
+ * looked up (NAME, then NAME.lua) among the ready scripts installed with
+ * this binary. Returns 0 (ctx->script set), or prints the places looked
+ * and returns an exit status. */
+static int find_script(run_ctx *ctx)
+{
+    const char *name = ctx->script;
+    size_t len = strlen(name);
+    bool lua = len > 4 && strcmp(name + len - 4, ".lua") == 0;
+    char dir[4096];
+
+    if (strcmp(name, "-") == 0 || strchr(name, '/') || access(name, F_OK) == 0)
+        return 0;
+    if (!scripts_dir(dir, sizeof dir)) {
+        fprintf(stderr, "tplan: cannot open %s: no such file here, and the "
+                        "ready scripts' directory is unknown (no "
+                        "/proc/self/exe)\n", name);
+        return exit_status(TPLAN_EIO);
+    }
+    for (int pass = 0; pass < (lua ? 1 : 2); pass++) {
+        int w = snprintf(ctx->found, sizeof ctx->found, "%s/%s%s", dir, name,
+                         pass ? ".lua" : "");
+
+        if (w > 0 && w < (int)sizeof ctx->found && access(ctx->found, R_OK) == 0) {
+            ctx->script = ctx->found;
+            return 0;
+        }
+    }
+    fprintf(stderr, "tplan: no script %s: not a file here, nor %s/%s%s "
+                    "(the ready scripts)\n",
+            name, dir, name, lua ? "" : "[.lua]");
+    return exit_status(TPLAN_EIO);
+}
+
 /* Set the state up and run the script, inside the protected call that
  * cmd_run makes (an out-of-memory error in the set-up is caught there).
  * Returns the script's status as an integer. */
@@ -689,7 +755,7 @@ int cmd_run(int argc, char **argv)
     tplan_csv_set_stop(&stop_signal);
     if ((status = parse_args(&ctx, argc, argv)))
         return status < 0 ? 0 : status;
-    if ((status = prepare(&ctx, argc, argv)))
+    if ((status = find_script(&ctx)) || (status = prepare(&ctx, argc, argv)))
         return status;
     if (!(L = lua_newstate(limits_alloc, &ctx.cap))) {
         fputs("tplan: cannot create a Lua state (out of memory)\n", stderr);

@@ -163,9 +163,8 @@ int tplan_name_suggest(const char *name, const char *const *cands, int n,
     return found;
 }
 
-/* "did you mean a, b or c?" for the closest candidates (empty: none). */
-static void hint(const char *name, const char *const *cands, int n,
-                 char *buf, size_t cap)
+void tplan_name_hint(const char *name, const char *const *cands, int n,
+                     const char *prefix, char *buf, size_t cap)
 {
     const char *best[3];
     int k = tplan_name_suggest(name, cands, n, best, 3);
@@ -174,11 +173,11 @@ static void hint(const char *name, const char *const *cands, int n,
     buf[0] = '\0';
     if (k == 0)
         return;
-    snprintf(buf, cap, "did you mean %s", best[0]);
+    snprintf(buf, cap, "did you mean %s%s", prefix, best[0]);
     for (int i = 1; i < k; i++) {
         used = strlen(buf);
-        snprintf(buf + used, cap - used, "%s%s", i == k - 1 ? " or " : ", ",
-                 best[i]);
+        snprintf(buf + used, cap - used, "%s%s%s",
+                 i == k - 1 ? " or " : ", ", prefix, best[i]);
     }
     used = strlen(buf);
     snprintf(buf + used, cap - used, "?");
@@ -193,7 +192,7 @@ int tplan_name_lookup(const char *name, const char *const *names, int n,
 
     if (i >= 0)
         return i;
-    hint(name, names, n, h, sizeof h);
+    tplan_name_hint(name, names, n, "", h, sizeof h);
     if (h[0])
         tplan_err_set(err, TPLAN_ENOTFOUND, field,
                       "unknown %s (%s=%.64s): %s (`tplan %s` lists all)", what,

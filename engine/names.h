@@ -37,4 +37,12 @@ int tplan_name_lookup(const char *name, const char *const *names, int n,
 int tplan_name_suggest(const char *name, const char *const *cands, int n,
                        const char **out, int max);
 
+/* "did you mean a, b or c?": up to three of the candidates closest to
+ * name (tplan_name_suggest), each written after prefix ("--" for command
+ * line options, "" for names), into buf of cap bytes; buf is "" when
+ * none is close. A name contained in a candidate (a prefix: "lora" in
+ * "lora_rank") counts as close. cands and prefix are borrowed. */
+void tplan_name_hint(const char *name, const char *const *cands, int n,
+                     const char *prefix, char *buf, size_t cap);
+
 #endif

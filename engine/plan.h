@@ -136,6 +136,12 @@ typedef struct tplan_remedy {
     int64_t total_bytes, micro_batch, max_micro_batch;
     bool timed;
     double step_time_s;
+    /* Figures that compare across changes of micro-batch, sequence and
+     * GPU count (a step's seconds do not): the whole job's tokens per
+     * second (when timed), and the run's wall clock in hours (when timed
+     * and has_budget; per_epoch: for one epoch of the dataset). */
+    double tokens_per_s, time_h;
+    bool has_budget, per_epoch;
     char why[160];
 } tplan_remedy;
 

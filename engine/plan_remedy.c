@@ -52,6 +52,10 @@ static bool evaluate(const tplan_config *t, tplan_remedy *r)
     r->micro_batch = p.micro_batch;
     r->timed = p.perf.timed;
     r->step_time_s = p.perf.step_time_s;
+    r->tokens_per_s = p.perf.tokens_per_s;
+    r->has_budget = p.run.has_budget;
+    r->per_epoch = p.run.per_epoch;
+    r->time_h = p.run.time_h;
     return r->fits;
 }
 
@@ -443,6 +447,32 @@ static void diagnose(const tplan_config *c, tplan_plan *p)
                             GIB);
 }
 
+/* The run's time a remedy gives, in hours whatever its size (the lines
+ * are read side by side), days too from two on: "run 1231 h (51 days)",
+ * "12.5 h per epoch", or that there is no budget to time. */
+static void remedy_run_text(const tplan_remedy *r, char *buf, size_t len)
+{
+    char h[48];
+
+    if (!r->has_budget) {
+        snprintf(buf, len, "no run time (no budget given)");
+        return;
+    }
+    if (r->time_h < 1000.0)
+        snprintf(h, sizeof h, "%.3g", r->time_h);
+    else
+        snprintf(h, sizeof h, "%.0f", r->time_h);
+    if (r->time_h >= 48.0)
+        snprintf(h + strlen(h), sizeof h - strlen(h), " h (%.0f days)",
+                 r->time_h / 24.0);
+    else
+        snprintf(h + strlen(h), sizeof h - strlen(h), " h");
+    if (r->per_epoch)
+        snprintf(buf, len, "%s per epoch", h);
+    else
+        snprintf(buf, len, "run %s", h);
+}
+
 void tplan_plan_fit_advice(const tplan_config *c, tplan_plan *p, bool search)
 {
     tplan_remedy r[TPLAN_MAX_REMEDIES];
@@ -463,15 +493,19 @@ void tplan_plan_fit_advice(const tplan_config *c, tplan_plan *p, bool search)
                             what);
             continue;
         }
-        if (r[i].timed)
+        if (r[i].timed) {
+            char run[48];
+
+            remedy_run_text(&r[i], run, sizeof run);
             tplan_plan_warn(p,
                             "would fit with %s: %.1f GiB at micro-batch "
-                            "%lld, max micro-batch %lld, %.3g s per step",
+                            "%lld, max micro-batch %lld, %.3g s per step, "
+                            "%.0f tokens/s, %s",
                             what, (double)r[i].total_bytes / GIB,
                             (long long)r[i].micro_batch,
                             (long long)r[i].max_micro_batch,
-                            r[i].step_time_s);
-        else
+                            r[i].step_time_s, r[i].tokens_per_s, run);
+        } else
             tplan_plan_warn(p,
                             "would fit with %s: %.1f GiB at micro-batch "
                             "%lld, max micro-batch %lld",

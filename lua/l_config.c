@@ -92,10 +92,22 @@ static bool is_input(const char *key)
     return tplan_field_find_input(key) >= 0;
 }
 
+/* The i-th input's Lua name (NULL past the last). */
+static const char *input_at(int i)
+{
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+
+        if ((f->flags & TPLAN_FIELD_IN) && f->input && i-- == 0)
+            return f->input;
+    }
+    return NULL;
+}
+
 void lt_check_config_fields(lua_State *L, int idx, const char *what,
                             const char *const *extra)
 {
-    lu_check_fields_by(L, idx, what, extra, is_input,
+    lu_check_fields_by(L, idx, what, extra, is_input, input_at,
                        " (tplan fields lists them)");
 }
 

@@ -64,6 +64,12 @@ static bool is_model_field(const char *key)
     return tplan_model_field_find(key) >= 0;
 }
 
+static const char *model_field_at(int i)
+{
+    return i < tplan_model_field_count() ? tplan_model_field_at(i)->name
+                                         : NULL;
+}
+
 static void model_from_table(lua_State *L, int idx, tplan_model *m)
 {
     static const char *const shape[] = {
@@ -76,7 +82,7 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
     bool generic, set_ffn;
 
     lu_check_fields_by(L, idx, "tplan.model", lt_model_fields, is_model_field,
-                       "");
+                       model_field_at, "");
     lua_getfield(L, idx, "params"); /* ... params */
     generic = !lua_isnil(L, -1);
     lua_pop(L, 1); /* ... */

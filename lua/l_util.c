@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "names.h"
+
 int lu_error(lua_State *L, const char *what, const char *fmt, ...)
 {
     char msg[640];
@@ -25,12 +27,32 @@ int lu_engine_error(lua_State *L, const char *what, const tplan_err *err)
 void lu_check_fields(lua_State *L, int idx, const char *what,
                      const char *const *allowed)
 {
-    lu_check_fields_by(L, idx, what, allowed, NULL, "");
+    lu_check_fields_by(L, idx, what, allowed, NULL, NULL, "");
+}
+
+/* Raise "unknown field 'k'" with the closest known names: allowed's, then
+ * also_at's. */
+static void unknown_field(lua_State *L, const char *what, const char *k,
+                          const char *const *allowed,
+                          const char *(*also_at)(int i), const char *hint)
+{
+    const char *names[512];
+    char mean[200];
+    int n = 0;
+
+    for (int i = 0; allowed && allowed[i] && n < 512; i++)
+        names[n++] = allowed[i];
+    for (int i = 0; also_at && n < 512 && (names[n] = also_at(i)); i++)
+        n++;
+    tplan_name_hint(k, names, n, "", mean, sizeof mean);
+    lu_error(L, what, "unknown field '%s'%s%s%s", k, mean[0] ? ": " : "",
+             mean, hint);
 }
 
 void lu_check_fields_by(lua_State *L, int idx, const char *what,
                         const char *const *allowed,
-                        bool (*also)(const char *key), const char *hint)
+                        bool (*also)(const char *key),
+                        const char *(*also_at)(int i), const char *hint)
 {
     idx = lua_absindex(L, idx);
     lua_pushnil(L);            /* ... nil */
@@ -46,7 +68,7 @@ void lu_check_fields_by(lua_State *L, int idx, const char *what,
         for (int i = 0; allowed && allowed[i] && !ok; i++)
             ok = strcmp(k, allowed[i]) == 0;
         if (!ok)
-            lu_error(L, what, "unknown field '%s'%s", k, hint);
+            unknown_field(L, what, k, allowed, also_at, hint);
         lua_pop(L, 1); /* ... key */
     }
 }

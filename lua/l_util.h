@@ -27,10 +27,14 @@ int lu_engine_error(lua_State *L, const char *what, const tplan_err *err);
 void lu_check_fields(lua_State *L, int idx, const char *what,
                      const char *const *allowed);
 /* The same, also taking the keys for which also(key) is true (allowed
- * may then be NULL); hint ends the unknown-field message ("" for none). */
+ * may then be NULL); also_at(i) lists those keys for a "did you mean"
+ * (NULL past the last; also_at itself may be NULL); hint ends the
+ * unknown-field message ("" for none): "unknown field 'seqq': did you
+ * mean seq? (tplan fields lists them)". */
 void lu_check_fields_by(lua_State *L, int idx, const char *what,
                         const char *const *allowed,
-                        bool (*also)(const char *key), const char *hint);
+                        bool (*also)(const char *key),
+                        const char *(*also_at)(int i), const char *hint);
 
 /* Field getters: leave *out unchanged when the field is absent (nil);
  * raise naming the field when it has the wrong type or range. Return

@@ -3,10 +3,10 @@
 -- A100-80GB "with mixed precision + attention checkpointing"
 -- (the GPU workshop guide, docs/MODEL.md §4.4), once on one GPU as the
 -- guide draws it and once with ZeRO-3 over 8 GPUs (the guide's third way
--- to raise the maximum). A 0 means not even one sample fits; the reason
--- follows the table.
+-- to raise the maximum). A 0 means not even one sample fits; the reason,
+-- at the shortest such sequence, follows the table.
 --
---   tplan run scripts/max_batch.lua [-- gpu=h100-sxm seqs=1024,4096 ...]
+--   tplan run max_batch [-- gpu=h100-sxm seqs=1024,4096 ...]
 local a = tplan.args(arg, {
   gpu = "a100-80g", precision = "mixed-bf16", recompute = "selective",
   attention = "eager", optimizer = "adamw",
@@ -24,20 +24,24 @@ local extra = {
     norm = "rmsnorm", pos = "rotary", tied = true, bias = false, max_seq = 131072},
 }
 
+-- One plan per cell: the table shows every cell, those where nothing
+-- fits too, so it asks for each plan rather than ranking a sweep.
 local function table_for(gpus, zero)
   local rows, why = {}, {}
   for _, name in ipairs(a.models) do
     local m = extra[name] or tplan.model(name)
-    local res = tplan.sweep{
-      name = "max-batch", model = m, gpu = a.gpu, gpus = gpus, zero = zero,
-      precision = a.precision, recompute = a.recompute, attention = a.attention,
-      optimizer = a.optimizer, micro_batch = "max",
-      axes = {seq = a.seqs}, keep = "all", rank = {"micro_batch"},
-    }
     local row = {model = name, params = m.params}
-    for p in res:each() do
-      row[p.seq] = p.fits and p.max_micro_batch or 0
-      if not p.fits and not why[name] then why[name] = p.warnings[1] end
+    for _, seq in ipairs(a.seqs) do
+      local p = tplan.plan{
+        model = m, gpu = a.gpu, gpus = gpus, zero = zero, seq = seq,
+        precision = a.precision, recompute = a.recompute, attention = a.attention,
+        optimizer = a.optimizer, micro_batch = "max",
+      }
+      row[seq] = p.fits and p.max_micro_batch or 0
+      -- the reason at the shortest sequence where not one sample fits
+      if not p.fits and not why[name] then
+        why[name] = ("seq %d: %s"):format(seq, p.warnings[1])
+      end
     end
     rows[#rows + 1] = row
   end
@@ -47,7 +51,7 @@ local function table_for(gpus, zero)
         :format(a.gpu, gpus, zero, a.precision, a.optimizer, a.recompute, a.attention))
   tplan.print_table(rows, cols)
   for _, name in ipairs(a.models) do
-    if why[name] then print(("  %s: %s"):format(name, why[name])) end
+    if why[name] then print(("  %s, %s"):format(name, why[name])) end
   end
   print()
 end

@@ -8,22 +8,23 @@ local a = tplan.args(arg, {
   precisions = {"fp32", "amp-bf16", "mixed-bf16", "bf16", "fp8"},
 })
 
-local res = tplan.sweep{
-  name = "precision", model = a.model, gpu = a.gpu, gpus = a.gpus, zero = a.zero,
-  seq = a.seq, tokens = a.tokens, global_batch_tokens = a.global_batch_tokens,
-  optimizer = a.optimizer,
-  axes = {precision = a.precisions, recompute = {"none", "selective", "full"},
-          micro_batch = "max"},
-  rank = {"time_h"}, keep = "all",
-}
 -- per precision, the fastest recomputation choice that fits (or the
--- smallest footprint when none does)
+-- smallest footprint when none does): every choice is looked at, those
+-- that do not fit too, so each is one plan rather than a ranked sweep
 local best = {}
-for p in res:each() do
-  local b = best[p.precision]
-  if not b or (p.fits and (not b.fits or p.time_h < b.time_h))
-     or (not p.fits and not b.fits and p.total_bytes < b.total_bytes) then
-    best[p.precision] = p
+for _, precision in ipairs(a.precisions) do
+  for _, recompute in ipairs{"none", "selective", "full"} do
+    local p = tplan.plan{
+      model = a.model, gpu = a.gpu, gpus = a.gpus, zero = a.zero, seq = a.seq,
+      tokens = a.tokens, global_batch_tokens = a.global_batch_tokens,
+      optimizer = a.optimizer, precision = precision, recompute = recompute,
+      micro_batch = "max",
+    }
+    local b = best[precision]
+    if not b or (p.fits and (not b.fits or p.time_h < b.time_h))
+       or (not p.fits and not b.fits and p.total_bytes < b.total_bytes) then
+      best[precision] = p
+    end
   end
 end
 local rows = {}

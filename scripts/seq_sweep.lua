@@ -9,20 +9,18 @@ local a = tplan.args(arg, {
   recompute = {"none", "selective", "full"},
 })
 
-local res = tplan.sweep{
-  name = "seq", model = a.model, gpu = a.gpu, gpus = a.gpus, zero = a.zero,
-  precision = a.precision, attention = a.attention, tokens = a.tokens,
-  micro_batch = 1,
-  axes = {seq = a.seqs, recompute = a.recompute},
-  rank = {"time_h"}, keep = "all",
-  -- a column per recompute value, even where two give one plan (under
-  -- flash attention selective equals none: the sweep would keep one)
-  keep_equivalents = true,
-}
+-- every cell, those that do not fit too (a table of memory against
+-- context, not a ranking): one plan each
 local by = {}
-for p in res:each() do
-  by[p.seq] = by[p.seq] or {seq = p.seq}
-  by[p.seq][p.recompute] = p
+for _, seq in ipairs(a.seqs) do
+  by[seq] = {seq = seq}
+  for _, recompute in ipairs(a.recompute) do
+    by[seq][recompute] = tplan.plan{
+      model = a.model, gpu = a.gpu, gpus = a.gpus, zero = a.zero,
+      precision = a.precision, attention = a.attention, tokens = a.tokens,
+      micro_batch = 1, seq = seq, recompute = recompute,
+    }
+  end
 end
 local rows = {}
 for _, s in ipairs(a.seqs) do rows[#rows + 1] = by[s] end

@@ -66,6 +66,11 @@ expect_error 2 "tplan: dropout: 1.5: out of range (valid: a number from 0 to 0.9
 expect_error 2 "tplan: reserve: -0.1: out of range (valid: a number from 0 to 0.99)" "${C[@]}" --reserve -0.1
 expect_error 2 "tplan: seq exceeds the model's learned positions (seq=2048, max_seq=1024)" calc --model gpt2 --seq 2048
 expect_error 2 "tplan: unknown option --gpu-count; see tplan calc --help" "${C[@]}" --gpu-count 8
+# unknown options get the closest ones: a prefix (--lora of --lora-rank), a typo, a shape option
+expect_error 2 "tplan: unknown option --lora: did you mean --lora-rank, --lora-targets or --lora-dropout? (tplan calc --help lists them)" "${C[@]}" --lora 16
+expect_error 2 "tplan: unknown option --micro-bach: did you mean --micro-batch? (tplan calc --help lists them)" "${C[@]}" --micro-bach=2
+expect_error 2 "tplan: unknown option --expert: did you mean --experts, --expert-ffn or --shared-experts? (tplan calc --help lists them)" "${C[@]}" --expert 8
+expect_error 2 "tplan: unknown option --jsn: did you mean --json? (tplan calc --help lists them)" "${C[@]}" --jsn
 expect_error 2 "tplan: option --seq needs a value" "${C[@]}" --seq
 expect_error 2 "tplan: no model: give --model PRESET, --params N or --layers/--hidden/--heads" calc
 expect_error 2 "tplan: heads is required for a custom model (give --layers, --hidden and --heads)" calc --layers 2 --hidden 64
@@ -392,9 +397,50 @@ jq_is "advice with eager attention names flash" 'any(.warnings[]; startswith("wo
 jq_is "advice at ZeRO-3 names only the GPUs" 'any(.warnings[]; startswith("would fit with gpus=4:")) and all(.warnings[]; test("zero=3") | not)' calc --model llama2-7b --gpu a100-80g --zero 3
 jq_is "advice on 8 GPUs does not repeat gpus=8" 'any(.warnings[]; startswith("would fit with recompute=full, zero=3, seq=1024:")) and all(.warnings[]; test("gpus=8") | not)' calc --model llama2-7b --gpu a100-80g --gpus 8 --micro-batch 64
 
+# advice in units that compare across micro-batches, sequences and GPU
+# counts (issue 33 item 4): each entry's tokens/s and run time are those
+# of calc on the changed plan, in JSON and in the warning alike
+A7=(--model llama2-7b --gpu a100-80g --gpus 8 --micro-batch 64)
+"$tplan" calc "${A7[@]}" --json >"$tmp/adv.json" 2>/dev/null
+"$tplan" calc "${A7[@]}" --recompute full --zero 3 --seq 1024 --json >"$tmp/adv1.json" 2>/dev/null
+if jq -e --slurpfile c "$tmp/adv1.json" '.advice[0].change == {"recompute": "full", "zero": 3, "seq": 1024} and
+        .advice[0].tokens_per_s == $c[0].perf.tokens_per_s and .advice[0].time_h == $c[0].run.time_h and
+        .advice[0].time_h > 1000 and (.advice[0].per_epoch | not) and
+        (.warnings | any(. == ("would fit with recompute=full, zero=3, seq=1024: 55.7 GiB at micro-batch 64, max micro-batch 88, 17.2 s per step, \($c[0].perf.tokens_per_s | round) tokens/s, run \($c[0].run.time_h | round) h (\($c[0].run.time_h / 24 | round) days)")))' \
+    "$tmp/adv.json" >/dev/null; then ok; else
+    bad "advice: tokens/s and run time of the changed plan: $(jq -c '.advice[0]' "$tmp/adv.json") $(jq -c '[.perf.tokens_per_s, .run.time_h]' "$tmp/adv1.json")"
+fi
+jq_is "advice: a fine-tune without data has tokens/s and no run time" 'all(.advice[]; .tokens_per_s > 0 and .time_h == null) and all(.warnings[] | select(startswith("would fit with")); endswith(" tokens/s, no run time (no budget given)"))' calc --model llama2-7b --gpu rtx4090 --finetune --seq 2048
+jq_is "advice: a fine-tune given its dataset is timed per epoch" 'all(.advice[]; .tokens_per_s > 0 and .time_h > 1 and .time_h < 100 and .per_epoch) and all(.warnings[] | select(startswith("would fit with")); test(" tokens/s, [0-9.]+ h per epoch$"))' calc --model llama2-7b --gpu rtx4090 --finetune --seq 2048 --dataset 52002
+# the header says plainly when no micro-batch fits
+out=$("$tplan" calc --model llama2-7b --gpu rtx4090 2>&1 | sed -n 3p)
+[ "$out" = "  micro-batch 1 (no micro-batch fits), accum 1, global batch 1 samples = 4096 tokens" ] && ok || bad "calc header when none fits: $out"
+
 # fine-tuning (issue 15): LoRA counts, quantized bases, offload, advice
 jq_is "QLoRA: PEFT's trainable count and a 4-bit base" '.model.trainable_params == 159907840 and .recipe.base_precision == "nf4" and .recipe.double_quant and .memory.fits and .perf.dequant_s > 0' calc --model llama-7b --gpu rtx4090 --finetune --lora-rank 64 --base-precision nf4 --double-quant --recompute full --seq 512
 jq_is "advice: QLoRA before more GPUs on one 24 GB GPU, as JSON and warnings alike" '(.advice | length) == ([.warnings[] | select(startswith("would fit with"))] | length) and .advice[0].change == {"lora_rank": 16, "base_precision": "nf4", "double_quant": true} and .advice[0].fits and (.advice | map(.change | has("gpus")) | index(true)) > 0 and all(.advice[]; .step_time_s > 0 and (.why | length) > 0)' calc --model llama2-7b --gpu rtx4090 --finetune --seq 2048
+# tplan run NAME: a ready script by name, from another directory; in a
+# build tree scripts/ is linked where an install puts share/tplan/scripts
+out=$(cd "$tmp" && "$tplan" run accum_plan 2>&1 | head -n1)
+[ "${out%% *}" = "gpus" ] && ok || bad "tplan run accum_plan from $tmp: $out"
+# --qlora (issue 33 item 5): the QLoRA recipe's flags, shown; the plan is
+# the one those flags give; flags given win wherever they stand
+QL="--finetune --lora-rank 64 --lora-targets all-linear --lora-dropout 0.1 --base-precision nf4 --double-quant --optimizer paged-adamw-32bit --recompute full"
+Q7=(--model llama2-7b --gpu rtx4090 --seq 2048)
+# shellcheck disable=SC2086
+"$tplan" calc "${Q7[@]}" $QL --json >"$tmp/ql_flags.json" 2>/dev/null
+"$tplan" calc "${Q7[@]}" --qlora --json >"$tmp/ql.json" 2>/dev/null
+if jq -e --slurpfile f "$tmp/ql_flags.json" --arg ql "$QL" '.shorthands == [{"flag": "--qlora", "expands_to": $ql, "given": ""}] and
+        .fields.finetune and .recipe.lora_rank == 64 and .recipe.lora_targets == "all-linear" and .recipe.lora_dropout == 0.1 and
+        .recipe.base_precision == "nf4" and .recipe.double_quant and .recipe.optimizer == "paged-adamw-32bit" and .recipe.recompute == "full" and
+        .memory == $f[0].memory and .fields == $f[0].fields and $f[0].shorthands == []' "$tmp/ql.json" >/dev/null; then ok; else
+    bad "--qlora is not its flags: $(jq -c '.shorthands, .recipe' "$tmp/ql.json")"
+fi
+jq_is "--qlora: a flag given before it wins and is named" '.recipe.lora_rank == 16 and .recipe.double_quant == false and .recipe.base_precision == "nf4" and .shorthands[0].given == "--lora-rank 16 --double-quant=false"' calc "${Q7[@]}" --lora-rank 16 --double-quant=false --qlora
+jq_is "--qlora: a flag given after it wins" '.recipe.lora_rank == 8 and .recipe.optimizer == "adamw" and .shorthands[0].given == "--lora-rank 8 --optimizer adamw"' calc "${Q7[@]}" --qlora --lora-rank=8 --optimizer adamw
+out=$("$tplan" calc "${Q7[@]}" --qlora --lora-rank 16 | sed -n 3p)
+[ "$out" = "  --qlora: $QL (overridden by the flags given: --lora-rank 16)" ] && ok || bad "calc --qlora's line: $out"
+expect_error 2 "tplan: option --qlora takes no value (--qlora=64)" calc "${Q7[@]}" --qlora=64
 jq_is "advice: offload before more GPUs outside fine-tuning" '.advice[0].change == {"offload_optimizer": "cpu"} and (.advice | map(.change | has("lora_rank")) | any | not)' calc --model llama3-8b --gpu a100-80g --precision fp32 --optimizer adam --seq 2048
 jq_is "a plan that fits has no advice" '.advice == []' calc --model gpt2 --gpu a100-80g
 jq_is "offload: host and NVMe per node, offload time in the step" '.memory.host_bytes > 0 and .memory.nvme_bytes > 0 and .perf.offload_time_s > 0 and .memory.weights_bytes == 0' calc --model llama2-7b --gpu a100-80g --zero 3 --offload-optimizer nvme --offload-params nvme --micro-batch 1 --seq 512

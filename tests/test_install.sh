@@ -55,11 +55,31 @@ mkdir "$tmp/work" && cd "$tmp/work" || exit 1
 if tplan calc --model gpt2 --gpu a100-80g >out 2>err && grep -q '^fits: yes' out; then ok; else
     bad "installed tplan calc --model gpt2 --gpu a100-80g: $(head -n1 err)"
 fi
+# each ready script runs, and says nothing on stderr about itself
 for s in "$share"/scripts/*.lua; do
-    if tplan run "$s" >out 2>err && [ -s out ]; then ok; else
-        bad "installed tplan run $(basename "$s"): $(tail -n1 err)"
+    if tplan run "$s" >out 2>err && [ -s out ] && [ ! -s err ]; then ok; else
+        bad "installed tplan run $(basename "$s"): $(head -n1 err)"
     fi
 done
+# ... and by name, from here (issue 33): NAME or NAME.lua in share/tplan/scripts
+if tplan run max_batch >out 2>err && [ ! -s err ] &&
+    grep -qx 'max micro-batch on a100-80g, 1 GPU(s), ZeRO-0, mixed-bf16, adamw, recompute selective, eager attention' out &&
+    grep -qE '^  llama2-7b, seq 16384: does not fit: activations for micro-batch 1 need [0-9.]+ GiB' out; then ok; else
+    bad "installed tplan run max_batch from $PWD: $(head -n1 err) $(head -n1 out)"
+fi
+if tplan run max_batch.lua -- gpu=h100-sxm seqs=4096 >out 2>err && [ ! -s err ] &&
+    grep -q '^max micro-batch on h100-sxm, 1 GPU' out; then ok; else
+    bad "installed tplan run max_batch.lua -- gpu=h100-sxm: $(head -n1 err)"
+fi
+want="tplan: no script nosuch: not a file here, nor $(realpath "$share/scripts")/nosuch[.lua] (the ready scripts)"
+tplan run nosuch >out 2>err
+rc=$?
+[ "$rc" = 1 ] && [ "$(cat err)" = "$want" ] && [ ! -s out ] && ok ||
+    bad "installed tplan run nosuch: exit $rc, '$(cat err)', want '$want'"
+# a file of that name here is the script
+printf 'print("the one here")\n' >max_batch
+[ "$(tplan run max_batch 2>&1)" = "the one here" ] && ok || bad "tplan run max_batch ignores ./max_batch"
+rm max_batch
 if command -v jq >/dev/null; then
     # the reports find their data and the prefix's tplan by their own place
     if "$share/scripts/accuracy_megatron.sh" >out 2>err && grep -q 'median' out; then ok; else

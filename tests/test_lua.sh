@@ -53,7 +53,7 @@ expect_run 1 "tplan: syntax.lua:1: unexpected symbol near '='" run syntax.lua
 printf 'print("a")\nerror("bad thing")\n' >runtime.lua
 expect_run 1 "tplan: runtime.lua:2: bad thing" run runtime.lua
 printf '\n\nlocal p = tplan.plan{model = "gpt2", seqq = 1}\n' >api_err.lua
-expect_run 1 "tplan: api_err.lua:3: tplan.plan: unknown field 'seqq' (tplan fields lists them)" run api_err.lua
+expect_run 1 "tplan: api_err.lua:3: tplan.plan: unknown field 'seqq': did you mean seq? (tplan fields lists them)" run api_err.lua
 printf 'error({})\n' >object.lua
 expect_run 1 "tplan: (error object is a table value)" run object.lua
 printf 'local t = nil\nprint(t.x)\n' >nil_index.lua

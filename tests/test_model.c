@@ -301,6 +301,25 @@ static void test_names_people_type(void **state)
     assert_string_equal(key, "");
 }
 
+/* The hint flags and Lua fields share: a prefix is close, the prefix
+ * goes before each name, and nothing close leaves it empty. */
+static void test_name_hint(void **state)
+{
+    static const char *const opts[] = {"seq", "lora-rank", "lora-targets",
+                                       "gpus", "micro-batch"};
+    char buf[160];
+
+    (void)state;
+    tplan_name_hint("lora", opts, 5, "--", buf, sizeof buf);
+    assert_string_equal(buf, "did you mean --lora-rank or --lora-targets?");
+    tplan_name_hint("micro_batch", opts, 5, "", buf, sizeof buf);
+    assert_string_equal(buf, "did you mean micro-batch?");
+    tplan_name_hint("gpu", opts, 5, "--", buf, sizeof buf);
+    assert_string_equal(buf, "did you mean --gpus?");
+    tplan_name_hint("zzzzzz", opts, 5, "--", buf, sizeof buf);
+    assert_string_equal(buf, "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -312,6 +331,7 @@ int main(void)
         cmocka_unit_test(test_unknown_preset),
         cmocka_unit_test(test_head_dim_and_qkv_bias),
         cmocka_unit_test(test_names_people_type),
+        cmocka_unit_test(test_name_hint),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

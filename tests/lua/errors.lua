@@ -21,7 +21,9 @@ expect(function() tplan.model{layers = 2, hidden = 64, heads = 4, kv_heads = 3} 
 expect(function() tplan.model{layers = 2, hidden = 64, heads = 4, block_norms = 3} end, M .. "block_norms must be 2 or 4 (block_norms=3)")
 expect(function() tplan.model{layers = 2, hidden = 64, heads = 4, block_norms = 3.5} end, M .. "field 'block_norms' must be an integer (block_norms=3.5)")
 expect(function() tplan.model{layers = 0, hidden = 64, heads = 4} end, M .. "layers must be in [1, 100000] (layers=0)")
-expect(function() tplan.model{layerz = 2} end, M .. "unknown field 'layerz'")
+expect(function() tplan.model{layerz = 2} end, M .. "unknown field 'layerz': did you mean layers?")
+-- a name the model-field table holds (experts) is suggested too
+expect(function() tplan.model{preset = "mixtral-8x7b", expert = 16} end, M .. "unknown field 'expert': did you mean experts, expert_ffn or shared_experts?")
 expect(function() tplan.model(5) end, M .. "expects a preset name or a table of fields (got number)")
 expect(function() tplan.model{preset = "gpt2", mlp = "relu"} end, M .. "mlp must be 'gelu' or 'swiglu' (mlp=relu)")
 expect(function() tplan.model{preset = "gpt2", params = 5} end, M .. "give a preset or params, not both (preset=gpt2)")
@@ -32,6 +34,7 @@ expect(function() return tplan.model("gpt2").nosuch end, "tplan.model has no fie
 local G = "tplan.gpu: "
 expect(function() tplan.gpu "nope" end, G .. "unknown GPU (gpu=nope); see `tplan gpus`")
 expect(function() tplan.gpu{memory_gib = 10} end, G .. "a GPU needs a name (or a base)")
+expect(function() tplan.gpu{base = "a100-80g", memory_gb = 8} end, G .. "unknown field 'memory_gb': did you mean memory_gib?")
 expect(function() tplan.gpu{base = "a100-80g", price = -1} end, G .. "price must be in [0, 1e+06] (price=-1)")
 expect(function() tplan.gpu{base = "a100-80g", memory_bytes = "lots"} end, G .. "field 'memory_bytes' must be an integer (got string)")
 expect(function() tplan.gpu(true) end, G .. "expects a GPU name or a table of fields (got boolean)")
@@ -57,7 +60,10 @@ expect(function() tplan.plan{model = "gpt2", [1] = 3} end, P .. "fields are name
 expect(function() tplan.plan{model = "gpt2", warmup = "5 parsecs"} end, P .. "warmup: 5 parsecs: not a warmup (valid: N or Nsteps, Ntokens, Nepochs, or P% below 100% (N up to 1e15))")
 expect(function() tplan.plan{model = "gpt2", price = 0} end, P .. "price: 0: out of range (valid: a number from 1e-09 to 1000000)")
 expect(function() tplan.plan{model = "gpt2", pue = 0.5} end, P .. "pue: 0.5: out of range (valid: a number from 1 to 10)")
-expect(function() tplan.plan{model = "gpt2", seqq = 5} end, P .. "unknown field 'seqq' (tplan fields lists them)")
+expect(function() tplan.plan{model = "gpt2", seqq = 5} end, P .. "unknown field 'seqq': did you mean seq? (tplan fields lists them)")
+-- a prefix of a field counts as close
+expect(function() tplan.plan{model = "gpt2", lora = 16} end, P .. "unknown field 'lora': did you mean lora_rank, lora_targets or lora_dropout? (tplan fields lists them)")
+expect(function() tplan.plan{model = "gpt2", zzzzzzzz = 5} end, P .. "unknown field 'zzzzzzzz' (tplan fields lists them)")
 expect(function() tplan.plan "gpt2" end, "bad argument #1 to 'plan' (table expected, got string)")
 
 local S = "tplan.sweep: "
@@ -88,7 +94,7 @@ expect(function() tplan.sweep{model = "gpt2", axes = {sp = {1}}} end, S .. "sp: 
 expect(function() tplan.sweep{model = "gpt2", axes = {price = {-2}}} end, S .. "price: -2: out of range (valid: a number from 1e-09 to 1000000)")
 expect(function() tplan.sweep{model = "gpt2", axes = 3} end, S .. "field 'axes' must be a table (got number)")
 expect(function() tplan.sweep{model = "gpt2", axes = {[1] = 2}} end, S .. "axes are named by plan fields")
-expect(function() tplan.sweep{model = "gpt2", limits = {fitz = true}} end, "tplan.sweep limits: unknown field 'fitz'")
+expect(function() tplan.sweep{model = "gpt2", limits = {fitz = true}} end, "tplan.sweep limits: unknown field 'fitz': did you mean fits?")
 expect(function() tplan.sweep{model = "gpt2", limits = {min_headroom = 2}} end, "tplan.sweep limits: min_headroom must be in [0, 0.99] (min_headroom=2)")
 expect(function() tplan.sweep{model = "gpt2", limits = 1} end, S .. "field 'limits' must be a table (got number)")
 expect(function() tplan.sweep{model = "gpt2", rank = {"speed"}} end, S .. "unknown objective (rank=speed); expected cost_usd, time_h, gpu_hours, energy_kwh, step_time_s, tokens_per_s, mfu, total_bytes, headroom_bytes, gpus, micro_batch, global_batch or score")
@@ -111,6 +117,8 @@ expect(function() tplan.sweep{model = "gpt2", name = "w", axes = {gpus = {1, 2}}
 -- a product of large axis values: refused with its factors, never wrapped
 expect(function() tplan.sweep{model = "gpt2", name = "big", axes = {gpus = {10000000}, micro_batch = {100000000}, accum = {100000000}}} end, S .. "sweep 'big': none of its 1 configurations is valid (1 x tokens per step out of range (micro_batch=100000000, dp=10000000, accum=100000000, seq=1024))")
 expect(function() tplan.sweep{model = "gpt2", nmae = "x"} end, S .. "unknown field 'nmae' (tplan fields lists them)")
+-- the sweep's own fields and the plan's alike
+expect(function() tplan.sweep{model = "gpt2", kep = 5} end, S .. "unknown field 'kep': did you mean keep or ep? (tplan fields lists them)")
 -- a hook's own error keeps the hook's line
 expect(function() tplan.sweep{model = "gpt2", axes = {tp = {1, 2}}, where = function(p) return p.nosuch end} end, "a plan has no field 'nosuch'")
 expect(function() tplan.sweep{model = "gpt2", axes = {tp = {1, 2}}, where = function(p) error("boom") end} end, "boom")
