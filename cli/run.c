@@ -95,6 +95,7 @@ static void run_usage(void)
 typedef struct run_ctx {
     const char *script; /* argv's, or found: points into found */
     char found[4096];   /* a ready script found by name (find_script) */
+    char looked[4200];  /* where find_script looked in vain ("": nowhere) */
     int first_arg, argc; /* script arguments: argv[first_arg..argc) */
     char **argv;
     bool traceback, shard_given;
@@ -300,9 +301,11 @@ static int slurm_shard(int64_t *k, int64_t *n)
 
 /* Read the whole script once ("-": standard input), so a pipe or a
  * process substitution (<(...)) is read once and runs once, and the
- * SHA-256 is of the bytes that run. Returns 0, or prints why and returns
- * an exit status. */
-static int read_script(const char *path, char **buf, size_t *len)
+ * SHA-256 is of the bytes that run. Returns 0, or prints why (with
+ * looked: where find_script looked, "" for nowhere) and returns an exit
+ * status. */
+static int read_script(const char *path, const char *looked, char **buf,
+                       size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     size_t cap = 65536, n = 0;
@@ -310,7 +313,9 @@ static int read_script(const char *path, char **buf, size_t *len)
     int rc = 0;
 
     if (!f) {
-        fprintf(stderr, "tplan: cannot open %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "tplan: cannot open %s: %s%s%s%s\n", path,
+                strerror(errno), looked[0] ? ", nor is it a ready script (" : "",
+                looked, looked[0] ? ")" : "");
         return exit_status(TPLAN_EIO);
     }
     for (;;) {
@@ -567,9 +572,10 @@ static bool scripts_dir(char *dir, size_t cap)
 
 /* `tplan run max_batch`: a name that is no file here and has no '/' is
  * looked up (NAME, then NAME.lua) among the ready scripts installed with
- * this binary. Returns 0 (ctx->script set), or prints the places looked
- * and returns an exit status. */
-static int find_script(run_ctx *ctx)
+ * this binary; ctx->script is set to the one found. When none is there
+ * the script stays as given and ctx->looked names the places, for
+ * read_script's error (after the outputs' checks, as for any script). */
+static void find_script(run_ctx *ctx)
 {
     const char *name = ctx->script;
     size_t len = strlen(name);
@@ -577,26 +583,25 @@ static int find_script(run_ctx *ctx)
     char dir[4096];
 
     if (strcmp(name, "-") == 0 || strchr(name, '/') || access(name, F_OK) == 0)
-        return 0;
+        return;
     if (!scripts_dir(dir, sizeof dir)) {
-        fprintf(stderr, "tplan: cannot open %s: no such file here, and the "
-                        "ready scripts' directory is unknown (no "
-                        "/proc/self/exe)\n", name);
-        return exit_status(TPLAN_EIO);
+        snprintf(ctx->looked, sizeof ctx->looked,
+                 "the ready scripts' directory is unknown: no "
+                 "/proc/self/exe");
+        return;
     }
     for (int pass = 0; pass < (lua ? 1 : 2); pass++) {
         int w = snprintf(ctx->found, sizeof ctx->found, "%s/%s%s", dir, name,
                          pass ? ".lua" : "");
 
-        if (w > 0 && w < (int)sizeof ctx->found && access(ctx->found, R_OK) == 0) {
+        if (w > 0 && w < (int)sizeof ctx->found &&
+            access(ctx->found, R_OK) == 0) {
             ctx->script = ctx->found;
-            return 0;
+            return;
         }
     }
-    fprintf(stderr, "tplan: no script %s: not a file here, nor %s/%s%s "
-                    "(the ready scripts)\n",
-            name, dir, name, lua ? "" : "[.lua]");
-    return exit_status(TPLAN_EIO);
+    snprintf(ctx->looked, sizeof ctx->looked, "%.4000s/%s%s", dir, name,
+             lua ? "" : "[.lua]");
 }
 
 /* Set the state up and run the script, inside the protected call that
@@ -726,8 +731,8 @@ static int prepare(run_ctx *ctx, int argc, char **argv)
     if (outputs_check(&ctx->out, &err) || outputs_open(&ctx->out, &err)) {
         fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
         status = exit_status(err.code);
-    } else if ((status = read_script(ctx->script, &ctx->src, &ctx->src_len)) ==
-               0) {
+    } else if (!(status = read_script(ctx->script, ctx->looked, &ctx->src,
+                                      &ctx->src_len))) {
         script_sha256(ctx->src, ctx->src_len, ctx->sha);
         ctx->lo.script_sha256 = ctx->sha;
         return 0;
@@ -755,7 +760,8 @@ int cmd_run(int argc, char **argv)
     tplan_csv_set_stop(&stop_signal);
     if ((status = parse_args(&ctx, argc, argv)))
         return status < 0 ? 0 : status;
-    if ((status = find_script(&ctx)) || (status = prepare(&ctx, argc, argv)))
+    find_script(&ctx);
+    if ((status = prepare(&ctx, argc, argv)))
         return status;
     if (!(L = lua_newstate(limits_alloc, &ctx.cap))) {
         fputs("tplan: cannot create a Lua state (out of memory)\n", stderr);

@@ -71,7 +71,7 @@ if tplan run max_batch.lua -- gpu=h100-sxm seqs=4096 >out 2>err && [ ! -s err ] 
     grep -q '^max micro-batch on h100-sxm, 1 GPU' out; then ok; else
     bad "installed tplan run max_batch.lua -- gpu=h100-sxm: $(head -n1 err)"
 fi
-want="tplan: no script nosuch: not a file here, nor $(realpath "$share/scripts")/nosuch[.lua] (the ready scripts)"
+want="tplan: cannot open nosuch: No such file or directory, nor is it a ready script ($(realpath "$share/scripts")/nosuch[.lua])"
 tplan run nosuch >out 2>err
 rc=$?
 [ "$rc" = 1 ] && [ "$(cat err)" = "$want" ] && [ ! -s out ] && ok ||

@@ -60,7 +60,11 @@ printf 'local t = nil\nprint(t.x)\n' >nil_index.lua
 expect_run 1 "tplan: nil_index.lua:2: attempt to index a nil value (local 't')" run nil_index.lua
 printf 'tplan.sweep{model = "gpt2", axes = {tp = {1, 2}},\n  where = function(p) return p.fitz end}\n' >hook_err.lua
 expect_run 1 "tplan: hook_err.lua:2: a plan has no field 'fitz'" run hook_err.lua
-expect_run 1 "tplan: cannot open nosuch.lua: No such file or directory" run nosuch.lua
+# a name that is no file here is looked for among the ready scripts too
+# (the build tree links share/tplan/scripts beside cli/ to scripts/)
+ready=$(realpath "$(dirname "$tplan")/../share/tplan/scripts")
+expect_run 1 "tplan: cannot open nosuch.lua: No such file or directory, nor is it a ready script ($ready/nosuch.lua)" run nosuch.lua
+expect_run 1 "tplan: cannot open ./nosuch.lua: No such file or directory" run ./nosuch.lua
 # --traceback adds the stack after the same first line
 "$tplan" run runtime.lua --traceback >/dev/null 2>"$tmp/err"
 if [ "$(head -n1 "$tmp/err")" = "tplan: runtime.lua:2: bad thing" ] &&
