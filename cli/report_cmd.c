@@ -405,7 +405,9 @@ static void robustness(report *r, tplan_store *db, int64_t sweep,
                 "%g; at %g, %s first (%+.1f%% %s%s)</li>\n",
                 f->a->name, f->value, first, f->a->name, f->base, f->value,
                 other, f->delta * 100.0, tplan_metric_name(obj[0].metric),
-                f->first_fits ? "" : "; the first no longer fits there");
+                out->first_fits && !f->first_fits
+                    ? "; the first no longer fits there"
+                    : "");
     }
     if (out->n_flips == 0) {
         fprintf(r->f, "<li>The first plan stays first at both ends of ");

@@ -139,6 +139,7 @@ int tplan_robustness(const tplan_robust_in *in, tplan_robust_out *out,
             goto done;
     out->first = best(base, n, -1, in->n_rank);
     out->second = best(base, n, out->first, in->n_rank);
+    out->first_fits = base[out->first].r.fits;
     if (out->second >= 0 && with_step(in->rank[0].metric) &&
         base[out->first].step_time_s > 0 &&
         base[out->second].step_time_s > 0 &&

@@ -41,6 +41,7 @@ typedef struct tplan_robust_out {
     int first; /* the first plan at the plans' own values: 0 .. n-1; -1 when
                   n is 0 */
     int second; /* the runner-up, -1 when none */
+    bool first_fits; /* the first plan fits at the plans' own values */
     tplan_robust_flip flips[2 * TPLAN_MAX_ASSUMPTIONS];
     int n_flips;
     /* the assumptions varied that moved a figure of some plan, and the
