@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "activations.h"
+#include "assume.h"
 #include "calc_opts.h"
 #include "fields.h"
 #include "args.h"
@@ -288,9 +289,28 @@ static void print_json_shorthands(json_w *w, const calc_out *o)
     json_arr_end(w);
 }
 
+/* The assumptions the figures rest on, left at their defaults. */
+static void print_json_assumptions(json_w *w, const tplan_assumed *as, int n)
+{
+    json_arr_begin(w, "assumptions");
+    for (int i = 0; i < n; i++) {
+        json_obj_begin(w, NULL);
+        json_str(w, "name", as[i].a->name);
+        json_num(w, "value", as[i].value);
+        json_arr_begin(w, "range");
+        json_num(w, NULL, as[i].a->lo);
+        json_num(w, NULL, as[i].a->hi);
+        json_arr_end(w);
+        json_str(w, "source", as[i].a->source);
+        json_obj_end(w);
+    }
+    json_arr_end(w);
+}
+
 static void print_json(const tplan_plan *p, const calc_out *o,
                        const tplan_scaling_row *rows, int n,
-                       const tplan_batch_row *brows, int nb)
+                       const tplan_batch_row *brows, int nb,
+                       const tplan_assumed *as, int nas)
 {
     const tplan_config *c = &p->config;
     const tplan_memory *m = &p->mem;
@@ -387,6 +407,7 @@ static void print_json(const tplan_plan *p, const calc_out *o,
     print_json_rows(&w, rows, n, brows, nb);
     print_json_advice(&w, p);
     print_json_shorthands(&w, o);
+    print_json_assumptions(&w, as, nas);
     json_arr_begin(&w, "warnings");
     for (int i = 0; i < p->n_warnings; i++)
         json_str(&w, NULL, p->warnings[i]);
@@ -783,6 +804,32 @@ static void print_table(const tplan_plan *p, const calc_out *o)
         printf("warning: %s\n", p->warnings[i]);
 }
 
+/* "assumed ...": --flag value (lo-hi), wrapped; the sources are in
+ * --json and tplan fields --json. */
+static void print_assumptions(const tplan_assumed *as, int n)
+{
+    int col = 0;
+
+    if (n == 0)
+        return;
+    printf("assumed (defaults the figures rest on; ranges' sources in "
+           "--json):\n");
+    for (int i = 0; i < n; i++) {
+        const tplan_field *f = tplan_field_at(tplan_assumption_field(as[i].a));
+        char item[96];
+        int len = snprintf(item, sizeof item, "%s %g (%g-%g)%s",
+                           f ? f->flag : as[i].a->name, as[i].value, as[i].a->lo,
+                           as[i].a->hi, i + 1 < n ? "," : "");
+
+        if (col > 0 && col + 1 + len > 78) {
+            printf("\n");
+            col = 0;
+        }
+        col += printf("%s%s", col ? " " : "  ", item);
+    }
+    printf("\n");
+}
+
 static void print_inventory(const tplan_config *c)
 {
     tplan_act_ctx ctx;
@@ -888,6 +935,8 @@ int cmd_calc(int argc, char **argv)
     tplan_config c;
     calc_out out;
     tplan_plan plan;
+    tplan_assumed assumed[TPLAN_MAX_ASSUMPTIONS];
+    int n_assumed = 0;
     tplan_err err;
     int rc;
 
@@ -908,13 +957,18 @@ int cmd_calc(int argc, char **argv)
         (out.n_batches &&
          tplan_batch_compare(&c, out.batches, out.n_batches, brows, &err)))
         return usage_error("%s", err.msg);
+    if (tplan_assumptions_used(&c, out.given, assumed, TPLAN_MAX_ASSUMPTIONS,
+                               &n_assumed, &err))
+        return usage_error("%s", err.msg);
     if (out.report && (rc = write_report(out.report, &c, &plan)))
         return rc;
     if (out.json) {
-        print_json(&plan, &out, rows, out.n_compare, brows, out.n_batches);
+        print_json(&plan, &out, rows, out.n_compare, brows, out.n_batches,
+                   assumed, n_assumed);
         return 0;
     }
     print_table(&plan, &out);
+    print_assumptions(assumed, n_assumed);
     if (out.inventory)
         print_inventory(&c);
     if (out.n_compare)

@@ -604,7 +604,7 @@ static int set_fields(const gathered *g, tplan_config *c)
 }
 
 /* --framework NAME, from --framework-file F when given, else built in. */
-static int apply_framework(const gathered *g, tplan_config *c)
+static int apply_framework(const gathered *g, tplan_config *c, bool *given)
 {
     const char *name = g->fval[tplan_field_find("framework")];
     tplan_framework f;
@@ -635,6 +635,8 @@ static int apply_framework(const gathered *g, tplan_config *c)
         return engine_error(&err);
     }
     tplan_framework_apply(&f, c);
+    for (int i = 0; i < f.n; i++)
+        given[f.set[i].field] = true;
     return 0;
 }
 
@@ -789,7 +791,9 @@ int calc_parse(int argc, const char *const *argv, tplan_config *c,
     tplan_config_init(c);
     c->seq = tplan_model_default_seq(&c->model);
     /* the framework first: the flags given override its values */
-    if ((rc = apply_framework(&g, c)) || (rc = set_fields(&g, c)) ||
+    for (int id = 0; id < tplan_field_count(); id++)
+        out->given[id] = fval[id] != NULL;
+    if ((rc = apply_framework(&g, c, out->given)) || (rc = set_fields(&g, c)) ||
         (rc = check_pairs(&g)))
         goto done;
     /* a custom model's learned positions are sized to --seq */

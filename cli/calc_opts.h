@@ -5,6 +5,7 @@
 #include <stdbool.h>
 
 #include "config.h"
+#include "fields.h"
 
 #include <stdint.h>
 
@@ -18,6 +19,10 @@ typedef struct calc_out {
     bool json;
     bool inventory; /* list the activation tensors */
     const char *report; /* --report FILE.html (argv's); NULL: none */
+    /* the plan inputs given, by field id: on the command line or by the
+     * framework (its built-in values or --framework-file's row); the
+     * assumptions left at their defaults are the others (assume.h) */
+    bool given[TPLAN_MAX_FIELDS];
     bool help;
     /* --qlora's expansion as applied ("" without it): the flags it stands
      * for, and those of them the command line gave itself, which win */

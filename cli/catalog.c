@@ -10,6 +10,7 @@
 
 #include "args.h"
 #include "csv_out.h"
+#include "assume.h"
 #include "fields.h"
 #include "framework.h"
 #include "hardware.h"
@@ -383,6 +384,7 @@ static void fields_json(void)
         const tplan_field *f = tplan_field_at(id);
         bool in = f->flags & TPLAN_FIELD_IN;
         bool range = f->kind == TPLAN_FK_INT || f->kind == TPLAN_FK_REAL;
+        const tplan_assumption *a = tplan_assumption_of(id);
 
         json_obj_begin(&w, NULL);
         json_str(&w, "name", f->name);
@@ -406,6 +408,11 @@ static void fields_json(void)
         json_num(&w, "max", range ? f->max : (double)NAN);
         json_str(&w, "default", in ? f->def : NULL);
         json_str(&w, "doc", f->doc);
+        /* a modelling assumption's plausible range and its source
+         * (engine/assume.c, docs/MODEL.md section 16); null: not one */
+        json_num(&w, "assume_lo", a ? a->lo : (double)NAN);
+        json_num(&w, "assume_hi", a ? a->hi : (double)NAN);
+        json_str(&w, "assume_source", a ? a->source : NULL);
         json_obj_end(&w);
     }
     json_arr_end(&w);

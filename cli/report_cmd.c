@@ -14,8 +14,10 @@
 #include "calc_opts.h"
 #include "fields.h"
 #include "fit_note.h"
+#include "framework.h"
 #include "json.h"
 #include "paths.h"
+#include "robust.h"
 #include "report.h"
 #include "store.h"
 #include "svg.h"
@@ -23,6 +25,7 @@
 #define MAX_POINTS 20000 /* cost/time marks drawn (the best by rank) */
 #define MAX_ROWS   50    /* ranked plans in the table */
 #define MAX_GPUS   64    /* distinct GPU counts on the scaling charts */
+#define MAX_ROBUST 20    /* kept plans ranked again under the assumptions */
 
 typedef struct sweep_row {
     int64_t id, kept, space;
@@ -325,6 +328,224 @@ out:
     free(p);
 }
 
+/* ---- Does the best plan stay best? ----------------------------------- */
+
+/* The kept plans as calc rebuilds them from their rows, with each row's
+ * options kept for naming what tells two plans apart. */
+typedef struct kept_rows {
+    rebuild b;
+    tplan_config c[MAX_ROBUST];
+    char args[MAX_ROBUST][8192]; /* "--flag=value" strings, NUL-separated */
+    size_t len[MAX_ROBUST];
+    int n;
+    bool failed;
+} kept_rows;
+
+static int on_kept(void *ud, int ncols, const char *const *names,
+                   const tplan_cell *row)
+{
+    kept_rows *k = ud;
+    calc_out out;
+    size_t from;
+
+    if (!row || k->failed || k->n >= MAX_ROBUST)
+        return 0;
+    k->b.used = 0;
+    if (on_inputs(&k->b, ncols, names, row) || k->b.argc < 2) {
+        k->failed = true;
+        return 0;
+    }
+    from = (size_t)(k->b.argv[1] - k->b.store);
+    if (k->b.used - from > sizeof k->args[0] ||
+        calc_parse(k->b.argc, k->b.argv, &k->c[k->n], &out) != 0) {
+        k->failed = true;
+        return 0;
+    }
+    memcpy(k->args[k->n], k->b.store + from, k->b.used - from);
+    k->len[k->n] = k->b.used - from;
+    k->n++;
+    return 0;
+}
+
+/* Row i's value of option flag ("--ep"), or NULL. */
+static const char *row_value(const kept_rows *k, int i, const char *flag)
+{
+    size_t fl = strlen(flag);
+
+    for (size_t at = 0; at < k->len[i]; at += strlen(k->args[i] + at) + 1)
+        if (strncmp(k->args[i] + at, flag, fl) == 0 &&
+            k->args[i][at + fl] == '=')
+            return k->args[i] + at + fl + 1;
+    return NULL;
+}
+
+/* "EP 1, zero 3": plan a's values of the options where a and b differ
+ * (what the kept rows vary, so the swept axes; the accumulation and
+ * global batch follow from them and are left out). */
+static void differing(const kept_rows *k, int a, int b, char *buf,
+                      size_t len)
+{
+    static const char *const upper[] = {"tp", "pp", "ep", "cp", "dp", "vpp",
+                                        NULL};
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (size_t at = 0; at < k->len[a]; at += strlen(k->args[a] + at) + 1) {
+        const char *opt = k->args[a] + at, *eq = strchr(opt, '=');
+        char flag[64], name[64];
+        const char *vb;
+        size_t fl;
+        int u;
+
+        if (!eq || (fl = (size_t)(eq - opt)) >= sizeof flag)
+            continue;
+        memcpy(flag, opt, fl);
+        flag[fl] = '\0';
+        if (strcmp(flag, "--accum") == 0 || strcmp(flag, "--global-batch") == 0)
+            continue;
+        vb = row_value(k, b, flag);
+        if (vb && strcmp(vb, eq + 1) == 0)
+            continue;
+        snprintf(name, sizeof name, "%s", flag + 2);
+        for (u = 0; upper[u] && strcmp(upper[u], name) != 0; u++)
+            ;
+        for (char *q = name; upper[u] && *q; q++)
+            *q = (char)(*q - 'a' + 'A');
+        if (n < len)
+            n += (size_t)snprintf(buf + n, len - n, "%s%s %s", n ? ", " : "",
+                                  name, eq + 1);
+    }
+    if (!buf[0])
+        snprintf(buf, len, "the same options");
+}
+
+/* Which assumptions the kept plans do not leave at their defaults: those
+ * the rows vary (swept), those a built-in framework sets, and those whose
+ * value differs from a default config's (the report cannot tell a value
+ * given equal to the default from one left there). */
+static void fixed_fields(const kept_rows *k, bool *fixed)
+{
+    tplan_config d = k->c[0];
+    tplan_framework f;
+
+    memset(fixed, 0, (size_t)tplan_field_count());
+    tplan_config_init(&d);
+    if (k->c[0].framework[0] &&
+        tplan_framework_lookup(k->c[0].framework, &f, NULL) == TPLAN_OK) {
+        tplan_framework_apply(&f, &d);
+        for (int i = 0; i < f.n; i++)
+            fixed[f.set[i].field] = true;
+    }
+    for (int i = 0; i < tplan_assumption_count(); i++) {
+        const tplan_assumption *a = tplan_assumption_at(i);
+        int id = tplan_assumption_field(a);
+        double v = tplan_assumption_value(a, &k->c[0]);
+
+        if (v != tplan_assumption_value(a, &d))
+            fixed[id] = true;
+        for (int j = 1; j < k->n; j++)
+            if (tplan_assumption_value(a, &k->c[j]) != v)
+                fixed[id] = true;
+    }
+}
+
+static void robustness(report *r, tplan_store *db, int64_t sweep,
+                       const char *rank_by)
+{
+    kept_rows *k = calloc(1, sizeof *k);
+    bool *fixed = calloc((size_t)tplan_field_count(), 1);
+    tplan_robust_out *out = malloc(sizeof *out);
+    tplan_cell q[2] = {{TPLAN_CELL_INT, sweep, 0.0, NULL},
+                       {TPLAN_CELL_INT, MAX_ROBUST, 0.0, NULL}};
+    tplan_objective obj[TPLAN_MAX_OBJECTIVES];
+    tplan_robust_in in = {0};
+    tplan_err err;
+    char names[128], *tok, *save = NULL, first[512], other[512];
+
+    report_section(r, "Does the best plan stay best?", NULL);
+    if (!k || !fixed || !out)
+        goto out;
+    snprintf(names, sizeof names, "%s", rank_by);
+    for (tok = strtok_r(names, ",", &save); tok && in.n_rank < TPLAN_MAX_OBJECTIVES;
+         tok = strtok_r(NULL, ",", &save)) {
+        bool max;
+
+        if (tplan_metric_parse(tok, &obj[in.n_rank].metric, &max, &err) ||
+            obj[in.n_rank].metric == TPLAN_M_SCORE) {
+            fputs("<p class=\"note\">The sweep ranks by a score its script "
+                  "computed, which the report cannot compute again.</p>\n",
+                  r->f);
+            goto out;
+        }
+        obj[in.n_rank++].maximize = max;
+    }
+    if (tplan_store_query(db,
+                          "SELECT * FROM plans WHERE sweep_id = ?1 AND rank "
+                          "IS NOT NULL ORDER BY rank LIMIT ?2",
+                          q, 2, on_kept, k, &err) != TPLAN_OK ||
+        k->failed || k->n == 0 || in.n_rank == 0) {
+        fputs("<p class=\"note\">The kept plans cannot all be evaluated "
+              "again from their rows (a model or GPU from a script or file "
+              "is not a preset?).</p>\n",
+              r->f);
+        goto out;
+    }
+    fixed_fields(k, fixed);
+    in.configs = k->c;
+    in.n = k->n;
+    in.rank = obj;
+    in.fixed = fixed;
+    if (tplan_robustness(&in, out, &err)) {
+        fprintf(r->f, "<p class=\"note\">%s</p>\n", err.msg);
+        goto out;
+    }
+    fprintf(r->f,
+            "<p>The first %d kept plans, evaluated again from their rows "
+            "with each assumption the sweep left at its default at either "
+            "end of its plausible range (<code>tplan fields --json</code> "
+            "gives the ranges and their sources), and ranked again: a plan "
+            "that fits first, then by %s.</p>\n<ul class=\"robust\">\n",
+            k->n, rank_by);
+    for (int i = 0; i < out->n_flips; i++) {
+        const tplan_robust_flip *f = &out->flips[i];
+
+        differing(k, out->first, f->top, first, sizeof first);
+        differing(k, f->top, out->first, other, sizeof other);
+        fprintf(r->f,
+                "<li data-field=\"%s\" data-value=\"%.17g\">%s first at %s "
+                "%g; at %g, %s first (%+.1f%% %s%s)</li>\n",
+                f->a->name, f->value, first, f->a->name, f->base, f->value,
+                other, f->delta * 100.0, tplan_metric_name(obj[0].metric),
+                out->first_fits && !f->first_fits
+                    ? "; the first no longer fits there"
+                    : "");
+    }
+    if (out->n_flips == 0) {
+        fprintf(r->f, "<li>The first plan stays first at both ends of ");
+        for (int i = 0; i < out->n_checked; i++)
+            fprintf(r->f, "%s%s", i ? ", " : "", out->checked[i]->name);
+        fprintf(r->f, "%s.</li>\n", out->n_checked ? "" : "every assumption "
+                                                         "(none moves these "
+                                                         "plans)");
+    }
+    if (out->band_checked && out->second >= 0) {
+        differing(k, out->first, out->second, first, sizeof first);
+        differing(k, out->second, out->first, other, sizeof other);
+        fprintf(r->f,
+                "<li>Step-time band: %s and the runner-up, %s, %s "
+                "(docs/MODEL.md 14.3).</li>\n",
+                first, other,
+                out->band_tie ? "overlap: within the model's measured error "
+                                "the two tie"
+                              : "do not overlap");
+    }
+    fputs("</ul>\n", r->f);
+out:
+    free(k);
+    free(fixed);
+    free(out);
+}
+
 /* Cost against time for the sweep's plans, the Pareto front filled. */
 static void cost_time(report *r, const points *pt)
 {
@@ -578,6 +799,7 @@ int cmd_report(int argc, char **argv)
             report_table_end(&r);
     }
     best_plan(&r, db, &sw);
+    robustness(&r, db, sw.id, sw.rank_by);
     if (report_close(&r, &err)) {
         fprintf(stderr, "tplan: %s\n", err.msg);
         goto done;

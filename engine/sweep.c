@@ -131,6 +131,8 @@ void tplan_sweep_keep(tplan_sweep_spec *s, int field_id)
 {
     int i;
 
+    if (field_id >= 0 && field_id < TPLAN_MAX_FIELDS)
+        s->given[field_id] = true;
     if (!in_struct(field_id))
         return;
     for (i = 0; i < s->n_kept && s->kept_field[i] != field_id; i++)

@@ -70,6 +70,10 @@ typedef struct tplan_sweep_spec {
     int n_kept;
     int kept_field[16];
     double kept_value[16];
+    /* every input the base set (given, or by its framework), by field id:
+     * an assumption set there is not "left at its default"
+     * (tplan_sweep_keep marks it; robust.h) */
+    bool given[TPLAN_MAX_FIELDS];
     tplan_constraints where;
     /* a `where` expression over plan fields, checked after the limits in
      * the worker threads (n 0: none); a plan it does not pass counts as
@@ -246,9 +250,9 @@ void tplan_sweep_reasons(const tplan_sweep_spec *s, int64_t shard,
 /* Check a spec: axis values, objectives, keep. */
 int tplan_sweep_validate(const tplan_sweep_spec *s, tplan_err *err);
 
-/* The base set input field id (given, or by its framework): when it lives
- * in the model or GPU struct, keep its base value across the model and gpu
- * axes. Other fields are left alone. */
+/* The base set input field id (given, or by its framework): mark it
+ * given, and when it lives in the model or GPU struct, keep its base value
+ * across the model and gpu axes. */
 void tplan_sweep_keep(tplan_sweep_spec *s, int field_id);
 
 /* Run a sweep. Returns TPLAN_OK (also when interrupted: stats say so), or

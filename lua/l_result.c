@@ -9,6 +9,7 @@
 
 #include "fields.h"
 #include "l_util.h"
+#include "robust.h"
 #include "save.h"
 
 static void result_close(lt_result *r)
@@ -321,6 +322,136 @@ static int r_save(lua_State *L)
     return 1;
 }
 
+/* Push kept plan k (0-based) evaluated with assumption a at v (a NULL:
+ * as the sweep has it). */
+static void push_kept_at(lua_State *L, const lt_result *r,
+                         const tplan_config *cfg, int k,
+                         const tplan_assumption *a, double v)
+{
+    tplan_config *c = lua_newuserdatauv(L, sizeof *c, 0); /* ... c */
+    tplan_plan *p = lua_newuserdatauv(L, sizeof *p, 0);   /* ... c p */
+    tplan_err err;
+
+    *c = cfg[k];
+    if (a)
+        tplan_field_apply(tplan_assumption_field(a), v, c);
+    if (tplan_plan_eval(c, p, &err))
+        luaL_error(L, "tplan.result:robustness: %s", err.msg);
+    lt_push_plan(L, p, r->items[k].index, r->items[k].score,
+                 r->has_score); /* ... c p t */
+    lua_pushinteger(L, k + 1);  /* ... c p t rank */
+    lua_setfield(L, -2, "rank"); /* ... c p t */
+    lua_replace(L, -3);          /* ... t p */
+    lua_pop(L, 1);               /* ... t */
+}
+
+/* res:robustness([{top = N}]): does the first plan stay first with each
+ * assumption the sweep left at its default (not an axis, not set by the
+ * script or its framework) at the low and the high end of its range, and
+ * is the runner-up within the first's step-time band? The ranking: a
+ * plan that fits first, then the sweep's objectives, then the index
+ * (engine/robust.h). */
+static int r_robustness(lua_State *L)
+{
+    static const char *const fields[] = {"top", NULL};
+    const char *what = "tplan.result:robustness";
+    lt_result *r = lt_check_result(L, 1);
+    int64_t top = r->n;
+    tplan_config *cfg;
+    int64_t *idx;
+    bool *fixed;
+    tplan_robust_in in;
+    tplan_robust_out *out;
+    tplan_err err;
+
+    if (!lua_isnoneornil(L, 2)) {
+        luaL_checktype(L, 2, LUA_TTABLE);
+        lu_check_fields(L, 2, what, fields);
+        lu_int(L, 2, what, "top", 1, TPLAN_MAX_KEEP, &top);
+    }
+    lua_settop(L, 2);
+    if (top > r->n)
+        top = r->n;
+    /* every buffer a userdata: a raise below frees them */
+    cfg = lua_newuserdatauv(L, sizeof *cfg * (size_t)(top ? top : 1), 0);
+    idx = lua_newuserdatauv(L, sizeof *idx * (size_t)(top ? top : 1), 0);
+    fixed = lua_newuserdatauv(L, (size_t)tplan_field_count(), 0);
+    out = lua_newuserdatauv(L, sizeof *out, 0); /* r o cfg idx fixed out */
+    for (int id = 0; id < tplan_field_count(); id++)
+        fixed[id] = r->spec->given[id];
+    for (int i = 0; i < r->spec->n_axes; i++)
+        fixed[r->spec->axes[i].id] = true;
+    for (int64_t i = 0; i < top; i++) {
+        idx[i] = r->items[i].index;
+        if (tplan_sweep_config_at(r->spec, idx[i], &cfg[i], &err))
+            return lu_engine_error(L, what, &err);
+    }
+    in.configs = cfg;
+    in.index = idx;
+    in.n = (int)top;
+    in.rank = r->spec->rank;
+    in.n_rank = r->spec->n_rank;
+    in.fixed = fixed;
+    if (tplan_robustness(&in, out, &err))
+        return lu_engine_error(L, what, &err);
+    lua_createtable(L, 0, 6); /* ... res */
+    lua_pushboolean(L, out->n_flips == 0);
+    lua_setfield(L, -2, "holds");
+    if (out->first >= 0) {
+        push_kept_at(L, r, cfg, out->first, NULL, 0.0); /* ... res p */
+        lua_setfield(L, -2, "first");                    /* ... res */
+    }
+    lua_createtable(L, out->n_flips, 0); /* ... res flips */
+    for (int i = 0; i < out->n_flips; i++) {
+        const tplan_robust_flip *f = &out->flips[i];
+
+        lua_createtable(L, 0, 5); /* ... res flips f */
+        lua_pushstring(L, f->a->name);
+        lua_setfield(L, -2, "field");
+        lua_pushnumber(L, f->value);
+        lua_setfield(L, -2, "value");
+        lua_pushnumber(L, f->base);
+        lua_setfield(L, -2, "default");
+        lua_pushnumber(L, f->delta);
+        lua_setfield(L, -2, "delta");
+        lua_pushboolean(L, f->first_fits);
+        lua_setfield(L, -2, "first_fits");
+        push_kept_at(L, r, cfg, f->top, f->a, f->value); /* ... f p */
+        lua_setfield(L, -2, "top");                      /* ... res flips f */
+        lua_rawseti(L, -2, i + 1);                       /* ... res flips */
+    }
+    lua_setfield(L, -2, "flips");          /* ... res */
+    lua_createtable(L, out->n_checked, 0); /* ... res checked */
+    for (int i = 0; i < out->n_checked; i++) {
+        const tplan_assumption *a = out->checked[i];
+
+        lua_createtable(L, 0, 4); /* ... res checked c */
+        lua_pushstring(L, a->name);
+        lua_setfield(L, -2, "field");
+        lua_pushnumber(L, a->lo);
+        lua_setfield(L, -2, "lo");
+        lua_pushnumber(L, a->hi);
+        lua_setfield(L, -2, "hi");
+        lua_pushstring(L, a->source);
+        lua_setfield(L, -2, "source");
+        lua_rawseti(L, -2, i + 1); /* ... res checked */
+    }
+    lua_setfield(L, -2, "checked"); /* ... res */
+    lua_createtable(L, 0, 3);       /* ... res band */
+    lua_pushboolean(L, out->band_checked);
+    lua_setfield(L, -2, "checked");
+    lua_pushboolean(L, out->band_tie);
+    lua_setfield(L, -2, "tie");
+    if (out->second >= 0) {
+        push_kept_at(L, r, cfg, out->second, NULL, 0.0); /* ... band p */
+        lua_setfield(L, -2, "second");                    /* ... res band */
+    }
+    lua_setfield(L, -2, "band"); /* ... res */
+    lua_pushinteger(L, out->evaluations);
+    lua_setfield(L, -2, "evaluations");
+    return 1;
+}
+
 static int r_tostring(lua_State *L)
 {
     lt_result *r = luaL_checkudata(L, 1, TPLAN_RESULT_MT);
@@ -335,7 +466,9 @@ void lt_open_result(lua_State *L)
     static const luaL_Reg methods[] = {{"count", r_count}, {"top", r_top},
                                        {"each", r_each},   {"pareto", r_pareto},
                                        {"stats", r_stats}, {"csv", r_csv},
-                                       {"save", r_save},   {NULL, NULL}};
+                                       {"save", r_save},
+                                       {"robustness", r_robustness},
+                                       {NULL, NULL}};
     static const luaL_Reg meta[] = {{"__gc", result_gc},
                                     {"__close", result_gc},
                                     {"__tostring", r_tostring},

@@ -172,6 +172,17 @@ jq_is "a model without FLOPs: time and cost null, not 0" '.run.cost_usd == null 
 # fp8_ratio 0 is the A100's own value (no fp8 units): a row holding it
 # reads back (tplan report rebuilds the best plan from its row)
 jq_is "fp8_ratio 0 as the A100's own" '.fields.fp8_ratio == 0 and .perf.matmul_eff > 0' calc --model gpt2 --gpu a100-80g --fp8-ratio 0
+# issue 33: the assumptions the figures rest on, left at their defaults
+mix=(calc --model mixtral-8x7b --gpu h100-sxm --gpus 64 --seq 4096 --global-batch 512 --micro-batch 1 --zero 3)
+jq_is "Mixtral at EP 8 rests on moe_imbalance 1.25 (1.0-1.5, a source)" '[.assumptions[] | select(.name == "moe_imbalance")] | length == 1 and .[0].value == 1.25 and .[0].range == [1, 1.5] and (.[0].source | test("Switch Transformer"))' "${mix[@]}" --ep 8
+jq_is "EP 1: the load is 1 whatever moe_imbalance says" '[.assumptions[].name] | index("moe_imbalance") == null and index("eff_scale") != null' "${mix[@]}" --ep 1
+jq_is "given on the command line: not an assumption" '[.assumptions[].name] | index("moe_imbalance") == null and index("eff_scale") != null' "${mix[@]}" --ep 8 --moe-imbalance 1.25
+jq_is "tp_overlap only with tp > 1" '[.assumptions[].name] | index("tp_overlap") == null' "${mix[@]}" --ep 8 --zero 1
+jq_is "set by the framework: not an assumption" '[.assumptions[].name] | index("eff_scale") == null and index("overlap") == null and index("tp_overlap") != null' calc --model llama3-8b --gpu h100-sxm --gpus 8 --tp 2 --framework megatron
+jq_is "every assumption's value lies in its range" 'all(.assumptions[]; .value >= .range[0] and .value <= .range[1])' "${mix[@]}" --ep 8
+if "$tplan" calc "${mix[@]:1}" --ep 8 | grep -q -- "--moe-imbalance 1.25 (1-1.5)"; then ok; else bad "calc's text names --moe-imbalance 1.25 (1-1.5)"; fi
+"$tplan" fields --json | jq -e 'map(select(.name == "moe_imbalance"))[0] | .assume_lo == 1 and .assume_hi == 1.5 and (.assume_source | test("MODEL.md"))' >/dev/null && ok || bad "fields --json: moe_imbalance's range"
+"$tplan" fields --json | jq -e 'map(select(.name == "seq"))[0] | .assume_lo == null and .assume_source == null and .min == 1' >/dev/null && ok || bad "fields --json: seq is no assumption"
 jq_is "names people type resolve to the catalog's" '.model.name == "llama3.1-8b" and .parallel.gpu == "h100-sxm"' calc --model meta-llama/Llama-3.1-8B-Instruct --gpu "NVIDIA H100 80GB HBM3"
 # Hugging Face config.json files: every supported model_type against the
 # checkpoint's published total (tests/data/hf/totals.tsv says where from)

@@ -128,6 +128,42 @@ if "$tplan" run none.lua --db none.db >/dev/null 2>&1 && "$tplan" report none.db
    grep -q "needs [0-9.]* GiB per GPU where 71.3 GiB is usable" none.html; then ok
 else bad "a report where no plan fits: $(grep -o '<h2>[^<]*</h2>' none.html | head -3)"; fi
 
+# ---- does the best plan stay best? (issue 33) -------------------------------
+# the Mixtral sweep: EP 1 first at moe_imbalance 1.25, an EP 8 plan at 1.0
+cat >mix.lua <<'LUA'
+tplan.sweep{
+  name = "mixtral", model = "mixtral-8x7b", gpu = "h100-sxm", gpus = 64,
+  seq = 4096, global_batch = 512, tokens = 1e12, precision = "mixed-bf16",
+  axes = {tp = {1,2,4,8}, pp = {1,2,4}, ep = {1,2,4,8}, zero = {1,3}, micro_batch = {1,2,4}},
+  rank = {"time_h"}, keep = 20, limits = {fits = true},
+}
+LUA
+if "$tplan" run mix.lua --db mix.db >/dev/null 2>run.err &&
+   "$tplan" report mix.db -o mix.html 2>report.err; then ok
+else bad "mixtral report: $(cat run.err report.err 2>/dev/null)"; fi
+grep -q "Does the best plan stay best?" mix.html && ok || bad "no robustness section"
+flip=$(grep -o '<li data-field="moe_imbalance" data-value="1">[^<]*</li>' mix.html)
+case "$flip" in
+*"EP 1 first at moe_imbalance 1.25; at 1, "*"EP 8 first (-"*"% time_h)"*) ok ;;
+*) bad "the moe_imbalance flip reads '$flip'" ;;
+esac
+# a sweep that sets every assumption it could rest on: nothing to flip (the
+# report tells a set value from a default only by its differing, so these
+# differ)
+cat >set.lua <<'LUA'
+tplan.sweep{
+  name = "set", model = "llama3-8b", gpu = "h100-sxm", gpus = 8, tokens = 1e12,
+  seq = 2048, zero = 3, framework = "megatron", tp_overlap = 0.5, alloc_frac = 0.05,
+  gather_sets = 2.5,
+  axes = {tp = {1, 2}, micro_batch = {1, 2}}, rank = {"time_h"}, keep = 4,
+}
+LUA
+if "$tplan" run set.lua --db set.db >/dev/null 2>run.err &&
+   "$tplan" report set.db -o set.html 2>report.err; then ok
+else bad "set report: $(cat run.err report.err 2>/dev/null)"; fi
+grep -q '<li data-field=' set.html && bad "a flip on an assumption the sweep set" || ok
+grep -q "The first plan stays first" set.html && ok || bad "no 'stays first' line"
+
 # ---- bad input --------------------------------------------------------------
 expect() { # WANT_RC WANT_TEXT CMD...: exit status and the message
     local want=$1 text=$2
