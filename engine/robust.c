@@ -17,22 +17,14 @@ typedef struct figs {
     int64_t total_bytes;
 } figs;
 
-/* The ranking order: a plan that fits first, then tplan_ranked_cmp (its
- * keys, then the index). The fits test stays explicit so that this
- * reads the same once tplan_ranked_cmp puts fitting plans first itself. */
-static bool before(const tplan_ranked *a, const tplan_ranked *b, int nobj)
-{
-    if (a->fits != b->fits)
-        return a->fits;
-    return tplan_ranked_cmp(a, b, nobj) < 0;
-}
-
+/* The first of f[0..n) but skip in the ranking order (rank.h). */
 static int best(const figs *f, int n, int skip, int nobj)
 {
     int k = -1;
 
     for (int i = 0; i < n; i++)
-        if (i != skip && (k < 0 || before(&f[i].r, &f[k].r, nobj)))
+        if (i != skip &&
+            (k < 0 || tplan_ranked_before(&f[i].r, &f[k].r, nobj)))
             k = i;
     return k;
 }
@@ -45,10 +37,8 @@ static int eval_one(const tplan_robust_in *in, const tplan_config *c, int i,
     if (rc)
         return rc;
     memset(f, 0, sizeof *f);
-    f->r.index = in->index ? in->index[i] : i;
-    f->r.score = (double)NAN;
-    f->r.fits = p->mem.fits;
-    tplan_rank_keys(in->rank, in->n_rank, p, (double)NAN, f->r.key);
+    tplan_ranked_set(&f->r, in->index ? in->index[i] : i, in->rank,
+                     in->n_rank, p, (double)NAN, !in->mix_unfit);
     f->step_time_s = p->perf.step_time_s;
     f->step_lo = p->perf.step_time_s_lo;
     f->step_hi = p->perf.step_time_s_hi;

@@ -23,6 +23,9 @@ typedef struct tplan_robust_in {
     /* tplan_field_count() flags, true: a field not to vary (set by the
      * script or a framework, or swept as an axis); NULL: none */
     const bool *fixed;
+    /* rank plans that do not fit among those that do (the sweep's
+     * fits_first = false); by default after them, as every ranking */
+    bool mix_unfit;
 } tplan_robust_in;
 
 /* Another plan ranks first with one assumption at one end of its range. */
@@ -56,9 +59,9 @@ typedef struct tplan_robust_out {
     int64_t evaluations; /* plan evaluations made */
 } tplan_robust_out;
 
-/* Rank in->configs as every ranking does (a plan that fits before one
- * that does not, then the objectives' keys lexicographically, then the
- * index), then again with each assumption not fixed at its low and high
+/* Rank in->configs as every ranking does (tplan_ranked_cmp: a plan that
+ * fits before one that does not unless mix_unfit, then the objectives'
+ * keys lexicographically, then the index), then again with each assumption not fixed at its low and high
  * end (n x 2 evaluations each, figures only). An assumption whose ends
  * leave every plan's step time, memory and fit as they were is not
  * checked. Errors: a score objective (a script's hook cannot be run

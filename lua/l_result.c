@@ -392,6 +392,7 @@ static int r_robustness(lua_State *L)
     in.rank = r->spec->rank;
     in.n_rank = r->spec->n_rank;
     in.fixed = fixed;
+    in.mix_unfit = r->spec->mix_unfit; /* ranked as res:top ranks */
     if (tplan_robustness(&in, out, &err))
         return lu_engine_error(L, what, &err);
     lua_createtable(L, 0, 6); /* ... res */

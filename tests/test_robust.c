@@ -149,7 +149,7 @@ static void test_mixtral_flips(void **state)
     tplan_config c[3];
     tplan_plan p;
     tplan_objective obj = {TPLAN_M_TIME_H, false};
-    tplan_robust_in in = {c, NULL, 3, &obj, 1, NULL};
+    tplan_robust_in in = {c, NULL, 3, &obj, 1, NULL, false};
     tplan_robust_out out;
     const tplan_robust_flip *f;
     bool fixed[TPLAN_MAX_FIELDS] = {false};
@@ -193,7 +193,7 @@ static void test_edges(void **state)
     tplan_config c[3];
     tplan_objective obj = {TPLAN_M_TIME_H, false};
     tplan_objective score = {TPLAN_M_SCORE, true};
-    tplan_robust_in in = {c + 1, NULL, 1, &obj, 1, NULL};
+    tplan_robust_in in = {c + 1, NULL, 1, &obj, 1, NULL, false};
     tplan_robust_out out;
     tplan_err err;
 
