@@ -13,3 +13,9 @@ local top = res:top(1)[1]
 print(("top: fits %s, %.1f GiB, tp %d pp %d ep %d zero %d mb %d"):format(
   tostring(top.fits), top.total_bytes / 2 ^ 30, top.tp, top.pp, top.ep,
   top.zero, top.micro_batch))
+-- does the first plan stay first across the assumptions' ranges?
+local rob = res:robustness()
+for _, f in ipairs(rob.flips) do
+  print(("flip: %s at %s: tp %d pp %d ep %d first (%+.1f%%)"):format(
+    f.field, f.value, f.top.tp, f.top.pp, f.top.ep, 100 * f.delta))
+end
