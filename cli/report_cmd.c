@@ -508,13 +508,17 @@ static void robustness(report *r, tplan_store *db, int64_t sweep,
             k->n, rank_by);
     for (int i = 0; i < out->n_flips; i++) {
         const tplan_robust_flip *f = &out->flips[i];
+        char value[40];
 
         differing(k, out->first, f->top, first, sizeof first);
         differing(k, f->top, out->first, other, sizeof other);
+        /* the shortest text that reads back to the value, as every
+         * data-value of a report */
+        fmt_double(value, sizeof value, f->value);
         fprintf(r->f,
-                "<li data-field=\"%s\" data-value=\"%.17g\">%s first at %s "
+                "<li data-field=\"%s\" data-value=\"%s\">%s first at %s "
                 "%g; at %g, %s first (%+.1f%% %s%s)</li>\n",
-                f->a->name, f->value, first, f->a->name, f->base, f->value,
+                f->a->name, value, first, f->a->name, f->base, f->value,
                 other, f->delta * 100.0, tplan_metric_name(obj[0].metric),
                 out->first_fits && !f->first_fits
                     ? "; the first no longer fits there"
