@@ -223,6 +223,15 @@ typedef struct latest {
     bool print; /* say which sweep (the table's first line) */
 } latest;
 
+/* A sweep row's axes and fits_first cells (tplan_store_sweep_spec_cols)
+ * into l. */
+static void spec_cells(latest *l, const tplan_cell *c)
+{
+    snprintf(l->axes, sizeof l->axes, "%s",
+             c[0].type == TPLAN_CELL_TEXT ? c[0].s : "");
+    l->mixed = c[1].type == TPLAN_CELL_INT && c[1].i == 0;
+}
+
 static int read_latest(void *ud, int ncols, const char *const *names,
                        const tplan_cell *row)
 {
@@ -233,9 +242,7 @@ static int read_latest(void *ud, int ncols, const char *const *names,
     if (!row)
         return 0;
     l->id = row[0].i;
-    snprintf(l->axes, sizeof l->axes, "%s",
-             row[5].type == TPLAN_CELL_TEXT ? row[5].s : "");
-    l->mixed = row[6].type == TPLAN_CELL_INT && row[6].i == 0;
+    spec_cells(l, &row[5]);
     if (l->print)
         printf("sweep %lld '%s': %lld kept of %lld evaluated (%s)\n",
                (long long)row[0].i, row[1].s,
@@ -255,42 +262,22 @@ static const char *default_expr(const char *name)
     return NULL;
 }
 
-/* Does the comma-separated list hold name? */
-static bool in_list(const char *list, const char *name)
-{
-    size_t k = strlen(name);
-
-    for (const char *p = list; *p;) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
-
-        if (n == k && strncmp(p, name, k) == 0)
-            return true;
-        p += n + (end ? 1 : 0);
-    }
-    return false;
-}
-
 /* The default view's SELECT for sweep l into sql. */
 static void default_sql(const latest *l, char *sql, size_t len)
 {
     size_t n = (size_t)snprintf(sql, len, "SELECT rank");
+    const char *p = l->axes;
+    char name[64];
 
-    for (const char *p = l->axes; *p && n < len;) {
-        const char *end = strchr(p, ',');
-        size_t k = end ? (size_t)(end - p) : strlen(p);
-        char name[64];
-        const char *e;
+    while (n < len && tplan_list_next(&p, name, sizeof name)) {
+        const char *e = default_expr(name);
 
-        snprintf(name, sizeof name, "%.*s", (int)k, p);
-        p += k + (end ? 1 : 0);
         if (tplan_field_find(name) < 0)
             continue; /* not a column of this build: never pasted */
-        e = default_expr(name);
         n += (size_t)snprintf(sql + n, len - n, ", %s", e ? e : name);
     }
     for (size_t i = 0; i < N_DEFAULT_COLS && n < len; i++)
-        if (!in_list(l->axes, default_cols[i].field))
+        if (!tplan_list_has(l->axes, default_cols[i].field))
             n += (size_t)snprintf(sql + n, len - n, ", %s",
                                   default_cols[i].expr);
     if (n < len)
@@ -342,15 +329,11 @@ static int find_closest(tplan_store *db, const latest *l, closest *c,
     size_t n = (size_t)snprintf(sql, sizeof sql,
                                 "SELECT fits, total_bytes, usable_bytes, "
                                 "host_bytes, host_memory_gib");
+    const char *p = l->axes;
+    char name[64];
 
     c->line[0] = '\0';
-    for (const char *p = l->axes; *p && n < sizeof sql;) {
-        const char *end = strchr(p, ',');
-        size_t k = end ? (size_t)(end - p) : strlen(p);
-        char name[64];
-
-        snprintf(name, sizeof name, "%.*s", (int)k, p);
-        p += k + (end ? 1 : 0);
+    while (n < sizeof sql && tplan_list_next(&p, name, sizeof name)) {
         if (tplan_field_find(name) >= 0)
             n += (size_t)snprintf(sql + n, sizeof sql - n, ", %s", name);
     }
@@ -492,11 +475,8 @@ static int read_spec(void *ud, int ncols, const char *const *names,
 
     (void)ncols;
     (void)names;
-    if (!row)
-        return 0;
-    snprintf(l->axes, sizeof l->axes, "%s",
-             row[0].type == TPLAN_CELL_TEXT ? row[0].s : "");
-    l->mixed = row[1].type == TPLAN_CELL_INT && row[1].i == 0;
+    if (row)
+        spec_cells(l, row);
     return 0;
 }
 

@@ -134,26 +134,15 @@ static void table_sql(const sweep_row *sw, char *sql, size_t len)
         "total_bytes", "step_time_s", "tokens_per_s", "mfu",
         "time_h",      "cost_usd",  NULL};
     size_t n = (size_t)snprintf(sql, len, "SELECT rank");
-    char axes[642];
+    const char *p = sw->axes;
+    char name[64];
 
-    snprintf(axes, sizeof axes, ",%s,", sw->axes);
-    for (const char *p = sw->axes; *p && n < len;) {
-        const char *end = strchr(p, ',');
-        size_t k = end ? (size_t)(end - p) : strlen(p);
-        char name[64];
-
-        snprintf(name, sizeof name, "%.*s", (int)k, p);
-        p += k + (end ? 1 : 0);
+    while (n < len && tplan_list_next(&p, name, sizeof name))
         if (tplan_field_find(name) >= 0) /* never pasted otherwise */
             n += (size_t)snprintf(sql + n, len - n, ", %s", name);
-    }
-    for (int i = 0; figures[i] && n < len; i++) {
-        char key[66];
-
-        snprintf(key, sizeof key, ",%s,", figures[i]);
-        if (!strstr(axes, key))
+    for (int i = 0; figures[i] && n < len; i++)
+        if (!tplan_list_has(sw->axes, figures[i]))
             n += (size_t)snprintf(sql + n, len - n, ", %s", figures[i]);
-    }
     if (n < len)
         snprintf(sql + n, len - n,
                  " FROM plans WHERE sweep_id = ?1 AND rank IS NOT NULL "
@@ -196,7 +185,6 @@ static void standing(rebuild *b, const char *name, const tplan_cell *c)
 {
     int64_t v = c->type == TPLAN_CELL_INT ? c->i : 0;
     size_t n = strlen(b->named);
-    char key[66], axes[642];
 
     if (strcmp(name, "fits") == 0)
         b->fits = v != 0;
@@ -211,9 +199,7 @@ static void standing(rebuild *b, const char *name, const tplan_cell *c)
     else if (strcmp(name, "host_memory_gib") == 0 &&
              c->type == TPLAN_CELL_REAL)
         b->host_cap = llround(c->r * 1024.0 * 1024.0 * 1024.0);
-    snprintf(key, sizeof key, ",%s,", name);
-    snprintf(axes, sizeof axes, ",%s,", b->axes ? b->axes : "");
-    if (c->type != TPLAN_CELL_NULL && strstr(axes, key) &&
+    if (c->type != TPLAN_CELL_NULL && tplan_list_has(b->axes, name) &&
         n < sizeof b->named) {
         char val[64];
 

@@ -307,19 +307,27 @@ const char *tplan_store_sweep_spec_cols(const tplan_store *s)
                          : "NULL AS axes, NULL AS fits_first";
 }
 
-/* Is name one of the comma-separated list's? */
-static bool listed(const char *list, const char *name)
+bool tplan_list_next(const char **p, char *name, size_t len)
 {
-    size_t k = strlen(name);
+    const char *end;
+    size_t n;
 
-    for (const char *p = list ? list : ""; *p;) {
-        const char *end = strchr(p, ',');
-        size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (!*p || !**p)
+        return false;
+    end = strchr(*p, ',');
+    n = end ? (size_t)(end - *p) : strlen(*p);
+    snprintf(name, len, "%.*s", (int)n, *p);
+    *p += n + (end ? 1 : 0);
+    return true;
+}
 
-        if (n == k && strncmp(p, name, k) == 0)
+bool tplan_list_has(const char *list, const char *name)
+{
+    char item[128];
+
+    while (tplan_list_next(&list, item, sizeof item))
+        if (strcmp(item, name) == 0)
             return true;
-        p += n + (end ? 1 : 0);
-    }
     return false;
 }
 
@@ -334,7 +342,7 @@ bool tplan_store_plan_select(tplan_store *s, const char *prefix,
         for (int i = 0; i < tplan_field_count() && n < len; i++) {
             const char *name = tplan_field_at(i)->name;
 
-            if (listed(first, name) != (pass == 0))
+            if (tplan_list_has(first, name) != (pass == 0))
                 continue;
             if (!s->missing[i])
                 n += (size_t)snprintf(out + n, len - n, ", %s%s", prefix,

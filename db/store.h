@@ -6,6 +6,7 @@
 #define TPLAN_STORE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -51,6 +52,13 @@ void tplan_store_close(tplan_store *db);
  * small or the file's columns cannot be read. */
 bool tplan_store_plan_select(tplan_store *db, const char *prefix,
                              const char *first, char *out, size_t len);
+
+/* Comma-separated lists of names (a sweep row's axes: "tp,pp,ep").
+ * tplan_list_next copies the next name at *p into name (len bytes, cut
+ * to fit) and moves *p past it; false at the end (or p NULL).
+ * tplan_list_has: is name one of list's (NULL: none)? */
+bool tplan_list_next(const char **p, char *name, size_t len);
+bool tplan_list_has(const char *list, const char *name);
 
 /* The sweeps columns of schema 3 for a SELECT list: "axes, fits_first",
  * or "NULL AS axes, NULL AS fits_first" for an older file read as it
