@@ -128,16 +128,14 @@ double tplan_assumption_value(const tplan_assumption *a, const tplan_config *c)
     return v / e->scale;
 }
 
-/* Did a figure the plan is read by move? NaN equals NaN (untimed). */
-static bool moved(const tplan_plan *a, const tplan_plan *b)
+bool tplan_figures_moved(double step_a, int64_t bytes_a, bool fits_a,
+                         double step_b, int64_t bytes_b, bool fits_b)
 {
-    double x = a->perf.step_time_s, y = b->perf.step_time_s;
-
-    if (a->mem.total_bytes != b->mem.total_bytes || a->mem.fits != b->mem.fits)
+    if (bytes_a != bytes_b || fits_a != fits_b)
         return true;
-    if (x != x || y != y)
-        return (x != x) != (y != y);
-    return fabs(x - y) > 1e-12 * fmax(fabs(x), fabs(y));
+    if (step_a != step_a || step_b != step_b)
+        return (step_a != step_a) != (step_b != step_b);
+    return fabs(step_a - step_b) > 1e-12 * fmax(fabs(step_a), fabs(step_b));
 }
 
 int tplan_assumptions_used(const tplan_config *c, const bool *given,
@@ -175,7 +173,10 @@ int tplan_assumptions_used(const tplan_config *c, const bool *given,
              * cannot move the plan: it is not one the figures rest on */
             if (tplan_plan_eval_ex(v, q, TPLAN_EVAL_FIGURES, NULL))
                 continue;
-            dep = moved(p, q);
+            dep = tplan_figures_moved(p->perf.step_time_s,
+                                      p->mem.total_bytes, p->mem.fits,
+                                      q->perf.step_time_s,
+                                      q->mem.total_bytes, q->mem.fits);
         }
         if (dep)
             out[(*n)++] = (tplan_assumed){a, now};

@@ -7,6 +7,7 @@
 #define TPLAN_ASSUME_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "config.h"
 #include "err.h"
@@ -31,6 +32,13 @@ int tplan_assumption_field(const tplan_assumption *a);
 /* The value config c has for assumption a's field, in the input's unit
  * (what tplan_field_apply takes). */
 double tplan_assumption_value(const tplan_assumption *a, const tplan_config *c);
+
+/* Did a figure a plan is read by move between two evaluations: the step
+ * time (NaN, untimed, equals NaN), the memory per GPU or the fit? The
+ * one test of "depends on" (tplan_assumptions_used) and "moved a plan"
+ * (robust.h). */
+bool tplan_figures_moved(double step_a, int64_t bytes_a, bool fits_a,
+                         double step_b, int64_t bytes_b, bool fits_b);
 
 /* One assumption a plan's figures depend on. */
 typedef struct tplan_assumed {

@@ -48,13 +48,8 @@ static int eval_one(const tplan_robust_in *in, const tplan_config *c, int i,
 
 static bool moved(const figs *a, const figs *b)
 {
-    double x = a->step_time_s, y = b->step_time_s;
-
-    if (a->total_bytes != b->total_bytes || a->r.fits != b->r.fits)
-        return true;
-    if (x != x || y != y)
-        return (x != x) != (y != y);
-    return fabs(x - y) > 1e-12 * fmax(fabs(x), fabs(y));
+    return tplan_figures_moved(a->step_time_s, a->total_bytes, a->r.fits,
+                               b->step_time_s, b->total_bytes, b->r.fits);
 }
 
 /* The first objective's value (unsigned) of an entry. */
