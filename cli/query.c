@@ -312,9 +312,7 @@ static int read_closest(void *ud, int ncols, const char *const *names,
         free(t);
     }
     fit_gap_text(gap, sizeof gap, row[1].i, row[2].i, row[3].i,
-                 row[4].type == TPLAN_CELL_REAL
-                     ? llround(row[4].r * 1024.0 * 1024.0 * 1024.0)
-                     : 0);
+                 tplan_store_host_bytes(&row[4]));
     if (n < sizeof c->line)
         snprintf(c->line + n, sizeof c->line - n, "%s%s", n ? " " : "", gap);
     return 0;

@@ -196,9 +196,8 @@ static void standing(rebuild *b, const char *name, const tplan_cell *c)
         b->usable = v;
     else if (strcmp(name, "host_bytes") == 0)
         b->host = v;
-    else if (strcmp(name, "host_memory_gib") == 0 &&
-             c->type == TPLAN_CELL_REAL)
-        b->host_cap = llround(c->r * 1024.0 * 1024.0 * 1024.0);
+    else if (strcmp(name, "host_memory_gib") == 0)
+        b->host_cap = tplan_store_host_bytes(c);
     if (c->type != TPLAN_CELL_NULL && tplan_list_has(b->axes, name) &&
         n < sizeof b->named) {
         char val[64];
@@ -405,16 +404,23 @@ static void differing(const kept_rows *k, int a, int b, char *buf,
         snprintf(buf, len, "the same options");
 }
 
-/* Which assumptions the kept plans do not leave at their defaults: those
- * the rows vary (swept), those a built-in framework sets, and those whose
+/* Which assumptions the kept plans do not leave at their defaults: the
+ * sweep's axes, those the rows vary, those a built-in framework sets,
+ * and those whose
  * value differs from a default config's (the report cannot tell a value
  * given equal to the default from one left there). */
-static void fixed_fields(const kept_rows *k, bool *fixed)
+static void fixed_fields(const kept_rows *k, const char *axes, bool *fixed)
 {
     tplan_config d = k->c[0];
     tplan_framework f;
+    char name[64];
 
     memset(fixed, 0, (size_t)tplan_field_count());
+    /* the sweep's axes (its row's, schema 3), whatever values the kept
+     * plans happen to share */
+    while (tplan_list_next(&axes, name, sizeof name))
+        if (tplan_field_find(name) >= 0)
+            fixed[tplan_field_find(name)] = true;
     tplan_config_init(&d);
     if (k->c[0].framework[0] &&
         tplan_framework_lookup(k->c[0].framework, &f, NULL) == TPLAN_OK) {
@@ -435,9 +441,10 @@ static void fixed_fields(const kept_rows *k, bool *fixed)
     }
 }
 
-static void robustness(report *r, tplan_store *db, int64_t sweep,
-                       const char *rank_by)
+static void robustness(report *r, tplan_store *db, const sweep_row *sw)
 {
+    int64_t sweep = sw->id;
+    const char *rank_by = sw->rank_by;
     kept_rows *k = calloc(1, sizeof *k);
     bool *fixed = calloc((size_t)tplan_field_count(), 1);
     tplan_robust_out *out = malloc(sizeof *out);
@@ -476,7 +483,7 @@ static void robustness(report *r, tplan_store *db, int64_t sweep,
               r->f);
         goto out;
     }
-    fixed_fields(k, fixed);
+    fixed_fields(k, sw->axes, fixed);
     in.configs = k->c;
     in.n = k->n;
     in.rank = obj;
@@ -789,7 +796,7 @@ int cmd_report(int argc, char **argv)
             report_table_end(&r);
     }
     best_plan(&r, db, &sw);
-    robustness(&r, db, sw.id, sw.rank_by);
+    robustness(&r, db, &sw);
     if (report_close(&r, &err)) {
         fprintf(stderr, "tplan: %s\n", err.msg);
         goto done;

@@ -150,9 +150,7 @@ static int read_cand(void *ud, int ncols, const char *const *names,
     tplan_ranked_standing(
         &k->r, !m->mix_unfit,
         tplan_rank_over(cell_int(&c[8]), cell_int(&c[9]), cell_int(&c[10]),
-                        c[11].type == TPLAN_CELL_REAL
-                            ? llround(c[11].r * 1024.0 * 1024.0 * 1024.0)
-                            : 0));
+                        tplan_store_host_bytes(&c[11])));
     k->input = m->current_input;
     k->sweep_id = m->current_sweep;
     return 0;

@@ -1,6 +1,7 @@
 /* The SQLite result store. */
 #include "store.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,13 @@ const char *tplan_store_sweep_spec_cols(const tplan_store *s)
 {
     return s->sweep_spec ? "axes, fits_first"
                          : "NULL AS axes, NULL AS fits_first";
+}
+
+int64_t tplan_store_host_bytes(const tplan_cell *c)
+{
+    return c->type == TPLAN_CELL_REAL
+               ? llround(c->r * 1024.0 * 1024.0 * 1024.0)
+               : 0;
 }
 
 bool tplan_list_next(const char **p, char *name, size_t len)

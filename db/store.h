@@ -104,6 +104,11 @@ typedef struct tplan_cell {
     const char *s; /* valid during the callback */
 } tplan_cell;
 
+/* The host memory a row's host_memory_gib cell says, in bytes (0: none),
+ * as the engine has it (memory.c: llround of the GiB figure): what a
+ * ranking read from rows compares (merge, query, the report). */
+int64_t tplan_store_host_bytes(const tplan_cell *host_memory_gib);
+
 /* Called once with the column names (row NULL), then once per row;
  * non-zero stops the query (and is returned). */
 typedef int (*tplan_row_fn)(void *ud, int ncols, const char *const *names,
