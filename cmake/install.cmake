@@ -33,6 +33,7 @@ install(PROGRAMS
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_bert.sh
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_korthikanti.sh
         ${CMAKE_SOURCE_DIR}/scripts/accuracy_gpu.sh
+        ${CMAKE_SOURCE_DIR}/scripts/accuracy_frontier.sh
         ${CMAKE_SOURCE_DIR}/scripts/calibrate_llmfoundry.sh
         DESTINATION ${tplan_share}/scripts)
 # what they source
@@ -48,6 +49,7 @@ install(FILES
         ${CMAKE_SOURCE_DIR}/tests/data/bert_v100_nvidia.tsv
         ${CMAKE_SOURCE_DIR}/tests/data/korthikanti_table5.tsv
         ${CMAKE_SOURCE_DIR}/tests/data/deepspeed_fsdp_2024.tsv
+        ${CMAKE_SOURCE_DIR}/tests/data/frontier_runs.tsv
         DESTINATION ${tplan_share}/tests/data)
 install(DIRECTORY ${CMAKE_SOURCE_DIR}/tests/data/hf
         DESTINATION ${tplan_share}/tests/data)

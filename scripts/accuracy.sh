@@ -37,6 +37,11 @@
 #                vendors' rounded figures
 #   deepseek-v3  GPU-hours of DeepSeek-V3's pre-training (arXiv 2412.19437,
 #                2,664K H800 GPU-hours) with the best-informed flags of docs/accuracy.md
+#   frontier     tests/data/frontier_runs.tsv: published frontier runs
+#                (DeepSeek-V3, Llama 3 405B, Megatron-Bridge MoE runs on H100
+#                and B200; scripts/accuracy_frontier.sh), each row's own
+#                figure (GPU-hours, MFU or tokens/s per GPU); rows tplan
+#                refuses are named below the table
 # Usage: scripts/accuracy.sh [-- extra tplan calc options for every row]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -145,12 +150,17 @@ pred=$("$tplan" calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 
     --profile megatron --moe-overlap 1 --moe-imbalance 1 "${extra[@]}" --json | jq -r '.run.gpu_hours')
 printf 'deepseek-v3\tpre-training GPU-hours\t2664000\t%s\n' "$pred" >>"$rows"
 
+# --- published frontier runs (held out: recorded before any tuning) --------
+scripts/accuracy_frontier.sh --rows -- "${extra[@]}" 2>"$tmp/frontier_refused" |
+    awk -F'\t' '{ printf "frontier\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows" ||
+    { cat "$tmp/frontier_refused" >&2; exit 1; }
+
 # --- the report -------------------------------------------------------------
 printf '%-16s %5s %9s %9s %9s %9s %7s  %s\n' source rows median p90 worst "mean+-" "in band" "worst row"
 for src in activations llm-foundry megatron megatron+fw korthikanti korthikanti+fw table2-zero3 table2-zero3+fw \
     table2-ptdp table2-ptdp+fw nemo-h100 nemo-h100+fw bert-v100-fp32 bert-v100-fp16 \
     zero3-2024 zero3-2024+fw gpu-mem gpu-alloc gpu-step gpu-mem-ho gpu-alloc-ho gpu-step-ho \
-    params active deepseek-v3; do
+    params active deepseek-v3 frontier; do
     awk -F'\t' -v src="$src" '
     $1 == src { e = ($4 - $3) / $3; n++; a[n] = e < 0 ? -e : e; id[n] = $2; sum += e
                 if ($5 != "") { nb++; if ($3 >= $5 && $3 <= $6) inb++ } }
@@ -169,6 +179,10 @@ for f in foundry foundry_fw; do
     { n++; if ($4 == "true") fit++; if ($5 > 1) over++ }
     END { printf "llm-foundry memory%s: every row ran; tplan fits %d of %d inside its 10%% reserve, %d over capacity\n", fw, fit, n, over }' "$tmp/$f"
 done
+if [ -s "$tmp/frontier_refused" ]; then
+    echo "frontier runs tplan refuses (scripts/accuracy_frontier.sh):"
+    sed 's/^frontier: /  /' "$tmp/frontier_refused"
+fi
 # the fit verdicts at the edge of the measured GPU's memory
 echo "measured GPU runs at the edge of memory (scripts/accuracy_gpu.sh):"
 scripts/accuracy_gpu.sh -- "${extra[@]}" | grep -E ' (ran|OOM) +predicted' | sort -u

@@ -32,7 +32,7 @@ for f in bin/tplan share/man/man1/tplan.1 share/bash-completion/completions/tpla
          share/zsh/site-functions/_tplan share/tplan/lua/helpers.lua \
          share/tplan/tests/data/throughput_llmfoundry_half.json \
          share/tplan/tests/data/torch_cpu_gpt2.csv share/tplan/tests/data/hf/totals.tsv \
-         share/tplan/tests/data/deepspeed_fsdp_2024.tsv; do
+         share/tplan/tests/data/deepspeed_fsdp_2024.tsv share/tplan/tests/data/frontier_runs.tsv; do
     [ -f "$p/$f" ] && ok || bad "not installed: $f"
 done
 cmp -s "$root/lua/helpers.lua" "$share/lua/helpers.lua" && ok || bad "helpers.lua differs"
@@ -40,7 +40,7 @@ for s in "$root"/scripts/*.lua; do
     [ -f "$share/scripts/$(basename "$s")" ] && ok || bad "not installed: scripts/$(basename "$s")"
 done
 for s in accuracy accuracy_llmfoundry accuracy_megatron accuracy_table2 accuracy_nemo accuracy_bert \
-    accuracy_korthikanti     calibrate_llmfoundry; do
+    accuracy_korthikanti accuracy_frontier calibrate_llmfoundry; do
     [ -x "$share/scripts/$s.sh" ] && ok || bad "not installed as a program: scripts/$s.sh"
 done
 [ -f "$share/scripts/report_common.sh" ] && ok || bad "not installed: scripts/report_common.sh"
