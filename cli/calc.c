@@ -88,6 +88,13 @@ static void print_json_perf(json_w *w, const tplan_plan *p)
     json_num(w, "moe_wait_s", f->moe_wait_s);
     json_num(w, "cp_comm_s", f->cp_comm_s);
     json_num(w, "cp_exposed_s", f->cp_exposed_s);
+    json_num(w, "pp_exposed_s", f->pp_exposed_s);
+    json_num(w, "chunk_fwd_s", f->chunk_fwd_s);
+    json_num(w, "chunk_bwd_s", f->chunk_bwd_s);
+    json_num(w, "chunk_wgrad_s", f->chunk_wgrad_s);
+    json_num(w, "paired_share", f->paired_share);
+    json_num(w, "comm_sm_share", f->comm_sm_share);
+    json_num(w, "comm_sm_s", f->comm_sm_s);
     json_obj_end(w);
 run:
     json_obj_begin(w, "run");
@@ -333,6 +340,8 @@ static void print_json(const tplan_plan *p, const calc_out *o,
     json_int(&w, "cp", c->cp);
     json_int(&w, "ep", c->ep);
     json_int(&w, "vpp", c->vpp);
+    json_str(&w, "pp_schedule",
+             tplan_pp_schedule_name(tplan_config_pp_schedule(c)));
     json_bool(&w, "sp", c->sp);
     json_int(&w, "zero", c->zero);
     json_int(&w, "gpus_per_node", tplan_config_gpus_per_node(c));
@@ -468,8 +477,22 @@ static void print_time(const tplan_plan *p)
              f->dtype_fallback ? " (the GPU lacks the recipe's dtype)" : "",
              f->attn_eff * 100.0);
     trow("compute", f->compute_s, note);
-    snprintf(note, sizeof note, "(p-1)/(v m) = %.1f%%",
-             f->bubble_fraction * 100.0);
+    if (f->comm_sm_s > 0) {
+        snprintf(note, sizeof note,
+                 "%.0f%% of SMs to communication in %.0f%% paired chunks",
+                 f->comm_sm_share * 100.0, f->paired_share * 100.0);
+        trow("  of compute", f->comm_sm_s, note);
+    }
+    {
+        /* each schedule's formula (docs/MODEL.md section 13.5) */
+        static const char *const form[] = {
+            "1f1b: (p-1)/m", "interleaved: (p-1)/(v m)",
+            "zb-h1: (p-1)(F+B-2W)", "dualpipe: (p/2-1)(F&B+B-3W)"};
+
+        snprintf(note, sizeof note, "%s = %.1f%%",
+                 form[tplan_config_pp_schedule(c)],
+                 f->bubble_fraction * 100.0);
+    }
     /* a row per parallelism in use: the others are zero by construction */
     if (c->pp > 1)
         trow("bubble", f->bubble_s, note);
@@ -482,7 +505,11 @@ static void print_time(const tplan_plan *p)
     else if (c->tp > 1)
         trow("tp comm", f->tp_comm_s,
              f->tp_inter_node ? "across nodes" : "inside a node");
-    if (c->pp > 1)
+    snprintf(note, sizeof note, "of %.4f s, %s", f->pp_comm_s,
+             f->pp_inter_node ? "across nodes" : "inside a node");
+    if (c->pp > 1 && f->pp_exposed_s < f->pp_comm_s)
+        trow("pp exposed", f->pp_exposed_s, note);
+    else if (c->pp > 1)
         trow("pp comm", f->pp_comm_s,
              f->pp_inter_node ? "across nodes" : "inside a node");
     /* what is exposed, not the overlap asked for: a short compute window
@@ -675,12 +702,19 @@ static void print_table(const tplan_plan *p, const calc_out *o)
         printf(", cp %lld", (long long)c->cp);
     if (c->ep > 1)
         printf(", ep %lld", (long long)c->ep);
+    if (c->pp > 1 && tplan_config_pp_schedule(c) != TPLAN_PP_1F1B)
+        printf(", %s", tplan_pp_schedule_name(tplan_config_pp_schedule(c)));
     printf("\n");
-    if (p->active_params != p->params)
+    if (p->active_params != p->params) {
         printf("  mixture of experts: %lld experts, %lld per token; %.3f B "
-               "active parameters per token\n",
+               "active parameters per token",
                (long long)c->model.experts, (long long)c->model.top_k,
                (double)p->active_params / 1e9);
+        if (c->model.moe_max_nodes > 0)
+            printf("; at most %lld nodes per token",
+                   (long long)c->model.moe_max_nodes);
+        printf("\n");
+    }
     printf("  %.3f B params (%lld), seq %lld, %s, %s, recompute %s, %s "
            "attention, profile %s\n",
            (double)p->params / 1e9, (long long)p->params, (long long)c->seq,

@@ -210,6 +210,7 @@ void calc_usage(void)
         "      [--experts E --top-k K] [--expert-ffn F] [--shared-experts N]\n"
         "      [--shared-ffn F] [--shared-gate] [--moe-first-dense N] "
         "[--moe-every N]\n"
+        "      [--moe-max-nodes M]\n"
         "      [--kv-lora-rank R --qk-nope-dim D --qk-rope-dim D "
         "--v-head-dim D]\n"
         "      [--q-lora-rank R] [--window W] [--global-every N] "

@@ -332,6 +332,12 @@ static int read_moe(const reader *r, const char *mt, tplan_model *m)
         (rc = need_plain(r, "moe_layer_freq", 1,
                          "other than 1 is not modelled")))
         return rc;
+    /* DeepSeek-V3's node-limited routing: experts fall into n_group
+     * groups, one per node in its deployment, and a token picks experts
+     * in topk_group of them (report sections 2.1.2 and 3.2.2: M = 4).
+     * V2's groups are devices (device-limited routing, M = 3): not read. */
+    if (v3 && (rc = get_count(r, "topk_group", 4, 100000, &m->moe_max_nodes)))
+        return rc;
     m->shared_experts = n_shared > 0 ? 1 : 0;
     m->shared_ffn = n_shared * m->expert_ffn;
     return TPLAN_OK;

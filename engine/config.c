@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "inline_math.h"
+
 /* Default CUDA context + cuBLAS/cuDNN workspaces per GPU. docs/MODEL.md
  * section 4: measured 300 MB to over 1 GB (BERT-large on V100: 1343 MB);
  * calculators use 650 MB or 1000 MiB. We take 1000 MiB, the conservative
@@ -45,6 +47,12 @@
  * compute. --moe-imbalance 1 is perfect balance. docs/MODEL.md section
  * 13.3. */
 #define DEFAULT_MOE_IMBALANCE 1.25
+
+/* DeepSeek-V3 report section 3.2.2: 20 of the H800's 132 SMs
+ * carry DualPipe's all-to-all (IB sends, IB-to-NVLink forwarding, NVLink
+ * receives), the rest compute. Taken as a share of any GPU's SMs, an
+ * assumption (the catalog has no SM counts). */
+#define DUALPIPE_COMM_SMS (20.0 / 132.0)
 /* The step-time band without a framework is fsdp's: over the 108 runs of
  * llm-foundry's published table (tests/data/throughput_llmfoundry_half.json,
  * scripts/accuracy_llmfoundry.sh --rows) predicted over measured tokens/s
@@ -82,6 +90,8 @@ void tplan_config_init(tplan_config *c)
     c->tp = 1;
     c->pp = 1;
     c->vpp = 1;
+    c->pp_schedule = TPLAN_PP_1F1B;
+    c->comm_sm_share = -1.0; /* the default: tplan_config_comm_sms */
     c->precision = TPLAN_PREC_MIXED_BF16;
     c->optimizer = TPLAN_OPT_ADAMW;
     c->recompute = TPLAN_RECOMPUTE_NONE;
@@ -340,6 +350,9 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         (rc =
              need_range("moe_imbalance", c->moe_imbalance, 1.0, 1000.0, err)) ||
         (rc = need_range("moe_overlap", c->moe_overlap, 0.0, 1.0, err)) ||
+        (c->comm_sm_share >= 0.0 &&
+         (rc = need_range("comm_sm_share", c->comm_sm_share, 0.0, 0.9,
+                          err))) ||
         (rc = need_range("eff_scale", c->eff_scale, 0.01, 10.0, err)) ||
         (rc = need_range("dp_bw_eff", c->dp_bw_eff, 0.001, 1.0, err)) ||
         (rc = need_range("zero3_bw_eff", c->zero3_bw_eff, 0.001, 1.0, err)) ||
@@ -414,6 +427,7 @@ static const char *const reads_heads[] = {"model", "tp", NULL};
 static const char *const reads_sp[] = {"model", "sp", "tp", NULL};
 static const char *const reads_depth[] = {"model", "pp", NULL};
 static const char *const reads_vpp[] = {"model", "vpp", "pp", NULL};
+static const char *const reads_sched[] = {"pp_schedule", "vpp", "pp", NULL};
 static const char *const reads_embed[] = {"pp_embed_loss", "model", "pp", NULL};
 static const char *const reads_chunks[] = {"vpp", "pp", "pp_embed_loss",
                                            "model", NULL};
@@ -551,14 +565,53 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                           "vpp needs pipeline parallelism (vpp=%lld, "
                           "pp=%lld)",
                           (long long)c->vpp, (long long)c->pp));
+    /* vpp > 1 is the interleaved schedule (1f1b given or defaulted reads
+     * as it); interleaved needs virtual stages, the others have none */
+    if ((unsigned)c->pp_schedule > TPLAN_PP_DUALPIPE)
+        return tplan_err_set(err, TPLAN_EINVAL, "pp_schedule",
+                             "unknown pp_schedule (pp_schedule=%d)",
+                             (int)c->pp_schedule);
+    if (c->pp_schedule == TPLAN_PP_INTERLEAVED && c->vpp < 2)
+        return refused(
+            deps, reads_sched,
+            tplan_err_set(err, TPLAN_EINVAL, "pp_schedule",
+                          "pp_schedule interleaved needs vpp >= 2 "
+                          "(pp_schedule=interleaved, vpp=%lld)",
+                          (long long)c->vpp));
+    if ((c->pp_schedule == TPLAN_PP_ZB_H1 ||
+         c->pp_schedule == TPLAN_PP_DUALPIPE) &&
+        c->vpp > 1)
+        return refused(
+            deps, reads_sched,
+            tplan_err_set(err, TPLAN_EINVAL, "pp_schedule",
+                          "vpp > 1 is the interleaved schedule, not %s "
+                          "(pp_schedule=%s, vpp=%lld)",
+                          tplan_pp_schedule_name(c->pp_schedule),
+                          tplan_pp_schedule_name(c->pp_schedule),
+                          (long long)c->vpp));
+    /* DualPipe runs two directions over mirrored rank pairs: an even
+     * number of ranks (deepseek-ai/DualPipe dualpipe.py: assert
+     * num_ranks % 2 == 0) */
+    if (c->pp_schedule == TPLAN_PP_DUALPIPE && c->pp % 2)
+        return refused(
+            deps, reads_sched,
+            tplan_err_set(err, TPLAN_EINVAL, "pp",
+                          "pp_schedule dualpipe needs an even pp "
+                          "(pp=%lld)",
+                          (long long)c->pp));
     /* Megatron's interleaved schedule needs whole rounds of micro-batches
-     * (number of micro-batches divisible by the pipeline size). */
+     * (number of micro-batches divisible by the pipeline size); DualPipe
+     * an even count of at least 2 pp (dualpipe.py: num_chunks % 2 == 0
+     * and num_chunks >= num_ranks * 2) */
     if (!tplan_config_whole_rounds(c, c->accum))
-        return tplan_err_set(err, TPLAN_EINVAL, "accum",
-                             "interleaving needs accum to be a multiple of pp "
-                             "(accum=%lld, pp=%lld, vpp=%lld)",
-                             (long long)c->accum, (long long)c->pp,
-                             (long long)c->vpp);
+        return tplan_err_set(
+            err, TPLAN_EINVAL, "accum",
+            c->pp_schedule == TPLAN_PP_DUALPIPE
+                ? "dualpipe needs an even accum of at least 2 x pp "
+                  "(accum=%lld, pp=%lld)"
+                : "interleaving needs accum to be a multiple of pp "
+                  "(accum=%lld, pp=%lld, vpp=%lld)",
+            (long long)c->accum, (long long)c->pp, (long long)c->vpp);
     /* counting the embedding and the loss as layers, Megatron-Core splits
      * layers + 2 evenly (transformer_config.py asserts the division) */
     if (c->pp_embed_loss && c->pp > 1 && (m->layers + 2) % c->pp)
@@ -654,6 +707,14 @@ int64_t tplan_config_gpus_per_node(const tplan_config *c)
 static const char *const recompute_names[] = {"none", "selective", "full"};
 static const char *const attention_names[] = {"eager", "flash"};
 static const char *const profile_names[] = {"torch", "megatron", "torch-cpu"};
+
+const char *tplan_pp_schedule_name(tplan_pp_schedule s)
+{
+    static const char *const names[] = {"1f1b", "interleaved", "zb-h1",
+                                        "dualpipe"};
+
+    return (unsigned)s <= TPLAN_PP_DUALPIPE ? names[s] : "?";
+}
 
 const char *tplan_recompute_name(tplan_recompute r)
 {
@@ -878,7 +939,36 @@ int64_t tplan_config_group_in_node(const tplan_config *c, int64_t n,
 
 bool tplan_config_whole_rounds(const tplan_config *c, int64_t accum)
 {
+    if (c->pp_schedule == TPLAN_PP_DUALPIPE)
+        return accum == 0 || (accum % 2 == 0 && accum >= 2 * c->pp);
     return c->vpp <= 1 || accum % c->pp == 0;
+}
+
+tplan_pp_schedule tplan_config_pp_schedule(const tplan_config *c)
+{
+    return c->vpp > 1 ? TPLAN_PP_INTERLEAVED : c->pp_schedule;
+}
+
+/* deepseek-ai/DualPipe dualpipe.py, step(): a rank at distance h from
+ * the nearer end runs 2 (m/2 - p + h + 1) overlapped pairs in its main
+ * step and p/2 - h - 1 more in step 5, of m forwards and m backwards:
+ * m - 3p/2 + h + 1 pairs, fewest on the end ranks (h = 0). */
+double tplan_config_paired_share(const tplan_config *c, double accum)
+{
+    double p = (double)c->pp, m = accum > 0 ? accum : 2.0 * p;
+
+    if (tplan_config_pp_schedule(c) != TPLAN_PP_DUALPIPE || c->pp < 2)
+        return 0.0;
+    return tp_fmax(0.0, (m - 1.5 * p + 1.0) / m);
+}
+
+double tplan_config_comm_sms(const tplan_config *c)
+{
+    if (tplan_config_pp_schedule(c) != TPLAN_PP_DUALPIPE)
+        return 0.0;
+    if (c->comm_sm_share >= 0.0)
+        return c->comm_sm_share;
+    return c->ep > 1 ? DUALPIPE_COMM_SMS : 0.0;
 }
 
 int64_t tplan_config_gpus_on_node(const tplan_config *c)

@@ -21,6 +21,17 @@ typedef enum {
 
 typedef enum { TPLAN_ATTN_EAGER, TPLAN_ATTN_FLASH } tplan_attention;
 
+/* Pipeline schedules (docs/MODEL.md section 13.5): Megatron's 1F1B and
+ * its interleaved form (vpp > 1; Narayanan et al. 2021), zero bubble
+ * ZB-H1 (Qi et al. 2024) and DeepSeek's DualPipe (DeepSeek-V3 report
+ * section 3.2.1). */
+typedef enum {
+    TPLAN_PP_1F1B,
+    TPLAN_PP_INTERLEAVED,
+    TPLAN_PP_ZB_H1,
+    TPLAN_PP_DUALPIPE
+} tplan_pp_schedule;
+
 /* How a framework saves activations (docs/MODEL.md section 3). */
 typedef enum {
     TPLAN_PROFILE_TORCH,     /* PyTorch eager, CUDA autocast rules (default) */
@@ -135,7 +146,13 @@ typedef struct tplan_config {
     double moe_imbalance;   /* tokens on the busiest expert rank over the
                                average, dropless (1: perfect balance) */
     double moe_overlap;     /* share of expert all-to-all hidden under
-                               compute (0..1) */
+                               compute (0..1); under dualpipe at least
+                               the schedule's paired share */
+    /* pipeline schedules and MoE at scale (issue 34) */
+    tplan_pp_schedule pp_schedule; /* 1f1b with vpp > 1 runs interleaved */
+    double comm_sm_share; /* share of the GPU's SMs the overlapped
+                             all-to-all takes from compute (dualpipe);
+                             < 0: the default (tplan_config_comm_sms) */
     /* the framework whose values the config took ("": none), and the
      * framework terms (docs/MODEL.md section 14) */
     char framework[TPLAN_FRAMEWORK_NAME_LEN];
@@ -254,10 +271,24 @@ int64_t tplan_config_gpus_per_node(const tplan_config *c);
 int64_t tplan_config_group_in_node(const tplan_config *c, int64_t n,
                                    int64_t stride);
 
-/* Megatron's interleaved schedule runs whole rounds of pp micro-batches:
- * does accumulating accum keep to them (any accum without interleaving;
- * 0, automatic, does)? */
+/* Megatron's interleaved schedule runs whole rounds of pp micro-batches,
+ * DualPipe an even number of at least 2 pp: does accumulating accum keep
+ * to them (any accum for other schedules; 0, automatic, does)? */
 bool tplan_config_whole_rounds(const tplan_config *c, int64_t accum);
+
+/* The schedule a config runs: pp_schedule, with 1f1b and vpp > 1 read
+ * as interleaved (what vpp meant before pp_schedule existed). */
+tplan_pp_schedule tplan_config_pp_schedule(const tplan_config *c);
+
+/* The micro-batches of a step that DualPipe runs as overlapped
+ * forward-backward pairs on its busiest rank, over all (0 for other
+ * schedules; docs/MODEL.md section 13.5). */
+double tplan_config_paired_share(const tplan_config *c, double accum);
+
+/* The share of SMs communication takes under dualpipe: comm_sm_share, or
+ * by default 20/132 with expert parallelism (DeepSeek-V3 section 3.2.2),
+ * 0 without; 0 under other schedules. */
+double tplan_config_comm_sms(const tplan_config *c);
 
 /* The host side, given or defaulted (docs/MODEL.md section 12.5): host
  * memory of a node as the job uses it (the GPU's instance share times the
@@ -271,6 +302,7 @@ int64_t tplan_config_gpus_on_node(const tplan_config *c);
 const char *tplan_recompute_name(tplan_recompute r);
 const char *tplan_attention_name(tplan_attention a);
 const char *tplan_profile_name(tplan_profile p);
+const char *tplan_pp_schedule_name(tplan_pp_schedule s);
 int tplan_recompute_parse(const char *s, tplan_recompute *out, tplan_err *err);
 int tplan_attention_parse(const char *s, tplan_attention *out, tplan_err *err);
 int tplan_profile_parse(const char *s, tplan_profile *out, tplan_err *err);

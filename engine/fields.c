@@ -170,6 +170,9 @@ enum {
     F_BLAS_WS_BYTES,
     F_SET_TO_NONE,
     F_OFF_PEAK_BYTES,
+    /* pipeline schedules and MoE at scale (issue 34) */
+    F_PP_SCHEDULE,
+    F_COMM_SM_SHARE,
     F_COUNT
 };
 
@@ -197,6 +200,8 @@ static const char *const lr_rule_names[] = {
     "none", "linear", "sqrt", "linear-sqrt", "deepseek", "gpt3", NULL};
 static const char *const schedule_names[] = {
     "constant", "linear", "cosine", "wsd", "inverse-sqrt", NULL};
+static const char *const pp_schedule_names[] = {"1f1b", "interleaved",
+                                                "zb-h1", "dualpipe", NULL};
 static const char *const base_names[] = {"auto", "bf16", "fp16", "int8",
                                          "nf4",  "fp4",  NULL};
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
@@ -605,6 +610,15 @@ static const tplan_field fields[F_COUNT] = {
     O(F_OFF_PEAK_BYTES, "off_peak_bytes", INT, "bytes",
       "of the parts, not live at the peak (set_to_none: the gradients, or "
       "the activations and autocast copies); total = parts - this"),
+    I(F_PP_SCHEDULE, "pp_schedule", TEXT, ENUM, AX, "", "--pp-schedule",
+      "pp_schedule", 0, 0, pp_schedule_names, "1f1b (interleaved with vpp > 1)",
+      "pipeline schedule: its bubble, activations in flight, parameter "
+      "copies and hidden traffic (output: the one run)"),
+    I(F_COMM_SM_SHARE, "comm_sm_share", REAL, REAL, AX, "",
+      "--comm-sm-share", "comm_sm_share", 0, 0.9, NULL,
+      "20/132 under dualpipe with ep > 1 (DeepSeek-V3), else 0",
+      "share of SMs dualpipe's overlapped all-to-all takes from compute "
+      "(output: the one used)"),
 };
 
 #undef O
@@ -1078,6 +1092,12 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_SET_TO_NONE:
         c->set_to_none = iv != 0;
         break;
+    case F_PP_SCHEDULE:
+        c->pp_schedule = (tplan_pp_schedule)iv;
+        break;
+    case F_COMM_SM_SHARE:
+        c->comm_sm_share = v;
+        break;
     case F_ZERO12_OVERLAP:
         c->zero12_overlap = v;
         break;
@@ -1427,6 +1447,10 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vi(c->blas_ws);
     case F_SET_TO_NONE:
         return vi(c->set_to_none);
+    case F_PP_SCHEDULE:
+        return vs(pp_schedule_names[tplan_config_pp_schedule(c)]);
+    case F_COMM_SM_SHARE:
+        return vr(tplan_config_comm_sms(c));
     case F_ZERO12_OVERLAP:
         return vr(c->zero12_overlap);
     case F_TP_OVERLAP:
@@ -1618,6 +1642,7 @@ tplan_reach tplan_field_reach(int id)
     case F_TIME_BAND_LO:
     case F_TIME_BAND_HI:
     case F_MOE_OVERLAP:
+    case F_COMM_SM_SHARE:
         return TPLAN_REACH_TIME;
     /* read only by perf.c's communication part (comm_and_total) */
     case F_OVERLAP:

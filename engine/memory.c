@@ -139,17 +139,36 @@ static double stage_warmup(const tplan_config *c, int64_t i)
     return c->vpp > 1 ? 2.0 * (p - d - 1.0) + (v - 1.0) * p + 1.0 : p - d;
 }
 
-/* Micro-batches per optimizer step on each stage (accum 0: pp). */
+/* Micro-batches per optimizer step on each stage (accum 0: pp, 2 pp
+ * under DualPipe). */
 static double micro_batches(const tplan_config *c)
 {
-    return c->accum > 0 ? (double)c->accum : (double)c->pp;
+    if (c->accum > 0)
+        return (double)c->accum;
+    return (double)c->pp *
+           (c->pp_schedule == TPLAN_PP_DUALPIPE && c->pp > 1 ? 2.0 : 1.0);
 }
 
+static bool dualpipe(const tplan_config *c)
+{
+    return tplan_config_pp_schedule(c) == TPLAN_PP_DUALPIPE && c->pp > 1;
+}
+
+/* ZB-H1 holds what 1F1B holds: its deferred weight-gradient passes keep
+ * no more micro-batches in flight (Qi et al. 2024 section 3.1, "the same
+ * peak memory as 1F1B"). DualPipe: rank r runs p - r forward chunks of
+ * its own stage and r + 1 of the mirrored one (p - 1 - r) before the
+ * first backward of each, p + 1 chunks in all on every rank
+ * (deepseek-ai/DualPipe dualpipe.py steps 1-4; DeepSeek-V3 Table 2:
+ * activations PP + 1); DualPipe runs at least 2 p micro-batches, so
+ * none is cut short. */
 static double stage_inflight(const tplan_config *c, int64_t i)
 {
     double v = c->vpp > 1 ? (double)c->vpp : 1.0;
     double m = micro_batches(c);
 
+    if (dualpipe(c))
+        return (double)(c->pp - i);
     return tp_fmin(stage_warmup(c, i), m * v) / v;
 }
 
@@ -164,6 +183,10 @@ bool tplan_memory_same_accum(const tplan_config *c, int64_t a, int64_t b)
     /* under set_to_none one micro-batch per step frees the gradients */
     if (c->set_to_none && (ma == 1.0) != (mb == 1.0))
         return false;
+    /* DualPipe's in-flight chunks do not depend on the count */
+    if (dualpipe(c))
+        return ma == mb || (ma >= 2.0 * (double)c->pp &&
+                            mb >= 2.0 * (double)c->pp);
     return ma == mb || (ma * v >= full && mb * v >= full);
 }
 
@@ -622,8 +645,12 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
     }
 }
 
-static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
-                       const stage_pos *st, stage_mem *s)
+/* The model states of stage st on one device (before the stack's
+ * overheads): its matmul weights and largest gathered unit go to
+ * *matmul and *largest. */
+static void stage_states(const tplan_config *c, const stage_pos *st,
+                         stage_mem *s, double *matmul_out,
+                         double *largest_out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     int64_t dp = tplan_config_dp(c) * c->cp, edp = dp / c->ep;
@@ -678,6 +705,68 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     offload(c, s, odiv);
     if (tplan_optimizer_get(c->optimizer)->paged)
         s->paged = s->optim;
+    *matmul_out = matmul;
+    *largest_out = largest;
+}
+
+/* Activations of `inflight` micro-batches of stage st's layers (the
+ * embedding's with the first stage's). */
+static double stage_layer_acts(const tplan_config *c,
+                               const tplan_act_bytes *act,
+                               const stage_pos *st, double inflight)
+{
+    int64_t moe = tplan_model_moe_layers(&c->model, st->lo, st->hi);
+    double acts = (act->layer * (double)(st->hi - st->lo - moe) +
+                   act->moe_layer * (double)moe) *
+                  inflight;
+
+    return st->first ? acts + act->first * inflight : acts;
+}
+
+static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
+                       const stage_pos *st, stage_mem *s)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    int64_t dp = tplan_config_dp(c) * c->cp, edp = dp / c->ep;
+    double matmul, largest;
+    bool holds_last = st->last;
+    stage_pos mirror = *st;
+    double mirror_inflight = 0.0;
+
+    stage_states(c, st, s, &matmul, &largest);
+    /* DualPipe: rank r holds stage r and, for the reverse direction, a
+     * second copy of stage p - 1 - r (deepseek-ai/DualPipe
+     * examples/example_dualpipe.py; DeepSeek-V3 Table 2: parameters 2x).
+     * Each copy keeps its own gradients (summed with the mirrored rank's
+     * after the backward) and, an assumption, its own optimizer states,
+     * sharded over the data-parallel group as the first copy's are
+     * (docs/MODEL.md section 13.5). */
+    if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
+        stage_mem m2;
+        double mm2, lg2;
+
+        mirror = stage_at(c, c->pp - 1 - st->i);
+        mirror_inflight = (double)(st->i + 1);
+        holds_last = holds_last || mirror.last;
+        stage_states(c, &mirror, &m2, &mm2, &lg2);
+        s->params += m2.params;
+        s->experts += m2.experts;
+        s->trainable += m2.trainable;
+        s->opt_params += m2.opt_params;
+        s->weights += m2.weights;
+        s->work += m2.work;
+        s->grads += m2.grads;
+        s->optim += m2.optim;
+        s->paged += m2.paged;
+        s->host += m2.host;
+        s->nvme += m2.nvme;
+        s->off_states += m2.off_states;
+        s->off_w += m2.off_w;
+        s->quant += m2.quant;
+        s->dequant = tp_fmax(s->dequant, m2.dequant);
+        matmul += mm2;
+        largest = tp_fmax(largest, lg2);
+    }
     stack_overheads(c, s, dp, edp);
     phase_terms(c, st, matmul, s);
     /* PyTorch keys its BLAS workspaces by (handle, stream) and reserves
@@ -716,16 +805,20 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     }
 
     s->act_layer =
-        s->moe_layers > 0 ? tp_fmax(act->layer, act->moe_layer) : act->layer;
+        s->moe_layers > 0 ||
+                (mirror_inflight > 0 &&
+                 tplan_model_moe_layers(&c->model, mirror.lo, mirror.hi) > 0)
+            ? tp_fmax(act->layer, act->moe_layer)
+            : act->layer;
     /* The first stage holds the most micro-batches (up to L layers'
      * worth under 1F1B); the head's tensors are used at once by the
      * backward that follows: one micro-batch's. */
     s->inflight = stage_inflight(c, st->i);
-    s->per_sample = (act->layer * (double)(s->layers - s->moe_layers) +
-                     act->moe_layer * (double)s->moe_layers) *
-                    s->inflight;
-    if (st->first)
-        s->per_sample += act->first * s->inflight;
+    s->per_sample = stage_layer_acts(c, act, st, s->inflight);
+    if (mirror_inflight > 0) {
+        s->per_sample += stage_layer_acts(c, act, &mirror, mirror_inflight);
+        s->inflight += mirror_inflight;
+    }
     /* Full recomputation rebuilds one layer's activations during backward
      * on top of the stored checkpoints. The loss's backward runs first and
      * frees the head's tensors before any layer is rebuilt, so on the last
@@ -738,8 +831,8 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
                              ? tp_fmax(act->layer_full, act->moe_layer_full)
                              : act->layer_full;
 
-        s->per_sample += st->last ? tp_fmax(act->last, rebuilt) : rebuilt;
-    } else if (st->last) {
+        s->per_sample += holds_last ? tp_fmax(act->last, rebuilt) : rebuilt;
+    } else if (holds_last) {
         s->per_sample += act->last;
     }
     /* Ring attention (Megatron-LM/TransformerEngine context parallelism)
@@ -930,6 +1023,46 @@ void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
  * their n (every e-th layer): at most 2 x 4 compositions. */
 #define MAX_STAGES 10
 
+/* DualPipe: ranks r and p - 1 - r hold the same two stages and the same
+ * chunks in flight (stage_eval), so ranks 0 .. p/2 - 1 are every case;
+ * each is evaluated twice (for the largest micro-batch, then for the
+ * fullest at the one chosen) rather than kept. */
+static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
+                          double usable, tplan_memory *out)
+{
+    stage_mem s;
+    stage_pos sp;
+    int64_t bmax = MAX_MICRO_BATCH, b, worst = 0, half = c->pp / 2;
+    double worst_total = -1.0;
+
+    for (int64_t r = 0; r < half; r++) {
+        int64_t br;
+
+        sp = stage_at(c, r);
+        stage_eval(c, act, &sp, &s);
+        br = stage_max_batch(&s, usable);
+        if (br < bmax)
+            bmax = br;
+    }
+    b = c->micro_batch > 0                   ? c->micro_batch
+        : bmax > 0 && bmax < MAX_MICRO_BATCH ? bmax
+                                             : 1;
+    for (int64_t r = 0; r < half; r++) {
+        double total;
+
+        sp = stage_at(c, r);
+        stage_eval(c, act, &sp, &s);
+        total = stage_total(&s, (double)b);
+        if (total > worst_total) {
+            worst_total = total;
+            worst = r;
+        }
+    }
+    sp = stage_at(c, worst);
+    stage_eval(c, act, &sp, &s);
+    fill(c, &s, &sp, b, bmax, out);
+}
+
 /* Does stage a hold no more dense and no more MoE layers than stage b? */
 static bool stage_within(const tplan_model *m, const stage_pos *a,
                          const stage_pos *b)
@@ -953,6 +1086,10 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
 
     memset(out, 0, sizeof *out);
     act_bytes(c, cache, &act);
+    if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
+        dualpipe_eval(c, &act, usable, out);
+        return;
+    }
     pos[n++] = stage_at(c, 0);
     /* a dense model's first stage holds the most layers: no middle stage
      * can hold more, unless the embedding counts as one (pp_embed_loss:

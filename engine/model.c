@@ -53,14 +53,17 @@ static int moe_validate(const tplan_model *m, tplan_err *err)
         (rc = check_count("shared_ffn", m->shared_ffn, 10000000, err)) ||
         (rc = check_count("moe_first_dense", m->moe_first_dense, m->layers,
                           err)) ||
-        (rc = check_count("moe_every", m->moe_every, m->layers, err)))
+        (rc = check_count("moe_every", m->moe_every, m->layers, err)) ||
+        (rc = check_count("moe_max_nodes", m->moe_max_nodes, 100000, err)))
         return rc;
     if (m->experts == 0) {
         if (m->top_k || m->expert_ffn || m->shared_experts || m->shared_ffn ||
-            m->moe_first_dense || m->moe_every || m->shared_gate)
+            m->moe_first_dense || m->moe_every || m->shared_gate ||
+            m->moe_max_nodes)
             return tplan_err_set(err, TPLAN_EINVAL, "experts",
-                                 "top_k, expert_ffn, shared experts and the "
-                                 "MoE layer pattern need experts > 0 "
+                                 "top_k, expert_ffn, shared experts, "
+                                 "moe_max_nodes and the MoE layer pattern "
+                                 "need experts > 0 "
                                  "(experts=0)");
         return TPLAN_OK;
     }

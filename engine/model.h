@@ -72,6 +72,10 @@ typedef struct tplan_model {
     int64_t moe_every;       /* 0 = 1: every layer after the dense ones */
     bool shared_gate;        /* sigmoid gate h -> 1 on the shared expert
                                 (Qwen2-MoE) */
+    /* node-limited routing (DeepSeek-V3 sections 2.1.2 and 3.2.2): each
+     * token goes to at most this many nodes of the expert-parallel group
+     * (0: no limit); config.json's topk_group, groups taken as nodes */
+    int64_t moe_max_nodes;
     /* Multi-head latent attention (DeepSeek-V2/V3) when kv_lora_rank > 0:
      * q through a rank-q_lora_rank bottleneck (0: a full h x a(dn+dr)
      * projection), k and v from a kv_lora_rank latent plus one shared

@@ -29,6 +29,9 @@ static const row rows[] = {
           "every n-th layer after them is MoE (0: every layer)"),
     FLAG(shared_gate, "shared-gate",
          "a sigmoid gate on the shared expert (Qwen2-MoE)"),
+    COUNT(moe_max_nodes, "moe-max-nodes", 100000,
+          "node-limited routing: nodes a token reaches at most (0: no "
+          "limit; config.json topk_group)"),
     COUNT(q_lora_rank, "q-lora-rank", 1000000,
           "latent attention: query rank (0: a full projection)"),
     COUNT(kv_lora_rank, "kv-lora-rank", 1000000,

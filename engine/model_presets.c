@@ -235,6 +235,9 @@ static const tplan_model presets[] = {
      .expert_ffn = 2048,
      .shared_experts = 1,
      .moe_first_dense = 3,
+     /* node-limited routing, M = 4 (report sections 2.1.2 and 3.2.2;
+      * config.json topk_group 4 of n_group 8) */
+     .moe_max_nodes = 4,
      .q_lora_rank = 1536,
      .kv_lora_rank = 512,
      .qk_rope_dim = 64,

@@ -93,6 +93,29 @@ double tplan_alltoall_s(double bytes, double n, double per_node, double link,
     return tp_fmax(intra, inter) + lat_s * (n > per_node ? 2.0 : 1.0);
 }
 
+/* Node-limited dispatch: a token whose top_k copies go to `reach` =
+ * min(max_nodes, nodes, copies) nodes crosses the network once per
+ * remote one, (nodes - 1)/nodes of them on average (target nodes taken
+ * as uniform, an assumption; each token assumed to use all max_nodes,
+ * DeepSeek-V3's router picks top_k experts inside topk_group groups).
+ * Over the link go the local copies and the forwarded ones: every copy
+ * bound for another GPU of its target node, (per_node - 1)/per_node. */
+double tplan_alltoall_nodes_s(double bytes, double n, double per_node,
+                              double link, double nic, double lat_s,
+                              double copies, double max_nodes)
+{
+    double nodes, reach, intra, inter;
+
+    per_node = tp_fmin(tp_fmax(per_node, 1.0), n);
+    if (max_nodes <= 0.0 || n <= per_node || copies <= 0.0)
+        return tplan_alltoall_s(bytes, n, per_node, link, nic, lat_s);
+    nodes = n / per_node;
+    reach = tp_fmin(tp_fmin(max_nodes, nodes), copies);
+    intra = bytes * (per_node - 1.0) / per_node / link;
+    inter = bytes / copies * reach * (nodes - 1.0) / nodes / nic;
+    return tp_fmax(intra, inter) + lat_s * 2.0;
+}
+
 static tplan_dtype compute_dtype(const tplan_config *c, bool *fallback)
 {
     tplan_dtype d = tplan_precision_get(c->precision)->compute;
@@ -257,6 +280,7 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
                         tplan_config_moe_load(c) * (double)mo->hidden;
         double disp = tokens * (pi->compute == TPLAN_DTYPE_FP8 ? 1.0 : act);
         double comb = tokens * act;
+        double copies = (double)mo->top_k, lim = (double)mo->moe_max_nodes;
         double lat;
         double lk = link * NVLINK_BUS_EFF, nc = nic * IB_BUS_EFF;
 
@@ -265,8 +289,10 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
         out->ep_comm_s =
             m * moe_layers *
             ((fwd + 1.0) *
-             (tplan_alltoall_s(disp, ep, per_node, lk, nc, lat) +
-              tplan_alltoall_s(comb, ep, per_node, lk, nc, lat)));
+             (tplan_alltoall_nodes_s(disp, ep, per_node, lk, nc, lat, copies,
+                                     lim) +
+              tplan_alltoall_nodes_s(comb, ep, per_node, lk, nc, lat, copies,
+                                     lim)));
         out->ep_exposed_s =
             out->ep_comm_s -
             tp_fmin(c->moe_overlap * out->ep_comm_s, free_compute_s(out));
@@ -286,6 +312,24 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
         out->cp_comm_s = m * layers * per_layer;
         out->cp_exposed_s = m * layers * tp_fmax(0.0, per_layer - attn_layer);
     }
+}
+
+/* DualPipe overlaps each paired forward and backward chunk's expert
+ * all-to-all and pipeline sends with the other chunk's compute
+ * (DeepSeek-V3 section 3.2.1, Figure 4): what the paired share of the
+ * traffic needs, up to the paired share of the compute TP traffic leaves
+ * free, the all-to-all first. moe_overlap, when larger, raises the share
+ * of the all-to-all (and of the compute) that hides it. */
+static void dualpipe_hide(const tplan_config *c, tplan_perf *out)
+{
+    double share = tp_fmax(out->paired_share, c->moe_overlap);
+    double window = share * free_compute_s(out);
+    double ep_hidden = tp_fmin(share * out->ep_comm_s, window);
+    double pp_hidden = tp_fmin(out->paired_share * out->pp_comm_s,
+                               tp_fmax(window - ep_hidden, 0.0));
+
+    out->ep_exposed_s = out->ep_comm_s - ep_hidden;
+    out->pp_exposed_s = out->pp_comm_s - pp_hidden;
 }
 
 /* Achieved matmul and attention efficiency. */
@@ -363,6 +407,7 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     /* everything this part sets, cleared: a re-run starts where a first
      * evaluation would */
     out->tp_comm_s = out->pp_comm_s = out->dp_comm_s = out->dp_exposed_s = 0;
+    out->pp_exposed_s = 0;
     out->tp_exposed_s = 0;
     out->optimizer_s = out->dequant_s = out->offload_s = 0;
     out->cpu_optimizer_s = out->ep_comm_s = out->ep_exposed_s = 0;
@@ -410,6 +455,9 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
         out->pp_comm_s = 2.0 * m * v * (msg / bw_pp + lat);
     }
     ep_cp_time(c, mem, m, out->attn_core_s, link, nic, gpn, out);
+    out->pp_exposed_s = out->pp_comm_s;
+    if (out->paired_share > 0)
+        dualpipe_hide(c, out);
     /* Data parallelism and ZeRO over the data x context-parallel group
      * (context-parallel ranks hold the same weights). */
     if (dp * cp > 1) {
@@ -453,6 +501,19 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
         out->dp_comm_s += after;
         out->dp_exposed_s += after;
     }
+    /* DualPipe: each stage's two copies (on mirrored ranks) sum their
+     * gradients after the backward (deepseek-ai/DualPipe
+     * examples/example_dualpipe.py), a two-rank all-reduce of the
+     * rank's gradients over the pipeline's link; exposed (an
+     * assumption) */
+    if (tplan_config_pp_schedule(c) == TPLAN_PP_DUALPIPE && c->pp > 1) {
+        double mirror = tplan_allreduce_s(
+            (double)mem->trainable_on_device * pi->grad_bytes, 2.0, bw_pp,
+            out->pp_inter_node ? LAT_INTER_S : LAT_INTRA_S);
+
+        out->dp_comm_s += mirror;
+        out->dp_exposed_s += mirror;
+    }
     /* The optimizer step streams the trainable weights, gradients and
      * states through HBM: read all, write weights and states. Frozen and
      * offloaded weights are not touched. */
@@ -481,7 +542,7 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     offload_time(c, mem, m, out);
 
     out->step_time_s = out->compute_s + out->bubble_s + out->tp_exposed_s +
-                       out->pp_comm_s + out->dp_exposed_s + out->optimizer_s +
+                       out->pp_exposed_s + out->dp_exposed_s + out->optimizer_s +
                        out->dequant_s + out->offload_s + out->ep_exposed_s +
                        out->cp_exposed_s;
     out->samples_per_s = samples / out->step_time_s;
@@ -499,11 +560,101 @@ void tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
         comm_and_total(c, mem, out);
 }
 
+/* DualPipe's busiest rank: rank r runs half its micro-batches through
+ * stage r and half through stage p - 1 - r, the last stage's head
+ * included; over the balanced split (p ranks of hw/p each). */
+static double dualpipe_imbalance(const tplan_config *c, const tplan_flops *fl)
+{
+    double layers = fl->hardware - fl->head_hw, L = (double)c->model.layers;
+    double p = (double)c->pp, busiest = 0.0;
+
+    for (int64_t r = 0; r < c->pp / 2; r++) {
+        int64_t lo, hi, lo2, hi2;
+        double pair;
+
+        tplan_config_stage_range(c, r, &lo, &hi);
+        tplan_config_stage_range(c, c->pp - 1 - r, &lo2, &hi2);
+        pair = (double)(hi - lo + hi2 - lo2) / L * layers +
+               (r == 0 ? fl->head_hw : 0.0);
+        busiest = tp_fmax(busiest, pair / 2.0);
+    }
+    return p * busiest / fl->hardware;
+}
+
+/* The pipeline schedule's bubble and chunks (docs/MODEL.md section
+ * 13.5), from the compute of a step (accum x (F + B) on the busiest
+ * stage). W, the weight gradients, is one forward of the matmuls (each
+ * forward GEMM has one weight-gradient GEMM); the attention core has no
+ * weights. F is a forward of the matmuls and the attention core; B the
+ * rest (input gradients, W, recomputation). With LoRA only the adapters
+ * have weight gradients: W taken as 0. DualPipe's paired chunks share
+ * the SMs with its communication kernels, slowing them by
+ * 1/(1 - comm_sm_share) (an assumption: GEMMs in proportion to SMs). */
+static void schedule_time(const tplan_config *c, double mm_s, double attn_s,
+                          tplan_perf *out)
+{
+    double p = (double)c->pp, v = (double)c->vpp, m = (double)c->accum;
+    double mm_passes = c->recompute == TPLAN_RECOMPUTE_FULL ? 4.0 : 3.0;
+    double attn_passes = (c->attention == TPLAN_ATTN_FLASH ? 3.5 : 3.0) +
+                         (c->recompute == TPLAN_RECOMPUTE_FULL ||
+                                  (c->recompute ==
+                                       TPLAN_RECOMPUTE_SELECTIVE &&
+                                   c->attention == TPLAN_ATTN_EAGER)
+                              ? 1.0
+                              : 0.0);
+    double work = mm_s + attn_s, f = 0.0, w = 0.0, chunk, fb;
+    tplan_pp_schedule sched = tplan_config_pp_schedule(c);
+
+    if (work > 0) {
+        w = c->lora_rank > 0 ? 0.0 : mm_s / mm_passes / work;
+        f = (mm_s / mm_passes + attn_s / attn_passes) / work;
+    }
+    out->paired_share = tplan_config_paired_share(c, m);
+    out->comm_sm_share = tplan_config_comm_sms(c);
+    if (out->comm_sm_share > 0 && out->paired_share > 0) {
+        out->comm_sm_s = out->compute_s * out->paired_share *
+                         out->comm_sm_share / (1.0 - out->comm_sm_share);
+        out->compute_s += out->comm_sm_s;
+    }
+    chunk = out->compute_s / m;
+    out->chunk_fwd_s = chunk * f;
+    out->chunk_bwd_s = chunk * (1.0 - f);
+    out->chunk_wgrad_s = chunk * w;
+    fb = out->chunk_fwd_s + out->chunk_bwd_s;
+    if (sched == TPLAN_PP_1F1B || sched == TPLAN_PP_INTERLEAVED) {
+        /* 1F1B: (PP - 1)(F + B) (DeepSeek-V3 Table 2), (p - 1)/m of the
+         * ideal time; interleaved over v chunks: (p - 1)/(v m)
+         * (Narayanan 2021) */
+        out->bubble_fraction = (p - 1.0) / (v * m);
+        out->bubble_s = out->compute_s * out->bubble_fraction;
+        return;
+    }
+    switch (sched) {
+    case TPLAN_PP_ZB_H1:
+        /* Qi et al. 2024 section 3.1; DeepSeek-V3 Table 2 (ZB1P):
+         * (PP - 1)(F + B - 2W) */
+        out->bubble_s = (p - 1.0) * (fb - 2.0 * out->chunk_wgrad_s);
+        break;
+    case TPLAN_PP_DUALPIPE:
+        /* DeepSeek-V3 Table 2: (PP/2 - 1)(F&B + B - 3W); F&B, a paired
+         * forward and backward, takes F + B (their computation runs one
+         * after the other; the pairing hides communication) */
+        out->bubble_s = (p / 2.0 - 1.0) * (fb + out->chunk_bwd_s -
+                                           3.0 * out->chunk_wgrad_s);
+        break;
+    default:
+        break;
+    }
+    out->bubble_s = tp_fmax(out->bubble_s, 0.0);
+    out->bubble_fraction =
+        out->compute_s > 0 ? out->bubble_s / out->compute_s : 0.0;
+}
+
 void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
                      tplan_perf *out)
 {
     double gpus = (double)c->gpus, p = (double)c->pp;
-    double v = (double)c->vpp, m = (double)c->accum;
+    double m = (double)c->accum;
     double dp = (double)tplan_config_dp(c);
     double b = (double)mem->micro_batch;
     double samples = b * dp * m, peak_mm, peak_attn, mm_s, attn_s;
@@ -549,7 +700,10 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
 
         tplan_config_stage_range(c, c->pp - 1, &lo, &hi);
         last = (double)(hi - lo) / L * layers + fl.head_hw;
-        out->stage_imbalance = p * tp_fmax(busiest, last) / fl.hardware;
+        out->stage_imbalance =
+            tplan_config_pp_schedule(c) == TPLAN_PP_DUALPIPE
+                ? dualpipe_imbalance(c, &fl)
+                : p * tp_fmax(busiest, last) / fl.hardware;
         out->compute_s *= out->stage_imbalance;
     }
     /* Expert parallelism: the step waits for the busiest expert rank,
@@ -561,9 +715,7 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
         out->compute_s += out->moe_wait_s;
     }
 
-    /* Pipeline bubble: (p-1)/(v m) of the ideal time (Narayanan 2021). */
-    out->bubble_fraction = (p - 1.0) / (v * m);
-    out->bubble_s = out->compute_s * out->bubble_fraction;
+    schedule_time(c, mm_s, attn_s, out);
     out->attn_core_s = fl.attn_hw / gpus / (peak_attn * out->attn_eff);
     comm_and_total(c, mem, out);
 }

@@ -22,6 +22,8 @@ typedef struct tplan_perf {
     double tp_exposed_s; /* of which not hidden under the GEMMs (tp_overlap:
                             Transformer Engine's userbuffers overlap) */
     double pp_comm_s;    /* pipeline sends and receives */
+    double pp_exposed_s; /* of which not hidden (DualPipe's paired chunks
+                            hide them; others none) */
     double dp_comm_s;    /* data-parallel / ZeRO traffic, all of it */
     double dp_exposed_s; /* of which not hidden under compute */
     double optimizer_s;  /* the optimizer step on the GPU, memory-bound */
@@ -51,6 +53,15 @@ typedef struct tplan_perf {
     tplan_dtype dtype;   /* the dtype the matmuls are timed at */
     double attn_core_s;  /* the attention core alone (context parallelism
                             hides its K/V exchange under it) */
+    /* pipeline schedules (docs/MODEL.md section 13.5): one micro-batch's
+     * forward chunk F, full backward chunk B (input and weight gradients,
+     * recomputation included) and of B the weight-gradient part W on the
+     * busiest stage, seconds; compute_s = accum x (F + B) */
+    double chunk_fwd_s, chunk_bwd_s, chunk_wgrad_s;
+    double paired_share; /* DualPipe: micro-batches run as overlapped
+                            forward-backward pairs (0: none) */
+    double comm_sm_share; /* SMs taken from compute by communication */
+    double comm_sm_s;     /* of compute_s: what losing them costs */
 } tplan_perf;
 
 /* Time one step of a validated config whose memory was evaluated (the
@@ -78,5 +89,13 @@ double tplan_allgather_s(double bytes, double n, double bw, double lat_s);
  * hierarchical all-to-all). */
 double tplan_alltoall_s(double bytes, double n, double per_node, double link,
                         double nic, double lat_s);
+/* The same under node-limited routing (DeepSeek-V3 sections 2.1.2 and
+ * 3.2.2): bytes are `copies` copies of each token (top_k), each token
+ * goes to at most max_nodes nodes, once over the NIC per target node and
+ * from there over the link to the GPUs that hold its experts.
+ * max_nodes <= 0 or a group inside one node: tplan_alltoall_s. */
+double tplan_alltoall_nodes_s(double bytes, double n, double per_node,
+                              double link, double nic, double lat_s,
+                              double copies, double max_nodes);
 
 #endif

@@ -107,12 +107,19 @@ void tplan_plan_advice(const tplan_config *c, tplan_plan *p)
                         (long long)p->target_global_batch, (long long)p->dp);
     if (c->pp > 1 && p->perf.timed && p->perf.bubble_fraction > MAX_BUBBLE)
         tplan_plan_warn(p,
-                        "pipeline bubble %.0f%% of the step ((p-1)/(v m) "
-                        "with pp=%lld, vpp=%lld, %lld micro-batches): GPipe "
+                        "pipeline bubble %.0f%% of the step (%s with "
+                        "pp=%lld, vpp=%lld, %lld micro-batches): GPipe "
                         "(Huang et al. 2019) finds it negligible from 4 x pp "
                         "micro-batches; raise accum or the global batch",
-                        p->perf.bubble_fraction * 100.0, (long long)c->pp,
-                        (long long)c->vpp, (long long)p->accum);
+                        p->perf.bubble_fraction * 100.0,
+                        tplan_config_pp_schedule(c) == TPLAN_PP_1F1B ||
+                                tplan_config_pp_schedule(c) ==
+                                    TPLAN_PP_INTERLEAVED
+                            ? "(p-1)/(v m)"
+                            : tplan_pp_schedule_name(
+                                  tplan_config_pp_schedule(c)),
+                        (long long)c->pp, (long long)c->vpp,
+                        (long long)p->accum);
     /* Switch Transformers (Fedus et al. 2022, section 2.2): an expert
      * takes capacity_factor x its even share of the tokens; the overflow
      * is dropped and passes the layer through the residual connection.

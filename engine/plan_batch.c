@@ -58,8 +58,23 @@ static int given_split(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
 static int64_t closest_accum(const tplan_config *w, int64_t g, int64_t dp,
                              int64_t b)
 {
+    /* DualPipe: an even count, at least 2 pp (tplan_config_whole_rounds) */
+    if (w->pp_schedule == TPLAN_PP_DUALPIPE) {
+        int64_t k = tplan_batch_accum(g, dp * 2, b) * 2;
+
+        return k < 2 * w->pp ? 2 * w->pp : k;
+    }
     return w->vpp <= 1 ? tplan_batch_accum(g, dp, b)
                        : tplan_batch_accum(g, dp * w->pp, b) * w->pp;
+}
+
+/* The accumulation a pipeline runs at least: 1F1B's pp (fewer never
+ * fill it), DualPipe's 2 pp; 1 without pipelining. */
+static int64_t least_accum(const tplan_config *w)
+{
+    if (w->pp <= 1)
+        return 1;
+    return w->pp_schedule == TPLAN_PP_DUALPIPE ? 2 * w->pp : w->pp;
 }
 
 /* The memory kept from the plan before (kept_accum > 0) still holds at
@@ -80,7 +95,7 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     int nc;
 
     if (w->accum == 0)
-        w->accum = w->pp > 1 ? w->pp : 1;
+        w->accum = least_accum(w);
     if (g == 0 && w->global_batch_tokens > 0) {
         double samples = w->global_batch_tokens / (double)w->seq;
 
@@ -118,7 +133,7 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
                              (long long)g, (long long)dp);
     /* The largest micro-batch alone (in-flight micro-batches as the final
      * accumulation will have them: at least pp) bounds the search. */
-    w->accum = w->pp > 1 ? w->pp : 1;
+    w->accum = least_accum(w);
     tplan_memory_eval_cached(w, cache, &p->mem);
     bmax = p->mem.max_micro_batch;
     n = g / dp;

@@ -249,6 +249,18 @@ expect_error 2 "tplan: --head-dim describes a transformer, but --params makes a 
 jq_is "token dropping under a capacity factor is warned about" '.warnings | any(test("^capacity_factor 1 drops tokens: experts at 1.25x their share \\(moe_imbalance\\) lose 20% of theirs \\(Switch"))' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1
 jq_is "no token-dropping warning at a capacity above the imbalance" '.warnings | all(test("drops tokens") | not)' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1.5
 jq_is "DeepSeek-V3 on 16 stages: the second stage (four MoE layers) holds the most" '.memory.stage == "middle pipeline stage" and .memory.stage_index == 1' calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1
+# pipeline schedules and node-limited routing (issue 34): the config's
+# topk_group is the preset's moe_max_nodes; a limit of 4 of 8 nodes halves
+# the NIC bytes (the NIC bounds the all-to-all here, docs/MODEL.md 13.6);
+# the latencies (2 x 30 us a call, 0.4% of the limited time) do not halve
+jq_is "config deepseek-v3: topk_group 4 is moe_max_nodes, as the preset's" 'map(select(.name == "deepseek-v3"))[0].moe_max_nodes == 4' models
+ds=(calc --model-config "$dir/data/hf/deepseek-v3.json" --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1)
+a=$("$tplan" "${ds[@]}" --json | jq '.perf.ep_comm_s')
+b=$("$tplan" "${ds[@]}" --moe-max-nodes 0 --json | jq '.perf.ep_comm_s')
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && a / b > 0.5 && a / b < 0.505) }' && ok || bad "moe_max_nodes 4 of 8 nodes halves the all-to-all ($a vs $b)"
+jq_is "dualpipe hides the paired share of the all-to-all and is faster than 1f1b" '.perf.paired_share > 0.8 and .perf.ep_exposed_s < 0.2 * .perf.ep_comm_s and .parallel.pp_schedule == "dualpipe" and .fields.comm_sm_share > 0.15' "${ds[@]}" --pp-schedule dualpipe
+expect_error 2 "tplan: pp_schedule interleaved needs vpp >= 2 (pp_schedule=interleaved, vpp=1)" "${C[@]}" --gpus 2 --pp 2 --pp-schedule interleaved
+expect_error 2 "tplan: pp_schedule dualpipe needs an even pp (pp=3)" calc --model llama2-7b --gpus 3 --pp 3 --pp-schedule dualpipe
 # framework profiles: the built-ins, a flag overriding one, a CSV of one's
 # own, the errors
 [ "$("$tplan" frameworks --names | tr '\n' ' ')" = "fsdp hf megatron nemo deepspeed deepspeed-2025 " ] && ok || bad "tplan frameworks --names"

@@ -1272,6 +1272,124 @@ static void test_config_errors(void **state)
     }
 }
 
+/* The schedules' layout rules: interleaved is vpp > 1, DualPipe wants an
+ * even pp and an even accum of at least 2 pp (deepseek-ai/DualPipe
+ * dualpipe.py asserts), vpp > 1 with 1f1b runs interleaved. */
+static void test_schedule_errors(void **state)
+{
+    static const struct {
+        tplan_pp_schedule sched;
+        int64_t pp, vpp, accum;
+        const char *msg;
+    } bad[] = {
+        {TPLAN_PP_INTERLEAVED, 4, 1, 8,
+         "pp_schedule interleaved needs vpp >= 2 (pp_schedule=interleaved, "
+         "vpp=1)"},
+        {TPLAN_PP_DUALPIPE, 4, 2, 8,
+         "vpp > 1 is the interleaved schedule, not dualpipe "
+         "(pp_schedule=dualpipe, vpp=2)"},
+        {TPLAN_PP_ZB_H1, 4, 2, 8,
+         "vpp > 1 is the interleaved schedule, not zb-h1 "
+         "(pp_schedule=zb-h1, vpp=2)"},
+        {TPLAN_PP_DUALPIPE, 1, 1, 8,
+         "pp_schedule dualpipe needs an even pp (pp=1)"},
+        {TPLAN_PP_DUALPIPE, 4, 1, 6,
+         "dualpipe needs an even accum of at least 2 x pp (accum=6, pp=4)"},
+        {TPLAN_PP_DUALPIPE, 4, 1, 9,
+         "dualpipe needs an even accum of at least 2 x pp (accum=9, pp=4)"},
+    };
+
+    (void)state;
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        tplan_config c;
+        tplan_err err;
+
+        config_for(&c, "llama2-7b", "h100-sxm");
+        c.gpus = 8;
+        c.pp = bad[i].pp;
+        c.vpp = bad[i].vpp;
+        c.accum = bad[i].accum;
+        c.pp_schedule = bad[i].sched;
+        assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+        assert_string_equal(err.msg, bad[i].msg);
+    }
+    {
+        tplan_config c;
+        tplan_err err;
+
+        config_for(&c, "llama2-7b", "h100-sxm");
+        c.gpus = 8;
+        c.pp = 4;
+        c.vpp = 2;
+        c.accum = 8;
+        assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+        assert_int_equal(tplan_config_pp_schedule(&c), TPLAN_PP_INTERLEAVED);
+        c.vpp = 1;
+        c.pp_schedule = TPLAN_PP_DUALPIPE;
+        assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    }
+}
+
+/* Pipeline schedules' memory (DeepSeek-V3 Table 2: parameters 1x, 1x,
+ * 2x; activations PP, PP, PP + 1 for 1F1B, ZB1P, DualPipe). GPT-3 175B at
+ * pp 8, 12 layers a stage, 16 micro-batches: 1F1B's first stage holds p
+ * micro-batches, ZB-H1 the same; DualPipe's rank r holds stage r with p
+ * - r in flight and stage p - 1 - r with r + 1, p + 1 chunks: its weights,
+ * gradients, optimizer states and activations are the two 1F1B stages'
+ * (stage p - 1 - r holds r + 1 under 1F1B too), its parameters twice a
+ * pipeline's over all ranks. Rounding: each part is rounded to a byte
+ * per stage, so sums agree to 2 bytes. */
+static void test_pipeline_schedule_memory(void **state)
+{
+    tplan_config c, dual;
+    tplan_memory one0, zb0, d;
+    int64_t p = 8, params_1f1b = 0, params_dual = 0;
+
+    (void)state;
+    config_for(&c, "gpt3-175b", "h100-sxm");
+    c.tp = 8;
+    c.pp = p;
+    c.gpus = 64;
+    c.micro_batch = 1;
+    c.accum = 16;
+    c.zero = 1;
+    dual = c;
+    dual.pp_schedule = TPLAN_PP_DUALPIPE;
+    tplan_memory_eval_stage_at(&c, 0, 1, &one0);
+    assert_near(one0.inflight, (double)p, 0.0);
+    c.pp_schedule = TPLAN_PP_ZB_H1;
+    tplan_memory_eval_stage_at(&c, 0, 1, &zb0);
+    assert_near(zb0.inflight, (double)p, 0.0);
+    assert_int_equal(zb0.total_bytes, one0.total_bytes);
+    c.pp_schedule = TPLAN_PP_1F1B;
+    for (int64_t r = 0; r < p; r++) {
+        tplan_memory a, b;
+
+        tplan_memory_eval_stage_at(&c, r, 1, &a);
+        tplan_memory_eval_stage_at(&c, p - 1 - r, 1, &b);
+        tplan_memory_eval_stage_at(&dual, r, 1, &d);
+        assert_near(a.inflight, (double)(p - r), 0.0);
+        assert_near(b.inflight, (double)(r + 1), 0.0);
+        assert_near(d.inflight, (double)(p + 1), 0.0);
+        assert_near(d.weights_bytes, a.weights_bytes + b.weights_bytes, 2);
+        assert_near(d.grads_bytes, a.grads_bytes + b.grads_bytes, 2);
+        assert_near(d.optimizer_bytes, a.optimizer_bytes + b.optimizer_bytes,
+                    2);
+        assert_near(d.activations_bytes,
+                    a.activations_bytes + b.activations_bytes, 2);
+        assert_int_equal(d.params_on_device,
+                         a.params_on_device + b.params_on_device);
+        params_1f1b += a.params_on_device;
+        params_dual += d.params_on_device;
+    }
+    assert_int_equal(params_dual, 2 * params_1f1b);
+    /* the worst rank sets the plan's figure: rank 0 (embedding, head and
+     * the most chunks of its first stage) */
+    tplan_memory_eval(&dual, &d);
+    tplan_memory_eval_stage_at(&dual, 0, 1, &one0);
+    assert_int_equal(d.total_bytes, one0.total_bytes);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1307,6 +1425,8 @@ int main(void)
         cmocka_unit_test(test_fused_norm),
         cmocka_unit_test(test_set_to_none),
         cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_pipeline_schedule_memory),
+        cmocka_unit_test(test_schedule_errors),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -629,6 +629,160 @@ static void test_stage_imbalance(void **state)
     assert_true(p.perf.stage_imbalance > 1.15); /* 128k vocabulary */
 }
 
+/* Each schedule's bubble against the paper's formula (DeepSeek-V3 Table
+ * 2; Qi et al. 2024 for ZB-H1; Narayanan et al. 2021 for interleaving),
+ * with F, B and W worked out here from the FLOPs: one efficiency for
+ * matmuls and attention makes time proportional to FLOPs; without
+ * recomputation the matmuls run 3 passes (forward, input gradient,
+ * weight gradient W) and flash attention 1 + 2.5 (FlashAttention-2's
+ * backward), so per micro-batch F = mm/3 + attn/3.5, W = mm/3, B = the
+ * rest, scaled to the busiest stage's compute per micro-batch. Exact to
+ * rounding (1e-12). */
+static void test_pipeline_schedules(void **state)
+{
+    static const tplan_pp_schedule sched[] = {
+        TPLAN_PP_1F1B, TPLAN_PP_INTERLEAVED, TPLAN_PP_ZB_H1,
+        TPLAN_PP_DUALPIPE};
+    double p = 8.0, m = 16.0, v = 2.0;
+
+    (void)state;
+    for (int recompute = 0; recompute < 2; recompute++) {
+        for (size_t i = 0; i < sizeof sched / sizeof sched[0]; i++) {
+            tplan_config c;
+            tplan_plan pl;
+            tplan_flops f;
+            double chunk, F, B, W, mm_fwd, attn_fwd, want;
+
+            config_for(&c, "gpt3-175b", "a100-80g");
+            c.tp = 8;
+            c.pp = 8;
+            c.gpus = 64;
+            c.micro_batch = 1;
+            c.accum = 16;
+            c.efficiency = 0.5;
+            c.recompute =
+                recompute ? TPLAN_RECOMPUTE_FULL : TPLAN_RECOMPUTE_NONE;
+            c.pp_schedule = sched[i];
+            c.vpp = sched[i] == TPLAN_PP_INTERLEAVED ? 2 : 1;
+            eval_ok(&c, &pl);
+            tplan_flops_eval(&c.model, c.seq, 1.0, c.recompute, c.attention,
+                             true, &f);
+            /* full recomputation runs one more forward of each */
+            mm_fwd = f.matmul_hw / (recompute ? 4.0 : 3.0);
+            attn_fwd = f.attn_hw / (recompute ? 4.5 : 3.5);
+            chunk = pl.perf.compute_s / m; /* F + B */
+            F = chunk * (mm_fwd + attn_fwd) / f.hardware;
+            W = chunk * mm_fwd / f.hardware;
+            B = chunk - F;
+            switch (sched[i]) {
+            case TPLAN_PP_1F1B:
+                want = (p - 1.0) * (F + B);
+                break;
+            case TPLAN_PP_INTERLEAVED:
+                want = (p - 1.0) * (F + B) / v;
+                break;
+            case TPLAN_PP_ZB_H1:
+                want = (p - 1.0) * (F + B - 2.0 * W);
+                break;
+            default: /* F&B: the pair's compute, F + B */
+                want = (p / 2.0 - 1.0) * ((F + B) + B - 3.0 * W);
+                break;
+            }
+            assert_rel(pl.perf.chunk_fwd_s, F, 1e-12);
+            assert_rel(pl.perf.chunk_bwd_s, B, 1e-12);
+            assert_rel(pl.perf.chunk_wgrad_s, W, 1e-12);
+            assert_rel(pl.perf.bubble_s, want, 1e-12);
+            /* every schedule with a weight pass beats 1F1B's (p-1)/m */
+            if (sched[i] != TPLAN_PP_1F1B)
+                assert_true(pl.perf.bubble_fraction < (p - 1.0) / m);
+        }
+    }
+}
+
+/* DualPipe on an MoE model across nodes: the paired chunks, (m - 3p/2 +
+ * 1)/m on the end ranks (deepseek-ai/DualPipe step()), hide that share
+ * of the all-to-all and of the pipeline sends; their compute runs on
+ * 1 - 20/132 of the SMs (DeepSeek-V3 section 3.2.2). Against the same
+ * plan under 1F1B with moe_overlap 0 (nothing hidden). */
+static void test_dualpipe_overlap(void **state)
+{
+    tplan_config c;
+    tplan_plan one, dual, dual0, dual_mo;
+    double paired, sm = 20.0 / 132.0, free_s;
+
+    (void)state;
+    config_for(&c, "mixtral-8x7b", "h100-sxm");
+    c.seq = 4096;
+    c.gpus = 64;
+    c.pp = 4;
+    c.ep = 8;
+    c.micro_batch = 1;
+    c.accum = 16;
+    c.gpus_per_node = 4; /* the expert group spans two nodes */
+    eval_ok(&c, &one);
+    c.pp_schedule = TPLAN_PP_DUALPIPE;
+    eval_ok(&c, &dual);
+    c.comm_sm_share = 0.0;
+    eval_ok(&c, &dual0);
+    c.comm_sm_share = -1.0;
+    c.moe_overlap = 0.9;
+    eval_ok(&c, &dual_mo);
+    paired = (16.0 - 1.5 * 4.0 + 1.0) / 16.0;
+    assert_rel(dual.perf.paired_share, paired, 1e-12);
+    assert_rel(dual.perf.comm_sm_share, sm, 1e-12);
+    assert_near(dual0.perf.comm_sm_share, 0.0, 0.0);
+    assert_near(one.perf.paired_share, 0.0, 0.0);
+    /* the SMs: compute of the paired share slowed by 1/(1 - sm) */
+    assert_rel(dual.perf.compute_s,
+               dual0.perf.compute_s * (1.0 + paired * sm / (1.0 - sm)),
+               1e-12);
+    assert_rel(dual.perf.comm_sm_s, dual.perf.compute_s - dual0.perf.compute_s,
+               1e-9);
+    /* nothing hides under 1F1B by default */
+    assert_true(one.perf.ep_comm_s > 0);
+    assert_near(one.perf.ep_exposed_s, one.perf.ep_comm_s, 0.0);
+    assert_near(one.perf.pp_exposed_s, one.perf.pp_comm_s, 0.0);
+    /* the paired share of both hides when compute leaves room */
+    free_s = dual0.perf.compute_s - (dual0.perf.tp_comm_s -
+                                     dual0.perf.tp_exposed_s);
+    assert_true(paired * (dual0.perf.ep_comm_s + dual0.perf.pp_comm_s) <
+                paired * free_s);
+    assert_rel(dual0.perf.ep_exposed_s, (1.0 - paired) * dual0.perf.ep_comm_s,
+               1e-12);
+    assert_rel(dual0.perf.pp_exposed_s, (1.0 - paired) * dual0.perf.pp_comm_s,
+               1e-12);
+    /* an explicit moe_overlap above the paired share raises it */
+    assert_rel(dual_mo.perf.ep_exposed_s, 0.1 * dual_mo.perf.ep_comm_s,
+               1e-9);
+    assert_true(dual.perf.step_time_s < one.perf.step_time_s);
+}
+
+/* Node-limited routing by hand: 64 ranks, 8 a node (8 nodes), top 8
+ * copies of each token, at most 4 nodes: over the NIC a token goes to 4
+ * nodes, 7/8 of them remote, once each; over NVLink 7/8 of all copies
+ * (local ones and those forwarded from the NIC). Without a limit, or
+ * inside one node, the plain all-to-all. */
+static void test_node_limited_alltoall(void **state)
+{
+    double bytes = 8e9, link = 150e9, nic = 48e9, lat = 30e-6;
+    double inter = bytes / 8.0 * 4.0 * 7.0 / 8.0 / nic;
+    double intra = bytes * 7.0 / 8.0 / link;
+
+    (void)state;
+    assert_rel(tplan_alltoall_nodes_s(bytes, 64, 8, link, nic, lat, 8, 4),
+               fmax(inter, intra) + 2 * lat, 1e-12);
+    assert_rel(tplan_alltoall_nodes_s(bytes, 64, 8, link, nic, lat, 8, 0),
+               tplan_alltoall_s(bytes, 64, 8, link, nic, lat), 1e-12);
+    assert_rel(tplan_alltoall_nodes_s(bytes, 8, 8, link, nic, lat, 8, 4),
+               tplan_alltoall_s(bytes, 8, 8, link, nic, lat), 1e-12);
+    /* a limit past the group's nodes reaches them all: 2 nodes */
+    assert_rel(tplan_alltoall_nodes_s(bytes, 16, 8, link, nic, lat, 8, 4),
+               fmax(bytes / 8.0 * 2.0 * 0.5 / nic, intra) + 2 * lat, 1e-12);
+    /* the limit halves the NIC bytes of the unlimited exchange here */
+    assert_true(tplan_alltoall_nodes_s(bytes, 64, 8, link, nic, lat, 8, 4) <
+                tplan_alltoall_s(bytes, 64, 8, link, nic, lat));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -652,6 +806,9 @@ int main(void)
         cmocka_unit_test(test_fp8_timing),
         cmocka_unit_test(test_fp32_curve),
         cmocka_unit_test(test_stage_imbalance),
+        cmocka_unit_test(test_pipeline_schedules),
+        cmocka_unit_test(test_dualpipe_overlap),
+        cmocka_unit_test(test_node_limited_alltoall),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -937,6 +937,7 @@ static void test_staged_each_field(void **state)
         {"time_band_lo", {0.05, 0.1}},
         {"time_band_hi", {0.05, 0.2}},
         {"moe_overlap", {0.2, 0.8}},
+        {"comm_sm_share", {0.1, 0.3}},
         {"price", {2, 3}},
         {"pue", {1.1, 1.4}},
         {"power_util", {0.5, 0.9}},
@@ -1017,6 +1018,44 @@ static void test_staged_each_field(void **state)
     assert_int_equal(covered, (int)(sizeof vals / sizeof vals[0]));
 }
 
+/* Pipeline schedules (issue 34): a sweep over pp_schedule with vpp, pp,
+ * the batch and the fields only dualpipe reads (comm_sm_share,
+ * moe_overlap) gives the same plans staged as in full, with the layout
+ * rules (interleaved needs vpp, dualpipe an even pp and accum) refusing
+ * the same ones. */
+static void test_staged_schedules(void **state)
+{
+    static const double gpus[] = {8, 16}, pp[] = {1, 2, 4}, vpp[] = {1, 2},
+                        sched[] = {0, 1, 2, 3}, mb[] = {0, 1, 2},
+                        gb[] = {32, 64, 96}, sm[] = {0.1, 0.3},
+                        mo[] = {0, 0.5};
+    tplan_sweep_spec *s = staged_spec();
+    hashes want = {NULL, 0}, got = {NULL, 0};
+    tplan_sweep_stats full = {0}, one = {0};
+    int64_t size;
+
+    (void)state;
+    add_axis(s, "gpus", 2, gpus);
+    add_axis(s, "pp", 3, pp);
+    add_axis(s, "vpp", 2, vpp);
+    add_axis(s, "pp_schedule", 4, sched);
+    add_axis(s, "micro_batch", 3, mb);
+    add_axis(s, "global_batch", 3, gb);
+    add_axis(s, "comm_sm_share", 2, sm);
+    add_axis(s, "moe_overlap", 2, mo);
+    size = alloc_hashes(s, &want, &got);
+    staged_run(s, true, 1, 1, &want, &full);
+    expect_staged(s, size, &want, &got, 1, 1, &full, &one);
+    /* some of each schedule are valid, some refused */
+    assert_true(full.invalid > 0 && full.evaluated > 0);
+    print_message("%lld configurations, %lld evaluated, %lld refused\n",
+                  (long long)size, (long long)full.evaluated,
+                  (long long)full.invalid);
+    free(want.h);
+    free(got.h);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1032,6 +1071,7 @@ int main(void)
         cmocka_unit_test(test_refused_layouts_skipped),
         cmocka_unit_test(test_staged_each_field),
         cmocka_unit_test(test_staged_batch),
+        cmocka_unit_test(test_staged_schedules),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

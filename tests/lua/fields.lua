@@ -57,6 +57,8 @@ local GOOD = {
   zero12_overlap = {0.5}, tp_overlap = {0.5, nil, {tp = 2}},
   nccl_a2a_mib = {400}, pp_embed_loss = {true, nil, {pp = 2}},
   nccl_nvls_mib = {4}, blas_ws = {true}, set_to_none = {true},
+  pp_schedule = {"dualpipe", nil, {pp = 2}},
+  comm_sm_share = {0.1, nil, {pp = 2, pp_schedule = "dualpipe"}},
 }
 
 local fields, by_input = tplan.fields(), {}
