@@ -44,6 +44,8 @@ install(FILES ${CMAKE_SOURCE_DIR}/scripts/report_common.sh
 install(FILES
         ${CMAKE_SOURCE_DIR}/tests/data/README.md
         ${CMAKE_SOURCE_DIR}/tests/data/torch_cpu_gpt2.csv
+        ${CMAKE_SOURCE_DIR}/tests/data/torch_cpu_llama.csv
+        ${CMAKE_SOURCE_DIR}/tests/data/torch_cpu_bert.csv
         ${CMAKE_SOURCE_DIR}/tests/data/throughput_llmfoundry_half.json
         ${CMAKE_SOURCE_DIR}/tests/data/nemo_h100_pretrain.tsv
         ${CMAKE_SOURCE_DIR}/tests/data/bert_v100_nvidia.tsv

@@ -78,6 +78,7 @@ enum rule {
     R_LOGSOFT, /* the loss's log-softmax output */
     R_LOGIT32, /* an fp32 gradient at the log-softmax's backward (the peak) */
     R_GELUPY,  /* what a Python tanh GELU saves beyond the fused kernel */
+    R_MEANIN,  /* x^2 of an eager RMSNorm, kept by mean (torch < 2.2 only) */
     R_COUNT
 };
 
@@ -142,8 +143,11 @@ static const act_row megatron_last[] = {
  * each Linear saves its own 16-bit copy of its input. GPT-2-style
  * attention follows HF GPT-2's eager code; rotary models follow HF Llama's
  * (RMSNorm through x.float(), explicit fp32 softmax, repeat_kv, SwiGLU
- * saving gate, SiLU, up and their product), derived from the same autograd
- * rules; their attention dropout is not modelled. 0-dim scalars (a few
+ * saving gate, SiLU, up and their product), measured the same way for
+ * fp32, CPU bf16 autocast and pure bf16, kv heads 1 to 8
+ * (tests/data/torch_cpu_llama.csv: every layer row to the byte); their
+ * attention dropout is not modelled. HF BERT's layer likewise
+ * (tests/data/torch_cpu_bert.csv). 0-dim scalars (a few
  * bytes per layer) and the shared s*s causal mask are left out. With
  * fused_norm, an RMSNorm kernel saves its input and per-row rstd for
  * backward (torch's _fused_rms_norm, pytorch/pytorch PR #153666:
@@ -159,6 +163,8 @@ static const act_row torch_layer[] = {
      F_SP | F_RMS | F_FUSEDNORM},
     {"rmsnorm rstd", SB, 2, R_F32, F_SP | F_RMS},
     {"rmsnorm x*rstd", SBH, 2, R_RES, F_SP | F_RMS | F_EAGERNORM},
+    {"rmsnorm x^2 (mean's input)", SBH, 2, R_MEANIN,
+     F_SP | F_RMS | F_EAGERNORM},
     {"rmsnorm outputs (matmul inputs)", SBH, 2, R_RMSOUT, F_SP | F_RMS},
     {"autocast copies of norm output for q, k, v", SBH, 3, R_AMPCOPY,
      F_SP | F_RMS},
@@ -166,6 +172,11 @@ static const act_row torch_layer[] = {
      F_SP | F_RMS | F_SWIGLU | F_MLP},
     {"autocast copy of norm output for fc1", SBH, 1, R_AMPCOPY,
      F_SP | F_RMS | F_GELU | F_MLP},
+    /* HF BERT's query, key and value are three Linears where GPT-2 has
+     * one c_attn, so under autocast the layer input is cast twice more
+     * (measured: tests/data/torch_cpu_bert.csv, bf16 rows) */
+    {"autocast copies of layer input for k, v", SBH, 2, R_AMPCOPY,
+     F_SP | F_LN | F_ENC},
     /* MLA (transformers DeepseekV3Attention): the compressed q and kv
      * go through an RMSNorm each and feed q_b_proj and kv_b_proj; k and v
      * are then per head (the SBKV rows). Derived, not measured. */
@@ -267,6 +278,8 @@ static const act_row torch_last[] = {
      F_SP | F_RMS | F_FUSEDNORM},
     {"final rmsnorm rstd", SB, 1, R_F32, F_SP | F_RMS},
     {"final rmsnorm x*rstd", SBH, 1, R_RES, F_SP | F_RMS | F_EAGERNORM},
+    {"final rmsnorm x^2 (mean's input)", SBH, 1, R_MEANIN,
+     F_SP | F_RMS | F_EAGERNORM},
     {"head input (final norm output)", SBH, 1, R_LIN, F_SP},
     {"logits (the fused loss's saved input)", SBV, 1, R_LOGITS,
      F_TP | F_FUSED},
@@ -327,6 +340,11 @@ static const rule_bytes torch_cpu_rules[R_COUNT] = {
     [R_LOGSOFT] = {4, 4, 2, 2},
     [R_LOGIT32] = {0, 0, 0, 0},
     [R_GELUPY]  = {12, 6, 6, 6},
+    /* torch 1.13's mean saves its input, so eager RMSNorm keeps x^2
+     * (fp32: it follows x.float()) besides x; torch 2.2 saves only its
+     * sizes (pytorch/pytorch PR #109935). Measured: 8sbh per Llama
+     * layer in every recipe, tests/data/torch_cpu_llama.csv */
+    [R_MEANIN]  = {4, 4, 4, 4},
 };
 
 /* CUDA: native_dropout saves 1-byte masks (the csv's "native" rows); the

@@ -10,6 +10,11 @@
 #                layer measured on CPU PyTorch (the rows torch-cpu covers:
 #                CPU dropout; the fused tanh GELU and transformers'
 #                gelu_new, --gelu-python), bytes per micro-batch
+#   act-llama    tests/data/torch_cpu_llama.csv: the same for HF Llama's
+#                eager layer (RMSNorm, rotary, GQA, SwiGLU), every row
+#   act-bert     tests/data/torch_cpu_bert.csv: the same for HF BERT's
+#                eager layer, the rows with CPU dropout (under bf16
+#                autocast tplan is short by 4as^2b: docs/MODEL.md 3.7)
 #   llm-foundry  tests/data/throughput_llmfoundry_half.json: tokens/s of
 #                MosaicML's published MPT table (scripts/accuracy_llmfoundry.sh)
 #   megatron     Narayanan et al. 2021 Table 1: TFLOP/s per GPU
@@ -79,6 +84,30 @@ while IFS=, read -r _ prec h a s b v _ ckpt p impl gelu kv ffn layer _; do
         { echo "accuracy: activations: tplan failed (h=$h s=$s)" >&2; exit 1; }
     printf 'activations\t%s-%s-h%s-a%s-s%s-b%s-V%s-p%s-%s\t%s\t%s\n' \
         "$prec" "$ckpt" "$h" "$a" "$s" "$b" "$v" "$p" "$gelu" "$layer" "$pred"
+done >>"$rows"
+# the Llama and BERT files: the same first 23 columns
+for style in llama bert; do
+    tail -n +2 "tests/data/torch_cpu_$style.csv" |
+    while IFS=, read -r _ prec h a s b v _ ckpt p impl _ kv ffn layer _; do
+        [ "$impl" = torch ] || continue
+        case $prec in
+            fp32) pr=fp32 ;; bf16) pr=amp-bf16 ;; bf16_pure) pr=bf16 ;;
+            *) echo "accuracy: act-$style: unknown precision $prec" >&2; exit 1 ;;
+        esac
+        case $style in
+            llama) arch=(--mlp swiglu --norm rmsnorm --pos rotary --untied --no-bias) ;;
+            bert) arch=(--model bert-base) ;;
+        esac
+        r=none; [ "$ckpt" != none ] && r=full
+        pred=$("$tplan" calc "${arch[@]}" --layers 1 --hidden "$h" --heads "$a" \
+            --kv-heads "$kv" --ffn "$ffn" --vocab "$v" --seq "$s" --max-seq "$s" \
+            --dropout "$p" --precision "$pr" --recompute "$r" --profile torch-cpu \
+            --attention eager --micro-batch "$b" --gpu h100-sxm "${extra[@]}" --json |
+            jq -r --argjson b "$b" '.memory.activations_per_layer_sample_bytes * $b') ||
+            { echo "accuracy: act-$style: tplan failed (h=$h s=$s)" >&2; exit 1; }
+        printf 'act-%s\t%s-%s-h%s-a%s-kv%s-s%s-b%s-p%s\t%s\t%s\n' "$style" \
+            "$prec" "$ckpt" "$h" "$a" "$kv" "$s" "$b" "$p" "$layer" "$pred"
+    done
 done >>"$rows"
 
 # --- throughput -----------------------------------------------------------
@@ -157,7 +186,7 @@ scripts/accuracy_frontier.sh --rows -- "${extra[@]}" 2>"$tmp/frontier_refused" |
 
 # --- the report -------------------------------------------------------------
 printf '%-16s %5s %9s %9s %9s %9s %7s  %s\n' source rows median p90 worst "mean+-" "in band" "worst row"
-for src in activations llm-foundry megatron megatron+fw korthikanti korthikanti+fw table2-zero3 table2-zero3+fw \
+for src in activations act-llama act-bert llm-foundry megatron megatron+fw korthikanti korthikanti+fw table2-zero3 table2-zero3+fw \
     table2-ptdp table2-ptdp+fw nemo-h100 nemo-h100+fw bert-v100-fp32 bert-v100-fp16 \
     zero3-2024 zero3-2024+fw gpu-mem gpu-alloc gpu-step gpu-mem-ho gpu-alloc-ho gpu-step-ho \
     params active deepseek-v3 frontier; do

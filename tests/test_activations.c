@@ -123,19 +123,25 @@ static void test_megatron_ffn_width(void **state)
 typedef struct csv_row {
     char precision[16], ckpt[16], impl[16], gelu[16];
     int64_t h, a, s, b, v, kv, ffn;
-    double p, layer_bytes, head_bytes, loss_bytes;
+    double p, layer_bytes, embed_bytes, head_bytes, loss_bytes, rope_bytes;
 } csv_row;
 
-/* The file has no quoted fields: split on commas. Columns as in the header
- * of torch_cpu_gpt2.csv. */
-static int read_rows(csv_row *rows, int cap)
+#define GPT2_CSV TPLAN_TEST_DATA "/torch_cpu_gpt2.csv"
+#define LLAMA_CSV TPLAN_TEST_DATA "/torch_cpu_llama.csv"
+#define BERT_CSV TPLAN_TEST_DATA "/torch_cpu_bert.csv"
+
+/* The files have no quoted fields: split on commas. Their first 23
+ * columns are those of torch_cpu_gpt2.csv; torch_cpu_llama.csv adds
+ * norm, pos, mlp and rope_bytes (column 27), torch_cpu_bert.csv norm, pos
+ * and mlp. */
+static int read_rows(const char *path, csv_row *rows, int cap)
 {
-    FILE *f = fopen(TPLAN_TEST_DATA "/torch_cpu_gpt2.csv", "r");
+    FILE *f = fopen(path, "r");
     char line[1024];
     int n = 0;
 
     if (!f) {
-        print_error("cannot open %s\n", TPLAN_TEST_DATA "/torch_cpu_gpt2.csv");
+        print_error("cannot open %s\n", path);
         return -1;
     }
     if (!fgets(line, sizeof line, f)) {
@@ -166,8 +172,10 @@ static int read_rows(csv_row *rows, int cap)
         r->kv = atoll(fld[12]);
         r->ffn = atoll(fld[13]);
         r->layer_bytes = atof(fld[14]);
+        r->embed_bytes = atof(fld[19]);
         r->head_bytes = atof(fld[20]);
         r->loss_bytes = atof(fld[21]);
+        r->rope_bytes = k > 26 ? atof(fld[26]) : 0.0;
     }
     fclose(f);
     return n;
@@ -182,12 +190,24 @@ static tplan_act_class row_class(const csv_row *r)
     return TPLAN_ACT_PURE16;
 }
 
-static void predict(const csv_row *r, tplan_profile prof, tplan_act_bytes *o)
+typedef enum { STYLE_GPT2, STYLE_LLAMA, STYLE_BERT } csv_style;
+
+static void predict_style(const csv_row *r, csv_style style,
+                          tplan_profile prof, tplan_act_bytes *o)
 {
     tplan_model m;
-    tplan_act_ctx ctx;
+    tplan_act_ctx ctx = {0};
 
     tplan_model_init(&m);
+    if (style == STYLE_LLAMA) {
+        m.mlp = TPLAN_MLP_SWIGLU;
+        m.norm = TPLAN_NORM_RMSNORM;
+        m.pos = TPLAN_POS_ROTARY;
+        m.bias = false;
+        m.tied = false;
+    } else if (style == STYLE_BERT) {
+        m.arch = TPLAN_ARCH_ENCODER;
+    }
     m.layers = 1;
     m.hidden = r->h;
     m.heads = r->a;
@@ -209,6 +229,11 @@ static void predict(const csv_row *r, tplan_profile prof, tplan_act_bytes *o)
     tplan_act_per_sample(&m, &ctx, r->s, o);
 }
 
+static void predict(const csv_row *r, tplan_profile prof, tplan_act_bytes *o)
+{
+    predict_style(r, STYLE_GPT2, prof, o);
+}
+
 /* torch-cpu covers every row measured with CPU dropout (impl "torch"),
  * with the fused tanh GELU or transformers' gelu_new (a Python formula,
  * the model's gelu_python): layer bytes within 1% (the inventory leaves
@@ -218,7 +243,7 @@ static void predict(const csv_row *r, tplan_profile prof, tplan_act_bytes *o)
 static void test_torch_cpu_rows(void **state)
 {
     static csv_row rows[256];
-    int n = read_rows(rows, 256), covered = 0, expected = 0;
+    int n = read_rows(GPT2_CSV, rows, 256), covered = 0, expected = 0;
 
     (void)state;
     assert_true(n == 196);
@@ -246,7 +271,7 @@ static void test_torch_cpu_rows(void **state)
 static void test_torch_native_rows(void **state)
 {
     static csv_row rows[256];
-    int n = read_rows(rows, 256), covered = 0;
+    int n = read_rows(GPT2_CSV, rows, 256), covered = 0;
 
     (void)state;
     for (int i = 0; i < n; i++) {
@@ -268,7 +293,7 @@ static void test_torch_native_rows(void **state)
 static void test_torch_cuda_autocast_softmax(void **state)
 {
     static csv_row rows[256];
-    int n = read_rows(rows, 256), checked = 0;
+    int n = read_rows(GPT2_CSV, rows, 256), checked = 0;
 
     (void)state;
     for (int i = 0; i < n; i++) {
@@ -285,6 +310,139 @@ static void test_torch_cuda_autocast_softmax(void **state)
         checked++;
     }
     assert_int_equal(checked, 12);
+}
+
+/* Each layer and head row of the Llama and BERT files carries one 0-dim
+ * scalar that no inventory counts (the float64 scale factor of the
+ * attention scores, 8 bytes; the loss's 4-byte total weight): the
+ * checks below allow 8 bytes a layer and 4 a loss, nothing more. */
+#define SCALAR_SLACK 8.5
+
+/* HF Llama eager (tests/data/torch_cpu_llama.csv, torch 1.13 on CPU): every
+ * layer row to the byte, in fp32, bf16 autocast and pure bf16, with and
+ * without checkpointing, kv heads 1 to 8. The embedding keeps the token
+ * ids; the rotary cos and sin, computed once per step and shared by all
+ * layers (2·s·d elements per micro-batch, whatever b), are left out. The
+ * head is the final RMSNorm, the lm_head's input and the loss;
+ * transformers' ForCausalLMLoss upcasts the logits (logits.float()), so in
+ * pure bf16 the log-softmax is fp32, 2 bytes per logit more than the
+ * torch-cpu rule, which follows the GPT-2 rows (measured without the
+ * upcast): that difference is asserted exactly. */
+static void test_torch_cpu_llama_rows(void **state)
+{
+    static csv_row rows[128];
+    int n = read_rows(LLAMA_CSV, rows, 128);
+
+    (void)state;
+    assert_int_equal(n, 39);
+    for (int i = 0; i < n; i++) {
+        const csv_row *r = &rows[i];
+        double b = (double)r->b, sbv = (double)(r->s * r->b * r->v);
+        double upcast = strcmp(r->precision, "bf16_pure") == 0 ? 2 * sbv : 0;
+        tplan_act_bytes o;
+
+        predict_style(r, STYLE_LLAMA, TPLAN_PROFILE_TORCH_CPU, &o);
+        assert_near(o.layer * b, r->layer_bytes, SCALAR_SLACK);
+        assert_near(o.first * b, r->embed_bytes - r->rope_bytes, 0.5);
+        assert_near(o.last * b + upcast, r->head_bytes + r->loss_bytes, 4.5);
+    }
+}
+
+/* The same rows under the GPU profile: CUDA autocast changes nothing in HF
+ * Llama's layer (RMSNorm works on an explicit fp32 copy, the softmax is
+ * asked for in fp32, no dropout at p = 0), so the one difference is the
+ * torch version: 1.13's mean saves its input, x² of each RMSNorm (fp32,
+ * 8·sbh a layer); torch 2.2 and later do not (pytorch/pytorch PR
+ * #109935), and `torch` models those. */
+static void test_torch_llama_rows(void **state)
+{
+    static csv_row rows[128];
+    int n = read_rows(LLAMA_CSV, rows, 128), checked = 0;
+
+    (void)state;
+    for (int i = 0; i < n; i++) {
+        const csv_row *r = &rows[i];
+        double sbh = (double)(r->s * r->b * r->h);
+        tplan_act_bytes o;
+
+        if (strcmp(r->ckpt, "none"))
+            continue;
+        predict_style(r, STYLE_LLAMA, TPLAN_PROFILE_TORCH, &o);
+        assert_near(o.layer * (double)r->b + 8 * sbh, r->layer_bytes,
+                    SCALAR_SLACK);
+        checked++;
+    }
+    assert_int_equal(checked, 27);
+}
+
+/* HF BERT eager (tests/data/torch_cpu_bert.csv), CPU dropout rows. fp32
+ * and pure bf16 to the byte. Under CPU bf16 autocast the extended
+ * attention mask, made in the model's dtype (fp32), promotes the 16-bit
+ * scores to fp32 before the softmax, so the softmax output, the dropout
+ * mask (CPU F.dropout: the input's dtype) and the probabilities are fp32
+ * and attn@V saves a 16-bit copy: 4·a·s²·b more than torch-cpu's rules,
+ * which follow GPT-2's code (its causal mask keeps the scores' dtype).
+ * That structural difference is asserted exactly rather than modelled.
+ * The embedding: ids, LayerNorm input and statistics, dropout mask; the
+ * position and token-type id buffers (8·s bytes each per micro-batch)
+ * are left out. The MLM head: under autocast torch 1.13 on CPU refuses
+ * layer_norm on a bf16 input with fp32 weights, so the script casts it to
+ * fp32 as CUDA autocast's fp32 list does: 2·sbh more than torch-cpu's
+ * 16-bit rule for that input. */
+static void test_torch_cpu_bert_rows(void **state)
+{
+    static csv_row rows[128];
+    int n = read_rows(BERT_CSV, rows, 128), covered = 0;
+
+    (void)state;
+    assert_int_equal(n, 27);
+    for (int i = 0; i < n; i++) {
+        const csv_row *r = &rows[i];
+        double b = (double)r->b, s = (double)r->s;
+        bool amp = strcmp(r->precision, "bf16") == 0;
+        double core = amp && !strcmp(r->ckpt, "none")
+                          ? 4.0 * (double)(r->a * r->s * r->s * r->b)
+                          : 0.0;
+        double sbh = (double)(r->s * r->b * r->h);
+        tplan_act_bytes o;
+
+        if (strcmp(r->impl, "torch"))
+            continue;
+        predict_style(r, STYLE_BERT, TPLAN_PROFILE_TORCH_CPU, &o);
+        assert_near(o.layer * b + core, r->layer_bytes, SCALAR_SLACK);
+        assert_near(o.first * b + 16 * s, r->embed_bytes, 0.5);
+        assert_near(o.last * b + (amp ? 2 * sbh : 0.0),
+                    r->head_bytes + r->loss_bytes, 4.5);
+        covered++;
+    }
+    assert_int_equal(covered, 21);
+}
+
+/* BERT with 1-byte masks (the "native" rows) under the GPU profile: the
+ * CUDA rules hold on CPU here, fp32 and bf16 autocast to the byte (under
+ * autocast the fp32 mask gives the fp32 softmax CUDA's list gives), pure
+ * bf16 up to the layer-norm statistics CUDA keeps in fp32 (8·sb). */
+static void test_torch_bert_native_rows(void **state)
+{
+    static csv_row rows[128];
+    int n = read_rows(BERT_CSV, rows, 128), checked = 0;
+
+    (void)state;
+    for (int i = 0; i < n; i++) {
+        const csv_row *r = &rows[i];
+        double ln16 = strcmp(r->precision, "bf16_pure") == 0
+                          ? 8.0 * (double)(r->s * r->b)
+                          : 0.0;
+        tplan_act_bytes o;
+
+        if (strcmp(r->impl, "native"))
+            continue;
+        predict_style(r, STYLE_BERT, TPLAN_PROFILE_TORCH, &o);
+        assert_near(o.layer * (double)r->b - ln16, r->layer_bytes,
+                    SCALAR_SLACK);
+        checked++;
+    }
+    assert_int_equal(checked, 6);
 }
 
 /* Flash removes every s^2 term and keeps a 4-byte log-sum-exp per head. */
@@ -444,6 +602,10 @@ int main(void)
         cmocka_unit_test(test_torch_cpu_rows),
         cmocka_unit_test(test_torch_native_rows),
         cmocka_unit_test(test_torch_cuda_autocast_softmax),
+        cmocka_unit_test(test_torch_cpu_llama_rows),
+        cmocka_unit_test(test_torch_llama_rows),
+        cmocka_unit_test(test_torch_cpu_bert_rows),
+        cmocka_unit_test(test_torch_bert_native_rows),
         cmocka_unit_test(test_flash_has_no_s2),
         cmocka_unit_test(test_llama_eager_autocast),
         cmocka_unit_test(test_bert_head_and_embedding),

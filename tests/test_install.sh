@@ -32,6 +32,7 @@ for f in bin/tplan share/man/man1/tplan.1 share/bash-completion/completions/tpla
          share/zsh/site-functions/_tplan share/tplan/lua/helpers.lua \
          share/tplan/tests/data/throughput_llmfoundry_half.json \
          share/tplan/tests/data/torch_cpu_gpt2.csv share/tplan/tests/data/hf/totals.tsv \
+         share/tplan/tests/data/torch_cpu_llama.csv share/tplan/tests/data/torch_cpu_bert.csv \
          share/tplan/tests/data/deepspeed_fsdp_2024.tsv share/tplan/tests/data/frontier_runs.tsv; do
     [ -f "$p/$f" ] && ok || bad "not installed: $f"
 done
