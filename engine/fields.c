@@ -170,6 +170,10 @@ enum {
     F_BLAS_WS_BYTES,
     F_SET_TO_NONE,
     F_OFF_PEAK_BYTES,
+    /* calibration that never makes things worse (issue 34, item 6): the
+     * left-out error a calibrated profile's fit left */
+    F_CALIB_TIME_ERR,
+    F_CALIB_MEM_ERR,
     F_COUNT
 };
 
@@ -605,6 +609,14 @@ static const tplan_field fields[F_COUNT] = {
     O(F_OFF_PEAK_BYTES, "off_peak_bytes", INT, "bytes",
       "of the parts, not live at the peak (set_to_none: the gradients, or "
       "the activations and autocast copies); total = parts - this"),
+    I(F_CALIB_TIME_ERR, "calib_time_err", REAL, REAL, AX, "",
+      "--calib-time-err", "calib_time_err", 0, 10, NULL, "0 (none)",
+      "framework: median |error| of its calibration runs' step times, each "
+      "predicted by a fit without it (left out)"),
+    I(F_CALIB_MEM_ERR, "calib_mem_err", REAL, REAL, AX, "",
+      "--calib-mem-err", "calib_mem_err", 0, 10, NULL, "0 (none)",
+      "framework: median |error| of its calibration runs' peak memory, each "
+      "predicted by a fit without it (left out)"),
 };
 
 #undef O
@@ -1108,6 +1120,12 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_CALIB_SEQ_MAX:
         c->calib.seq[1] = v;
         break;
+    case F_CALIB_TIME_ERR:
+        c->calib.time_err = v;
+        break;
+    case F_CALIB_MEM_ERR:
+        c->calib.mem_err = v;
+        break;
     default: /* names and text are set elsewhere */
         break;
     }
@@ -1447,6 +1465,10 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->calib.seq[0]);
     case F_CALIB_SEQ_MAX:
         return vr(c->calib.seq[1]);
+    case F_CALIB_TIME_ERR:
+        return vr(c->calib.time_err);
+    case F_CALIB_MEM_ERR:
+        return vr(c->calib.mem_err);
     default:
         return vi(0);
     }
