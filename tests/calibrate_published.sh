@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154
 # Sourced by tests/test_calibrate.sh (harness.sh's tplan, dir, ok, bad):
 # calibration that never makes things worse (issue 34), on published
 # runs and on runs made to be nonsense. Each tolerance says why.
