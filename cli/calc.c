@@ -730,6 +730,16 @@ static void print_table(const tplan_plan *p, const calc_out *o)
         printf("  framework %s: efficiency x%g, data-parallel bandwidth x%g, "
                "ZeRO-3 bandwidth x%g\n",
                c->framework, c->eff_scale, c->dp_bw_eff, c->zero3_bw_eff);
+    /* a calibrated profile's left-out error (tplan calibrate, issue 34) */
+    if (c->calib.time_err > 0 || c->calib.mem_err > 0) {
+        printf("  calibrated: runs left out of the fit missed by a median");
+        if (c->calib.time_err > 0)
+            printf(" %.1f%% (step time)", c->calib.time_err * 100.0);
+        if (c->calib.mem_err > 0)
+            printf("%s %.1f%% (peak memory)",
+                   c->calib.time_err > 0 ? "," : "", c->calib.mem_err * 100.0);
+        printf("\n");
+    }
     print_shorthand(o);
     print_finetune(p);
     if (p->max_micro_batch >= TPLAN_MICRO_BATCH_UNBOUNDED)

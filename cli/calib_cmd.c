@@ -31,6 +31,10 @@
 #define LABEL_LEN 48
 #define MAX_KEPT  256 /* other frameworks kept from an existing -o file */
 
+/* Where the report goes: stdout, or stderr when the profile itself goes
+ * to stdout (-o -), so the two never mix (issue 36). */
+static FILE *rep;
+
 typedef enum {
     COL_OPTION, /* a calc option taking a value: --NAME=VALUE */
     COL_MFLAG,  /* a model flag taking none: --tied */
@@ -450,27 +454,97 @@ static int set_band(tplan_framework *f, const char *lo, const char *hi,
     return (rc = set_value(f, lo, b[0])) ? rc : set_value(f, hi, b[1]);
 }
 
+/* A relative error as a percentage of sane width: one decimal up to
+ * 999.9%, whole percent up to 99,999%, beyond that ">+99999%" (the fit
+ * that gives such numbers is refused anyway); "n/a" when not a number. */
+static const char *pct(char *buf, size_t n, double e, bool sign)
+{
+    double v = e * 100.0;
+
+    if (!isfinite(v))
+        snprintf(buf, n, "n/a");
+    else if (fabs(v) < 999.95)
+        snprintf(buf, n, sign ? "%+.1f%%" : "%.1f%%", v);
+    else if (fabs(v) < 99999.5)
+        snprintf(buf, n, sign ? "%+.0f%%" : "%.0f%%", v);
+    else
+        snprintf(buf, n, "%s99999%%", v < 0 ? "<-" : sign ? ">+" : ">");
+    return buf;
+}
+
 static void print_kind(const reader *r, const char *what, bool memory,
                        const tplan_calib_error *e, int n)
 {
+    char a[24], b[24], c[24];
+
     if (n == 0)
         return;
-    printf("\n%-24s %14s %9s %9s %9s\n", what, "measured", "before", "after",
+    fprintf(rep, "\n%-24s %14s %9s %9s %9s\n", what, "measured", "before", "after",
            "left out");
     for (int j = 0; j < n; j++) {
         const tplan_calib_run *run = &r->runs[e[j].run];
 
         if (memory)
-            printf("%-24.24s %10.2f GiB", r->labels[e[j].run],
+            fprintf(rep, "%-24.24s %10.2f GiB", r->labels[e[j].run],
                    run->peak_bytes / (1024.0 * 1024 * 1024));
         else
-            printf("%-24.24s %12.4f s", r->labels[e[j].run], run->step_s);
-        printf(" %+8.1f%% %+8.1f%% %+8.1f%%\n", e[j].before * 100,
-               e[j].after * 100, e[j].left_out * 100);
+            fprintf(rep, "%-24.24s %12.4f s", r->labels[e[j].run], run->step_s);
+        fprintf(rep, " %9s %9s %9s\n", pct(a, sizeof a, e[j].before, true),
+                pct(b, sizeof b, e[j].after, true),
+                pct(c, sizeof c, e[j].left_out, true));
     }
-    printf("%-24s %14s %8.1f%% %8.1f%% %8.1f%%\n", "median |error|", "",
-           tplan_calib_median(e, n, 0) * 100, tplan_calib_median(e, n, 1) * 100,
-           tplan_calib_median(e, n, 2) * 100);
+    fprintf(rep, "%-24s %14s %9s %9s %9s\n", "median |error|", "",
+            pct(a, sizeof a, tplan_calib_median(e, n, 0), false),
+            pct(b, sizeof b, tplan_calib_median(e, n, 1), false),
+            pct(c, sizeof c, tplan_calib_median(e, n, 2), false));
+}
+
+/* The check of a finished fit: refused (tplan_calib_verdict's reason),
+ * or warned about where it is a judgement call: left-out runs missed by
+ * a median of more than WARN_LEFT_OUT. */
+#define WARN_LEFT_OUT 0.15
+
+static int calib_check(const reader *r,
+                                 const tplan_calib_result *res,
+                                 tplan_err *err)
+{
+    const char *kinds[2] = {"step time", "peak memory"};
+    const tplan_calib_error *e[2] = {res->time, res->memory};
+    int ne[2] = {res->n_time, res->n_memory};
+    int rc = tplan_calib_verdict(r->runs, r->n, res, err);
+
+    if (rc)
+        return rc;
+    for (int kind = 0; kind < 2; kind++) {
+        double m = ne[kind] ? tplan_calib_median(e[kind], ne[kind], 2) : 0.0;
+
+        if (m > WARN_LEFT_OUT)
+            fprintf(stderr,
+                    "tplan: warning: calibrate: %s: runs left out of the fit "
+                    "are missed by a median %.1f%%: the profile describes "
+                    "these runs loosely; read its band, not its point\n",
+                    kinds[kind], m * 100);
+    }
+    return TPLAN_OK;
+}
+
+/* The fit's left-out median error of each kind it measured, recorded in
+ * the profile (calib_time_err, calib_mem_err: calc shows them). */
+static int set_left_out(tplan_framework *f, const tplan_calib_result *res)
+{
+    int rc = 0;
+
+    /* to 0.01%, as the report prints them to 0.1% */
+    if (res->n_time)
+        rc = set_value(f, "calib_time_err",
+                       round(tplan_calib_median(res->time, res->n_time, 2) *
+                             1e4) / 1e4);
+    if (!rc && res->n_memory)
+        rc = set_value(f, "calib_mem_err",
+                       round(tplan_calib_median(res->memory, res->n_memory,
+                                                2) *
+                             1e4) / 1e4);
+    return rc;
 }
 
 static int write_profile(const opts *o, kept *k, const tplan_framework *f)
@@ -481,7 +555,7 @@ static int write_profile(const opts *o, kept *k, const tplan_framework *f)
     if (tplan_framework_csv_write(o->out, k->fw, k->n, &err))
         return report(&err);
     if (k->n > 1)
-        printf("kept the %d other framework%s of %s\n", k->n - 1,
+        fprintf(rep, "kept the %d other framework%s of %s\n", k->n - 1,
                k->n > 2 ? "s" : "", o->out);
     return 0;
 }
@@ -498,8 +572,11 @@ int cmd_calibrate(int argc, char **argv)
     int rc;
 
     memset(&res, 0, sizeof res);
+    rep = stdout;
     if ((rc = parse_opts(argc, argv, &o)))
         return rc < 0 ? 0 : rc;
+    if (strcmp(o.out, "-") == 0)
+        rep = stderr;
     kp.name = o.name;
     if (tplan_framework_builtin(o.name))
         return usage_error("--name %s: a built-in framework's name: give "
@@ -522,44 +599,64 @@ int cmd_calibrate(int argc, char **argv)
                  : report(&err);
         goto done;
     }
-    printf("calibrating %s from %d runs of %s (base: %s)\n", o.name, r.n,
+    fprintf(rep, "calibrating %s from %d runs of %s (base: %s)\n", o.name, r.n,
            o.measured, o.base ? o.base : "none, tplan's defaults");
     for (int i = 0; i < res.k; i++) {
         const char *name = tplan_field_at(res.t[i].field)->input;
         char a[64];
 
         tplan_fmt_field(a, sizeof a, res.t[i].field, res.t[i].start);
-        printf("  %-13s %s -> %.4g\n", name, a, res.x[i]);
+        fprintf(rep, "  %-13s %s -> %.4g\n", name, a, res.x[i]);
+        if ((rc = set_value(&f, name, res.x[i])))
+            goto done;
+    }
+    if (res.k < res.candidates)
+        fprintf(rep,
+                "  (%d of the %d terms these runs move kept: the others did "
+                "not lower the left-out loss by 1%% without raising the "
+                "left-out median error)\n",
+                res.k, res.candidates);
+    fprintf(rep, "(left out: each run predicted by a fit %s)\n",
+           res.folds == r.n ? "without it"
+                            : "without its tenth of the runs (every 10th)");
+    print_kind(&r, "step time", false, res.time, res.n_time);
+    print_kind(&r, "peak memory", true, res.memory, res.n_memory);
+    for (int kind = 0; kind < 2; kind++) {
+        char a[24], b[24];
+
+        if (!(kind ? res.n_memory : res.n_time))
+            continue;
+        fprintf(rep, "left-out median |error| of %s: %s before the fit "
+                "(base %s), %s after\n",
+                kind ? "peak memory" : "step time",
+                pct(a, sizeof a, res.cv_median[kind][0], false),
+                o.base ? o.base : "none",
+                pct(b, sizeof b, res.cv_median[kind][1], false));
+    }
+    fflush(rep);
+    if (calib_check(&r, &res, &err)) {
+        rc = usage_error("%s: %s", o.measured, err.msg);
+        goto done;
+    }
+    for (int i = 0; i < res.k; i++)
         /* a term pinned to its range fits nothing: the runs want what it
          * cannot give (the GPU runs' short, host-bound steps drive
          * eff_scale to its top, docs/MODEL.md section 4.7); at 0 a term
          * is switched off (eff_tok0, alloc_frac), a fit like any other */
-        fflush(stdout);
         if (res.t[i].start != res.x[i] && res.x[i] != 0.0 &&
             (res.x[i] <= res.t[i].lo || res.x[i] >= res.t[i].hi))
             fprintf(stderr,
                     "tplan: warning: calibrate: %s ends at its bound %.4g: "
                     "these runs differ from the model in a way this term "
                     "does not describe; read the left-out errors\n",
-                    name, res.x[i]);
-        if ((rc = set_value(&f, name, res.x[i])))
-            goto done;
-    }
-    if (res.k < res.candidates)
-        printf("  (%d of the %d terms these runs move kept: the others did "
-               "not lower the left-out error by 1%%)\n",
-               res.k, res.candidates);
-    printf("(left out: each run predicted by a fit %s)\n",
-           res.folds == r.n ? "without it"
-                            : "without its tenth of the runs (every 10th)");
-    print_kind(&r, "step time", false, res.time, res.n_time);
-    print_kind(&r, "peak memory", true, res.memory, res.n_memory);
+                    tplan_field_at(res.t[i].field)->input, res.x[i]);
     if ((rc = set_band(&f, "time_band_lo", "time_band_hi", res.time_band)) ||
         (rc = set_band(&f, "mem_band_lo", "mem_band_hi", res.mem_band)) ||
         (rc = set_range(&f, "calib_params_min", "calib_params_max",
                         res.params)) ||
         (rc = set_range(&f, "calib_gpus_min", "calib_gpus_max", res.gpus)) ||
-        (rc = set_range(&f, "calib_seq_min", "calib_seq_max", res.seq)))
+        (rc = set_range(&f, "calib_seq_min", "calib_seq_max", res.seq)) ||
+        (rc = set_left_out(&f, &res)))
         goto done;
     if (res.n_time)
         snprintf(ts, sizeof ts, "; step time %.1f%% (%d runs)",
@@ -574,7 +671,7 @@ int cmd_calibrate(int argc, char **argv)
              r.n, o.measured, o.base ? o.base : "none", ts, ms);
     if ((rc = write_profile(&o, &kp, &f)))
         goto done;
-    printf("\nwrote framework %s to %s: use it with --framework-file %s "
+    fprintf(rep, "\nwrote framework %s to %s: use it with --framework-file %s "
            "--framework %s\n",
            o.name, o.out, o.out, o.name);
 done:

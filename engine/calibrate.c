@@ -26,6 +26,16 @@ static const char *const memory_terms[] = {"alloc_frac", "context_mib", NULL};
 #define RUNS_PER_TERM 3
 /* A term at 0 moves in steps of this share of its range. */
 #define LINEAR_STEP 0.1
+/* The scan before the simplex: SCAN_POINTS values from start / SCAN_SPAN
+ * to start x SCAN_SPAN (geometric, within the field's range), or across
+ * [lo, lo + min(range, 1)] for a term that starts at 0. A span of 100
+ * reaches eff_scale's whole range (0.01 to 10) from 1 and the ZeRO-3
+ * bandwidth of 0.01 to 1 where ZeRO-3 traffic stops hiding under
+ * compute, a region a simplex started at the base never sees (issue 34:
+ * Narayanan et al. 2021 Table 2's ZeRO-3 rows stalled there). It is also
+ * the most a fitted term may move (tplan_calib_verdict). */
+#define SCAN_SPAN   100.0
+#define SCAN_POINTS 25
 
 /* A term's value at the optimiser's coordinate u: a multiple of its start
  * (exp u) when the start is positive, else a step from it, in range. */
@@ -36,6 +46,31 @@ static double term_value(const tplan_calib_term *t, double u)
                    : t->start + u * LINEAR_STEP * fmin(t->hi - t->lo, 1.0);
 
     return fmin(fmax(v, t->lo), t->hi);
+}
+
+/* The coordinate of value v (term_value's inverse; a value at or below 0
+ * of a term that starts above 0 is far down, where term_value clamps). */
+static double term_coord(const tplan_calib_term *t, double v)
+{
+    if (t->start > 0.0)
+        return v > 0.0 ? log(v / t->start) : -40.0;
+    return (v - t->start) / (LINEAR_STEP * fmin(t->hi - t->lo, 1.0));
+}
+
+/* The scan's i-th value of term t (i from 0 to SCAN_POINTS - 1). */
+static double scan_value(const tplan_calib_term *t, int i)
+{
+    double a = (double)i / (SCAN_POINTS - 1);
+
+    if (t->start > 0.0) {
+        double lo = fmax(t->lo, t->start / SCAN_SPAN),
+               hi = fmin(t->hi, t->start * SCAN_SPAN);
+
+        if (lo <= 0.0)
+            lo = t->start / SCAN_SPAN;
+        return lo * pow(hi / lo, a);
+    }
+    return t->lo + a * fmin(t->hi - t->lo, 1.0);
 }
 
 int tplan_calib_predict(const tplan_calib_run *r, const tplan_calib_term *t,
@@ -96,20 +131,23 @@ static int sensitivity(const tplan_calib_run *runs, int n,
     return TPLAN_OK;
 }
 
+/* Every candidate of one kind that the runs can see, appended to t[k..):
+ * a term is a candidate when moving it a quarter (x1.25 or a quarter of
+ * its range from 0) or to either end of its scan moves some run's
+ * prediction by MIN_SENSITIVITY. The ends count because a term can sit on
+ * a flat region at the base's value (ZeRO-3 gathers hidden under compute
+ * at zero3_bw_eff 1) and matter further along. Which of them are fitted
+ * is select_terms' choice. */
 static int pick(const tplan_calib_run *runs, int n, const char *const *names,
                 bool memory, tplan_calib_term *t, int k, tplan_err *err)
 {
-    int measured = 0, took = 0, rc;
+    int rc;
 
-    for (int i = 0; i < n; i++)
-        measured += !isnan(memory ? runs[i].peak_bytes : runs[i].step_s);
-    for (int j = 0; names[j] && took < measured / RUNS_PER_TERM &&
-                    k < TPLAN_CALIB_MAX_TERMS;
-         j++) {
+    for (int j = 0; names[j] && k < TPLAN_CALIB_MAX_TERMS; j++) {
         int id = tplan_field_find_input(names[j]);
         const tplan_field *f = tplan_field_at(id);
         tplan_calib_term c = {id, memory, 0.0, f->min, f->max};
-        double v = 0.0, s;
+        double v = 0.0, s = 0.0, moves[3];
         bool same = true, have = false;
 
         /* one start for every run: a term the GPU sets (eff_h0 ...) is
@@ -125,17 +163,21 @@ static int pick(const tplan_calib_run *runs, int n, const char *const *names,
         }
         if (!same || !have)
             continue;
-        /* move it a quarter of the way along its range or by a quarter */
-        v = c.start > 0.0 ? fmin(c.start * 1.25, c.hi) > c.start
-                                ? fmin(c.start * 1.25, c.hi)
-                                : c.start * 0.75
-                          : c.lo + 0.25 * fmin(c.hi - c.lo, 1.0);
-        if ((rc = sensitivity(runs, n, &c, v, &s, err)))
-            return -1;
+        moves[0] = c.start > 0.0 ? fmin(c.start * 1.25, c.hi) > c.start
+                                       ? fmin(c.start * 1.25, c.hi)
+                                       : c.start * 0.75
+                                 : c.lo + 0.25 * fmin(c.hi - c.lo, 1.0);
+        moves[1] = scan_value(&c, 0);
+        moves[2] = scan_value(&c, SCAN_POINTS - 1);
+        for (int i = 0; i < 3 && s < MIN_SENSITIVITY; i++) {
+            if (moves[i] == c.start)
+                continue;
+            if ((rc = sensitivity(runs, n, &c, moves[i], &s, err)))
+                return -1;
+        }
         if (s < MIN_SENSITIVITY)
             continue;
         t[k++] = c;
-        took++;
     }
     return k;
 }
@@ -148,6 +190,35 @@ int tplan_calib_terms(const tplan_calib_run *runs, int n, tplan_calib_term *t,
     if (k < 0)
         return -1;
     return pick(runs, n, memory_terms, true, t, k, err);
+}
+
+/* The loss of one run: soft-L1 (the pseudo-Huber loss; scipy's
+ * least_squares calls it soft_l1) on the log of predicted over measured,
+ * 2 d^2 (sqrt(1 + (r/d)^2) - 1) with r = log(pred/meas). The log makes a
+ * run predicted twice too slow as wrong as one predicted twice too fast
+ * (pred/meas - 1 is bounded below by -1, unbounded above, and pulled fits
+ * towards over-prediction). Soft-L1 is r^2 for |r| well below d and
+ * grows as 2 d |r| beyond, so one run the model cannot describe pulls the
+ * terms with a bounded force instead of a square (Huber 1964's
+ * reasoning), and it stays smooth for the simplex. d = LOSS_SCALE, 1%:
+ * beyond it the loss is least absolute deviations, whose fit moves a
+ * shared factor (eff_scale) to the runs' median error, the figure
+ * calibrations are judged by. Chosen among 1%, 2%, 3% and 5% on the
+ * checks tests/calibrate_published.sh makes (so those are not out of
+ * sample for d): fitted on half of llm-foundry's A100-80GB rows from
+ * fsdp, the other half's median error went 3.34% -> 3.02%, 3.41%, 3.71%,
+ * 4.21%; the 5% fit followed the few runs tplan misses by 10-15%. A
+ * prediction that is not a positive finite number costs HUGE_VAL. */
+#define LOSS_SCALE 0.01
+
+static double run_loss(double pred, double meas)
+{
+    double r;
+
+    if (!(pred > 0.0) || !isfinite(pred))
+        return HUGE_VAL;
+    r = log(pred / meas) / LOSS_SCALE;
+    return 2.0 * LOSS_SCALE * LOSS_SCALE * (sqrt(1.0 + r * r) - 1.0);
 }
 
 /* The fit's state: the runs and the terms of one kind. */
@@ -164,7 +235,8 @@ typedef struct problem {
     int rc;
 } problem;
 
-/* Sum of squared relative errors at coordinates u of this kind's terms. */
+/* The runs' summed loss (run_loss) at coordinates u of this kind's
+ * terms. */
 static double objective(problem *pr, const double *u)
 {
     double sum = 0.0;
@@ -186,9 +258,33 @@ static double objective(problem *pr, const double *u)
             return HUGE_VAL;
         pred = pr->memory ? p : s;
         if (!isnan(pred))
-            sum += (pred / meas - 1.0) * (pred / meas - 1.0);
+            sum += run_loss(pred, meas);
     }
     return sum;
+}
+
+/* Scan each term over its SCAN_POINTS values, the others held where the
+ * scan left them, and keep the best (the start included): one pass of
+ * coordinate search, so the simplex starts where the loss moves. */
+static void scan(problem *pr, double *u)
+{
+    double best = objective(pr, u);
+
+    for (int j = 0; j < pr->m && pr->rc == TPLAN_OK; j++) {
+        const tplan_calib_term *t = &pr->t[pr->idx[j]];
+        double keep = u[j];
+
+        for (int i = 0; i < SCAN_POINTS; i++) {
+            double f;
+
+            u[j] = term_coord(t, scan_value(t, i));
+            if ((f = objective(pr, u)) < best) {
+                best = f;
+                keep = u[j];
+            }
+        }
+        u[j] = keep;
+    }
 }
 
 #define NM_MAX          TPLAN_CALIB_MAX_TERMS
@@ -196,16 +292,19 @@ static double objective(problem *pr, const double *u)
 #define NM_TOL          1e-12
 
 /* Nelder and Mead (1965), with the usual coefficients: reflect 1,
- * expand 2, contract 1/2, shrink 1/2. Minimises over u[0..m-1] from 0. */
+ * expand 2, contract 1/2, shrink 1/2. Minimises over u[0..m-1] from
+ * best[0..m-1] (the scan's point), the result back in best. */
 static void nelder_mead(problem *pr, double *best)
 {
     double s[NM_MAX + 1][NM_MAX], f[NM_MAX + 1];
     double c[NM_MAX], r[NM_MAX], e[NM_MAX], fr, fe, fc;
     int m = pr->m;
 
+    if (m < 1 || m > NM_MAX)
+        return;
     for (int i = 0; i <= m; i++) {
         for (int j = 0; j < m; j++)
-            s[i][j] = i == j + 1 ? 0.2 : 0.0;
+            s[i][j] = best[j] + (i == j + 1 ? 0.2 : 0.0);
         f[i] = objective(pr, s[i]);
     }
     for (int it = 0; it < NM_ITER_PER_DIM * m && pr->rc == TPLAN_OK; it++) {
@@ -277,7 +376,7 @@ int tplan_calib_fit(const tplan_calib_run *runs, int n, int folds, int fold,
         x[i] = t[i].start;
     for (int kind = 0; kind < 2; kind++) {
         int idx[TPLAN_CALIB_MAX_TERMS], m = 0;
-        double u[NM_MAX];
+        double u[NM_MAX] = {0};
         problem pr;
 
         for (int i = 0; i < k; i++)
@@ -287,7 +386,9 @@ int tplan_calib_fit(const tplan_calib_run *runs, int n, int folds, int fold,
             continue;
         pr = (problem){runs, n, folds,     fold, t,   k,
                        idx,  m, kind == 1, x,    err, TPLAN_OK};
-        nelder_mead(&pr, u);
+        scan(&pr, u);
+        if (pr.rc == TPLAN_OK)
+            nelder_mead(&pr, u);
         if (pr.rc)
             return pr.rc;
         for (int j = 0; j < m; j++)
@@ -296,24 +397,42 @@ int tplan_calib_fit(const tplan_calib_run *runs, int n, int folds, int fold,
     return TPLAN_OK;
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n-1] (sorted in place): the middle value, or the
+ * mean of the middle two for an even n. NaN when n is 0. */
+static double median(double *v, int n)
+{
+    if (n < 1)
+        return (double)NAN;
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
 /* The cross-validated error of fitting terms t[0..k): each fold's runs
- * predicted by the terms fitted without them, their squared relative
- * errors summed (the fit's own objective, on runs it did not see), for the
- * runs that measured this kind. k 0: the base profile's error. (The
- * median absolute error instead picked terms that held-out llm-foundry
- * runs then missed by more: scripts/calibrate_llmfoundry.sh, A100-80GB
- * +20%.) */
+ * predicted by the terms fitted without them. *loss: their summed loss
+ * (the fit's own objective, on runs it did not see); *med: the median of
+ * their |predicted / measured - 1|. For the runs that measured this kind;
+ * k 0: the base profile's. */
 static int cv_error(const tplan_calib_run *runs, int n, int folds,
                     const tplan_calib_term *t, int k, bool memory,
-                    double *out, tplan_err *err)
+                    double *loss, double *med, tplan_err *err)
 {
     double x[TPLAN_CALIB_MAX_TERMS];
-    int rc;
+    double *rel = malloc(sizeof *rel * (size_t)(n > 0 ? n : 1));
+    int rc = TPLAN_OK, m = 0;
 
-    *out = 0.0;
-    for (int f = 0; f < folds; f++) {
+    if (!rel)
+        return tplan_err_set(err, TPLAN_ENOMEM, "runs", "out of memory");
+    *loss = 0.0;
+    for (int f = 0; f < folds && rc == TPLAN_OK; f++) {
         if (k > 0 && (rc = tplan_calib_fit(runs, n, folds, f, t, k, x, err)))
-            return rc;
+            break;
         for (int i = f; i < n; i += folds) {
             double meas = memory ? runs[i].peak_bytes : runs[i].step_s, s, p,
                    pred;
@@ -322,48 +441,89 @@ static int cv_error(const tplan_calib_run *runs, int n, int folds,
                 continue;
             if ((rc = tplan_calib_predict(&runs[i], t, k, k > 0 ? x : NULL, &s,
                                           &p, err)))
-                return rc;
+                break;
             pred = memory ? p : s;
-            if (!isnan(pred))
-                *out += (pred / meas - 1.0) * (pred / meas - 1.0);
+            if (isnan(pred))
+                continue;
+            *loss += run_loss(pred, meas);
+            rel[m++] = fabs(pred / meas - 1.0);
         }
     }
-    return TPLAN_OK;
+    *med = median(rel, m);
+    free(rel);
+    return rc;
 }
 
-/* Keep, in the candidates' order, each term that lowers the
- * cross-validated error of its kind by more than 1% of it: a term the
- * runs cannot pin down fits their noise, and a profile with it predicts
- * new runs worse than the base (it did on held-out llm-foundry runs:
- * scripts/calibrate_llmfoundry.sh). Returns how many are kept, in
- * t[0..). */
+/* Forward selection over every candidate (t[0..k), pick's), kind by
+ * kind: each round fits each candidate not yet kept alongside those kept,
+ * cross-validated, and keeps the one with the lowest left-out loss, when
+ * it lowers that loss by more than 1% (and by more than rounding) and
+ * the left-out runs' median |error| by MIN_MEDIAN_GAIN of it. It stops there, or at
+ * one term per RUNS_PER_TERM runs of the kind (the fit stays
+ * over-determined). A term the runs cannot pin down fits their noise, and
+ * a profile with it predicts new runs worse than the base (it did on
+ * held-out llm-foundry runs: scripts/calibrate_llmfoundry.sh); trying
+ * every candidate each round, not a fixed order, is what reaches
+ * zero3_bw_eff on runs whose step eff_scale cannot explain. Returns how
+ * many are kept, in t[0..); their left-out median |error| before (the
+ * base) and after into med[kind][0..1]. */
+/* Assumption: a term must lower the left-out median |error| by a tenth
+ * of it to be kept. Smaller gains are within what the split of the runs
+ * moves: on llm-foundry's rows (all GPUs), dp_bw_eff lowered the fitting
+ * half's left-out median from 3.8% to 3.6% and raised the other half's
+ * from 3.61% to 3.98% (scripts/calibrate_llmfoundry.sh, issue 34). */
+#define MIN_MEDIAN_GAIN 0.1
+
 static int select_terms(const tplan_calib_run *runs, int n, int folds,
-                        tplan_calib_term *t, int k, tplan_err *err)
+                        tplan_calib_term *t, int k, double med[2][2],
+                        tplan_err *err)
 {
     tplan_calib_term kept[TPLAN_CALIB_MAX_TERMS];
+    bool used[TPLAN_CALIB_MAX_TERMS] = {false};
     int m = 0, rc;
 
     for (int kind = 0; kind < 2; kind++) {
-        double best;
+        double best, best_med;
+        int measured = 0, cap, took = 0;
 
-        if ((rc = cv_error(runs, n, folds, kept, m, kind == 1, &best, err)))
+        for (int i = 0; i < n; i++)
+            measured += !isnan(kind ? runs[i].peak_bytes : runs[i].step_s);
+        cap = measured / RUNS_PER_TERM;
+        if ((rc = cv_error(runs, n, folds, kept, m, kind == 1, &best,
+                           &best_med, err)))
             return -1;
-        for (int i = 0; i < k; i++) {
-            double e;
-            int base = m;
+        med[kind][0] = best_med;
+        while (took < cap) {
+            double e_best = HUGE_VAL, med_best = 0.0;
+            int pick_i = -1;
 
-            if (t[i].memory != (kind == 1))
-                continue;
-            kept[m++] = t[i];
-            if ((rc = cv_error(runs, n, folds, kept, m, kind == 1, &e, err)))
-                return -1;
-            /* and by more than rounding: 1e-9 is a relative error of
-             * 3e-5 on one run */
-            if (e < best * 0.99 - 1e-9)
-                best = e;
-            else
-                m = base;
+            for (int i = 0; i < k; i++) {
+                double e, md;
+
+                if (used[i] || t[i].memory != (kind == 1))
+                    continue;
+                kept[m] = t[i];
+                if ((rc = cv_error(runs, n, folds, kept, m + 1, kind == 1, &e,
+                                   &md, err)))
+                    return -1;
+                if (e < e_best) {
+                    e_best = e;
+                    med_best = md;
+                    pick_i = i;
+                }
+            }
+            /* by more than rounding too: 1e-9 is a log error of 3e-5 on
+             * one run */
+            if (pick_i < 0 || !(e_best < best * 0.99 - 1e-9) ||
+                !(med_best <= best_med * (1.0 - MIN_MEDIAN_GAIN)))
+                break;
+            kept[m++] = t[pick_i];
+            used[pick_i] = true;
+            best = e_best;
+            best_med = med_best;
+            took++;
         }
+        med[kind][1] = best_med;
     }
     memcpy(t, kept, sizeof *t * (size_t)m);
     return m;
@@ -394,22 +554,6 @@ static void settle(const tplan_calib_term *t, int k, double *x)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-
-    return (x > y) - (x < y);
-}
-
-/* The nearest-rank q-quantile of v[0..n-1] (sorted in place). */
-static double quantile(double *v, int n, double q)
-{
-    int k = (int)ceil(q * n);
-
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return v[k < 1 ? 0 : k > n ? n - 1 : k - 1];
-}
-
 double tplan_calib_median(const tplan_calib_error *e, int n, int which)
 {
     double *v = n > 0 ? malloc(sizeof *v * (size_t)n) : NULL, m;
@@ -420,26 +564,36 @@ double tplan_calib_median(const tplan_calib_error *e, int n, int which)
         v[i] = fabs(which == 0   ? e[i].before
                     : which == 1 ? e[i].after
                                  : e[i].left_out);
-    m = quantile(v, n, 0.5);
+    m = median(v, n);
     free(v);
     return m;
 }
 
-/* The band from measured over left-out predicted less 1 (section 14.3):
- * minus its 10th percentile below, its 90th above, rounded outwards to
- * four decimals and kept in the fields' ranges. */
+/* The band from measured over left-out predicted less 1 (section 14.3),
+ * from its order statistics: the j-th smallest and the j-th largest, j =
+ * floor((n + 1) / 10) and at least 1, rounded outwards to four decimals
+ * and kept in the fields' ranges. The j-th and (n + 1 - j)-th of n values
+ * hold a new run's value with probability (n + 1 - 2j) / (n + 1) (Wilks
+ * 1941, the coverage of order statistics), at least 80% with this j:
+ * the nearest-rank 10th and 90th percentiles cover less when n is small
+ * (15 runs: 75%), and the bands covered 53% of llm-foundry's held-out
+ * A100-80GB runs (issue 34; scripts/calibrate_llmfoundry.sh). */
 static int band(const tplan_calib_error *e, int n, double out[2])
 {
     double *r = malloc(sizeof *r * (size_t)(n ? n : 1));
+    int j = (n + 1) / 10;
 
     out[0] = out[1] = (double)NAN;
     if (!r)
         return TPLAN_ENOMEM;
     for (int i = 0; i < n; i++)
         r[i] = 1.0 / (1.0 + e[i].left_out) - 1.0;
+    if (j < 1)
+        j = 1;
     if (n > 0) {
-        out[0] = fmin(ceil(fmax(0.0, -quantile(r, n, 0.1)) * 1e4) / 1e4, 0.99);
-        out[1] = fmin(ceil(fmax(0.0, quantile(r, n, 0.9)) * 1e4) / 1e4, 10.0);
+        qsort(r, (size_t)n, sizeof *r, cmp_double);
+        out[0] = fmin(ceil(fmax(0.0, -r[j - 1]) * 1e4) / 1e4, 0.99);
+        out[1] = fmin(ceil(fmax(0.0, r[n - j]) * 1e4) / 1e4, 10.0);
     }
     free(r);
     return TPLAN_OK;
@@ -504,7 +658,8 @@ int tplan_calibrate(const tplan_calib_run *runs, int n, tplan_calib_result *res,
                              "predictions by 0.2%%: nothing to fit");
     res->folds = n <= TPLAN_CALIB_MAX_LOO ? n : 10;
     res->candidates = res->k;
-    if ((res->k = select_terms(runs, n, res->folds, res->t, res->k, err)) < 0)
+    if ((res->k = select_terms(runs, n, res->folds, res->t, res->k,
+                               res->cv_median, err)) < 0)
         return err->code;
     if (res->k > 0 &&
         (rc = tplan_calib_fit(runs, n, 0, 0, res->t, res->k, res->x, err)))
@@ -545,4 +700,106 @@ done:
     if (rc)
         tplan_calib_result_free(res);
     return rc;
+}
+
+/* What no fit may give (issue 34: profiles written with exit 0 at a
+ * 101,573% left-out error, a context fitted to 0, matmuls at 100% of
+ * peak). Assumption: the least CUDA context a profile may carry is 100
+ * MiB, a third of the smallest reported (about 300 MB with lazy loading,
+ * pytorch/pytorch#107667; docs/MODEL.md 4.1). */
+#define MIN_CONTEXT_MIB 100.0
+/* Assumption: a fit that puts a run's matmuls at 95% of the GPU's dense
+ * peak or more is nonsense: the model's efficiency saturates at 100%
+ * (engine/perf.c), where the term no longer moves the run, and published
+ * large training runs reach about half of peak (Narayanan et al. 2021:
+ * 52% on A100; Llama 3: 38-43% MFU on H100). */
+#define MAX_MATMUL_EFF 0.95
+/* A profile whose left-out predictions miss by a median of more than half
+ * the measurement describes something else than these runs. */
+#define MAX_LEFT_OUT 0.5
+
+int tplan_calib_verdict(const tplan_calib_run *runs, int n,
+                        const tplan_calib_result *res, tplan_err *err)
+{
+    const char *kinds[2] = {"step time", "peak memory"};
+    const tplan_calib_error *e[2] = {res->time, res->memory};
+    int ne[2] = {res->n_time, res->n_memory};
+
+    for (int i = 0; i < res->k; i++) {
+        const char *name = tplan_field_at(res->t[i].field)->input;
+        double s = res->t[i].start;
+
+        if (!isfinite(res->x[i]))
+            return tplan_err_set(err, TPLAN_EINVAL, "runs",
+                                 "%s fitted to a non-finite value: no "
+                                 "profile written",
+                                 name);
+        if (strcmp(name, "context_mib") == 0 && res->x[i] < MIN_CONTEXT_MIB)
+            return tplan_err_set(err, TPLAN_EINVAL, "runs",
+                                 "context_mib fitted to %.4g MiB, below the "
+                                 "%g of any CUDA context: were the peaks "
+                                 "measured without it "
+                                 "(max_memory_allocated)? no profile "
+                                 "written",
+                                 res->x[i], MIN_CONTEXT_MIB);
+        /* Assumption: no framework runs a kernel, a collective or an
+         * allocator a hundred times better or worse than the base's
+         * model of it; a fit that wants that describes something else
+         * (an eff_h0 of millions: runs a thousand times slower) */
+        if (s > 0.0 && res->x[i] > 0.0 &&
+            (res->x[i] < s / SCAN_SPAN * (1 - 1e-9) ||
+             res->x[i] > s * SCAN_SPAN * (1 + 1e-9)))
+            return tplan_err_set(err, TPLAN_EINVAL, "runs",
+                                 "%s fitted to %.4g, over %g times from the "
+                                 "base's %.4g: not a framework's difference; "
+                                 "no profile written",
+                                 name, res->x[i], SCAN_SPAN, s);
+    }
+    for (int kind = 0; kind < 2; kind++) {
+        double before, after;
+
+        if (ne[kind] == 0)
+            continue;
+        for (int j = 0; j < ne[kind]; j++)
+            if (!isfinite(e[kind][j].after) || !isfinite(e[kind][j].left_out))
+                return tplan_err_set(err, TPLAN_EINVAL, "runs",
+                                     "%s: run %d predicted as a non-finite "
+                                     "number by the fit: no profile "
+                                     "written",
+                                     kinds[kind], e[kind][j].run + 1);
+        before = tplan_calib_median(e[kind], ne[kind], 0);
+        after = tplan_calib_median(e[kind], ne[kind], 2);
+        if (after > before)
+            return tplan_err_set(err, TPLAN_EINVAL, "runs",
+                                 "%s: the fit's left-out median error %.1f%% "
+                                 "is above the base's %.1f%%: no profile "
+                                 "written",
+                                 kinds[kind], after * 100, before * 100);
+        if (after > MAX_LEFT_OUT)
+            return tplan_err_set(err, TPLAN_EINVAL, "runs",
+                                 "%s: the fit still misses runs left out of "
+                                 "it by a median %.0f%% (over %.0f%%): these "
+                                 "runs are not what tplan's model describes; "
+                                 "no profile written",
+                                 kinds[kind], after * 100, MAX_LEFT_OUT * 100);
+    }
+    for (int i = 0; i < n; i++) {
+        tplan_config c = runs[i].c;
+        tplan_plan p;
+
+        if (isnan(runs[i].step_s))
+            continue;
+        for (int j = 0; j < res->k; j++)
+            tplan_field_apply(res->t[j].field, res->x[j], &c);
+        if (tplan_plan_eval_ex(&c, &p, TPLAN_EVAL_FIGURES, err))
+            return err->code;
+        if (p.perf.timed && p.perf.matmul_eff >= MAX_MATMUL_EFF)
+            return tplan_err_set(err, TPLAN_EINVAL, "runs",
+                                 "the fit puts run %d's matmuls at %.0f%% of "
+                                 "the GPU's peak (%g%% at most): no profile "
+                                 "written",
+                                 i + 1, p.perf.matmul_eff * 100,
+                                 MAX_MATMUL_EFF * 100);
+    }
+    return TPLAN_OK;
 }

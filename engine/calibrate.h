@@ -1,9 +1,10 @@
 /* Calibration: fit a framework's efficiency and overhead terms to runs a
- * user measured (docs/MODEL.md section 15). Least squares on relative
- * error, step time and peak memory fitted apart (no time term moves
- * memory and no memory term moves a run's time at its given micro-batch),
- * by Nelder-Mead over the terms the runs can tell apart. Knows nothing
- * of I/O. */
+ * user measured (docs/MODEL.md section 15). A robust loss (soft-L1 on
+ * log(predicted / measured)), step time and peak memory fitted apart (no
+ * time term moves memory and no memory term moves a run's time at its
+ * given micro-batch): each term scanned over its range, then Nelder-Mead;
+ * terms chosen by cross-validated forward selection over every candidate
+ * the runs move. Knows nothing of I/O. */
 #ifndef TPLAN_CALIBRATE_H
 #define TPLAN_CALIBRATE_H
 
@@ -33,11 +34,12 @@ typedef struct tplan_calib_term {
  * average over and leave-one-out nothing to leave. */
 #define TPLAN_CALIB_MIN_RUNS 3
 
-/* The terms the runs can tell apart, best first, into t (at most
- * TPLAN_CALIB_MAX_TERMS): a term is kept when changing it moves some
- * run's prediction by 0.2%, and at most one per three runs measured
- * (time and memory counted apart), so the fit stays over-determined.
- * Returns how many; -1 with err set when a run does not evaluate. */
+/* The candidate terms, into t (at most TPLAN_CALIB_MAX_TERMS): those
+ * the runs share a start value of, where moving the term a quarter or to
+ * either end of its scan moves some run's prediction by 0.2%. Which are
+ * fitted is tplan_calibrate's cross-validated choice (at most one per
+ * three runs measured, time and memory counted apart). Returns how many;
+ * -1 with err set when a run does not evaluate. */
 int tplan_calib_terms(const tplan_calib_run *runs, int n, tplan_calib_term *t,
                       tplan_err *err);
 
@@ -83,6 +85,10 @@ typedef struct tplan_calib_result {
     double time_band[2], mem_band[2];
     /* the runs' range: smallest and largest model, GPU count, sequence */
     double params[2], gpus[2], seq[2];
+    /* the cross-validated median |error| of step time [0] and peak
+     * memory [1] (NaN where no run measured it), with the base's terms
+     * [.][0] and with those kept [.][1] (issue 34) */
+    double cv_median[2][2];
 } tplan_calib_result;
 
 /* Pick the terms, fit them, settle them to four significant digits (a
@@ -93,8 +99,17 @@ int tplan_calibrate(const tplan_calib_run *runs, int n,
                     tplan_calib_result *res, tplan_err *err);
 void tplan_calib_result_free(tplan_calib_result *res);
 
+/* Refuse a calibration no profile should come from (issue 34): a term
+ * fitted to a non-finite value, context_mib below 100 MiB, a run
+ * predicted as a non-finite number, a left-out median error above the
+ * base's or above 50%, a run's matmuls at 95% of peak or more. TPLAN_OK,
+ * or TPLAN_EINVAL with the one-line reason in err. */
+int tplan_calib_verdict(const tplan_calib_run *runs, int n,
+                        const tplan_calib_result *res, tplan_err *err);
+
 /* The median of |error| over e[0..n-1]: of before, after or left_out
- * (which 0, 1, 2). NaN when n is 0. */
+ * (which 0, 1, 2); for an even n the mean of the middle two. NaN when n
+ * is 0. */
 double tplan_calib_median(const tplan_calib_error *e, int n, int which);
 
 #endif

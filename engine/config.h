@@ -203,6 +203,9 @@ typedef struct tplan_config {
      * (0: no range): plans outside them are warned about (section 15) */
     struct {
         double params[2], gpus[2], seq[2];
+        /* the fit's left-out median |error| of step time and peak memory
+         * (0: none recorded; issue 34) */
+        double time_err, mem_err;
     } calib;
 } tplan_config;
 

@@ -173,6 +173,10 @@ enum {
     /* pipeline schedules and MoE at scale (issue 34) */
     F_PP_SCHEDULE,
     F_COMM_SM_SHARE,
+    /* calibration that never makes things worse (issue 34, item 6): the
+     * left-out error a calibrated profile's fit left */
+    F_CALIB_TIME_ERR,
+    F_CALIB_MEM_ERR,
     F_COUNT
 };
 
@@ -619,6 +623,14 @@ static const tplan_field fields[F_COUNT] = {
       "20/132 under dualpipe with ep > 1 (DeepSeek-V3), else 0",
       "share of SMs dualpipe's overlapped all-to-all takes from compute "
       "(output: the one used)"),
+    I(F_CALIB_TIME_ERR, "calib_time_err", REAL, REAL, AX, "",
+      "--calib-time-err", "calib_time_err", 0, 10, NULL, "0 (none)",
+      "framework: median |error| of its calibration runs' step times, each "
+      "predicted by a fit without it (left out)"),
+    I(F_CALIB_MEM_ERR, "calib_mem_err", REAL, REAL, AX, "",
+      "--calib-mem-err", "calib_mem_err", 0, 10, NULL, "0 (none)",
+      "framework: median |error| of its calibration runs' peak memory, each "
+      "predicted by a fit without it (left out)"),
 };
 
 #undef O
@@ -1128,6 +1140,12 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_CALIB_SEQ_MAX:
         c->calib.seq[1] = v;
         break;
+    case F_CALIB_TIME_ERR:
+        c->calib.time_err = v;
+        break;
+    case F_CALIB_MEM_ERR:
+        c->calib.mem_err = v;
+        break;
     default: /* names and text are set elsewhere */
         break;
     }
@@ -1471,6 +1489,10 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(c->calib.seq[0]);
     case F_CALIB_SEQ_MAX:
         return vr(c->calib.seq[1]);
+    case F_CALIB_TIME_ERR:
+        return vr(c->calib.time_err);
+    case F_CALIB_MEM_ERR:
+        return vr(c->calib.mem_err);
     default:
         return vi(0);
     }

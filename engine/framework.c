@@ -303,7 +303,9 @@ static const char *const terms[] = {
     "calib_gpus_max", "calib_seq_min", "calib_seq_max", "nccl_mib",
     "grad_bucket_copy", "reduce_bucket", "optim_temp", "gather_sets",
     "fused_norm", "zero12_overlap", "tp_overlap", "nccl_a2a_mib",
-    "nccl_nvls_mib", "blas_ws", "set_to_none", NULL};
+    "nccl_nvls_mib", "blas_ws", "set_to_none",
+    /* a calibration's left-out error (issue 34, item 6) */
+    "calib_time_err", "calib_mem_err", NULL};
 
 int tplan_framework_count(void)
 {

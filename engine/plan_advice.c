@@ -98,6 +98,19 @@ void tplan_plan_advice(const tplan_config *c, tplan_plan *p)
                 (double)c->gpus, c->calib.gpus);
     calib_check(p, c->framework[0] ? c->framework : "(none)", "seq",
                 (double)c->seq, c->calib.seq);
+    /* issue 34: a profile (a calibration, an eff_scale) that drives the
+     * matmuls to the GPU's peak; published large runs reach about half
+     * of it (Narayanan et al. 2021: 52% on A100) and the model's
+     * efficiency saturates at 100% (engine/perf.c). --efficiency fixes
+     * it by hand: not warned. */
+    if (p->perf.timed && c->efficiency <= 0 && p->perf.matmul_eff >= 0.95)
+        tplan_plan_warn(p,
+                        "matmuls at %.0f%% of the GPU's peak (eff_scale "
+                        "%.4g of framework %s): no training run sustains "
+                        "that; the profile's efficiency is not to be "
+                        "trusted",
+                        p->perf.matmul_eff * 100.0, c->eff_scale,
+                        c->framework[0] ? c->framework : "(none)");
     if (p->target_global_batch > 0 && !p->batch_exact)
         tplan_plan_warn(p,
                         "global batch %lld misses the target %lld: no "

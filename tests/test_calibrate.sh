@@ -35,7 +35,7 @@ grep -q "^  eff_scale     1 -> 0.85$" cal.out && ok || bad "calibrate finds eff_
 # zero3_bw_eff moves these runs too, but once eff_scale is fitted it lowers
 # no left-out error: it is not fitted (cross-validated selection)
 grep -q "zero3_bw_eff" cal.out && bad "calibrate fits a term that does not help: $(head -6 cal.out)" || ok
-grep -q "^  (3 of the 4 terms these runs move kept" cal.out && ok || bad "calibrate says what it left out: $(head -6 cal.out)"
+grep -q "^  (3 of the 8 terms these runs move kept" cal.out && ok || bad "calibrate says what it left out: $(head -6 cal.out)"
 F=(--framework-file prof.csv --framework mine)
 jq_is "the profile holds the recovered terms" '(.fields.eff_scale - 0.85 | fabs) < 0.001 and (.fields.alloc_frac - 0.07 | fabs) < 0.0007 and (.fields.context_mib - 700 | fabs) < 7' \
     calc "${B[@]}" --gpus 8 --micro-batch 1 "${F[@]}"
@@ -59,11 +59,12 @@ print("ok")
 LUA
 [ "$("$tplan" run lua_prof.lua 2>&1)" = ok ] && ok || bad "Lua loads the calibrated profile: $("$tplan" run lua_prof.lua 2>&1)"
 
-# no bound warning where the fit lands inside the ranges; runs 200 times
-# slower than any efficiency explains (eff_scale stops at 0.01) pin it to
-# its bound: warned
+# no bound warning where the fit lands inside the ranges; runs 100 times
+# slower than any efficiency explains (eff_scale stops at 0.01, 85 times
+# slower than 0.85) pin it to its bound: warned, a judgement call (the
+# profile still misses them by 15%, under the 50% that is refused)
 grep -q "ends at its bound" cal.err && bad "a fit inside its ranges warns: $(cat cal.err)" || ok
-awk -F, -v OFS=, 'NR > 1 { $11 = $11 * 200 } { print }' m.csv >slow.csv
+awk -F, -v OFS=, 'NR > 1 { $11 = $11 * 100 } { print }' m.csv >slow.csv
 if "$tplan" calibrate slow.csv --name slow -o slow_prof.csv >slow.out 2>slow.err; then ok; else bad "calibrate slow.csv: $(cat slow.err)"; fi
 grep -q "^tplan: warning: calibrate: eff_scale ends at its bound" slow.err && ok || bad "a term at its bound is warned about: $(cat slow.err)"
 
@@ -101,6 +102,10 @@ cp notprof.csv notprof.orig
 expect_error 2 "tplan: -o notprof.csv: not a framework file tplan can add to (notprof.csv:1: column a: not a plan input (tplan fields lists them)): give another path" calibrate m.csv --name x -o notprof.csv
 cmp -s notprof.csv notprof.orig && ok || bad "a file that is not a profile is left as it was"
 [ ! -e p.csv ] && ok || bad "a failed calibration writes no profile"
+
+# calibration that never makes things worse (issue 34)
+# shellcheck source=tests/calibrate_published.sh
+. "$dir/calibrate_published.sh"
 
 # the memory band and how sure the verdict is
 M=(calc --model llama3-8b --gpu h100-sxm --gpus 8 --zero 3 --recompute full)

@@ -51,6 +51,7 @@ local GOOD = {
   calib_params_min = {1e9}, calib_params_max = {1e11},
   calib_gpus_min = {8}, calib_gpus_max = {512},
   calib_seq_min = {1024}, calib_seq_max = {8192},
+  calib_time_err = {0.05}, calib_mem_err = {0.02},
   nccl_mib = {500}, grad_bucket_copy = {true},
   reduce_bucket = {1e8, nil, {zero = 1}}, optim_temp = {0.5},
   gather_sets = {3, nil, {zero = 3}}, fused_norm = {true},
