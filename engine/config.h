@@ -21,6 +21,14 @@ typedef enum {
 
 typedef enum { TPLAN_ATTN_EAGER, TPLAN_ATTN_FLASH } tplan_attention;
 
+/* The attention kernel a framework's efficiency terms were fitted under
+ * (issue 34): ANY, none recorded; else the attention kernel + 1. */
+typedef enum {
+    TPLAN_FIT_ATTN_ANY,
+    TPLAN_FIT_ATTN_EAGER,
+    TPLAN_FIT_ATTN_FLASH
+} tplan_fit_attention;
+
 /* How a framework saves activations (docs/MODEL.md section 3). */
 typedef enum {
     TPLAN_PROFILE_TORCH,     /* PyTorch eager, CUDA autocast rules (default) */
@@ -182,6 +190,15 @@ typedef struct tplan_config {
     double zero12_overlap;
     /* the share of tensor-parallel traffic hidden under the GEMMs */
     double tp_overlap;
+    /* era terms and fp8 recipes (issue 34): the attention kernel the
+     * framework's efficiency was fitted under (it sets `attention` too,
+     * which later fields override; another kernel is warned about), the
+     * fp8 scaling recipe (tplan_fp8_recipe_ratio, hardware.c), and
+     * whether fp8_ratio was given (the plan's, a framework's or an
+     * axis's), which then replaces the recipe's fitted ratio */
+    tplan_fit_attention fit_attention;
+    tplan_fp8_recipe fp8_recipe;
+    bool fp8_ratio_set;
     /* the ranges a calibrated framework's runs covered, [min, max] each
      * (0: no range): plans outside them are warned about (section 15) */
     struct {
@@ -263,6 +280,10 @@ bool tplan_config_whole_rounds(const tplan_config *c, int64_t accum);
  * memory of a node as the job uses it (the GPU's instance share times the
  * job's GPUs on a node), PCIe per GPU one way, NVMe per node. */
 double tplan_config_host_memory(const tplan_config *c);
+/* The fp8 matmul efficiency ratio the plan uses: fp8_ratio where given
+ * (fp8_ratio_set), else the fp8 recipe's on the GPU's architecture
+ * (tplan_fp8_recipe_ratio), else the GPU's own; 0 reads as 1. */
+double tplan_config_fp8_ratio(const tplan_config *c);
 double tplan_config_pcie(const tplan_config *c);
 double tplan_config_nvme(const tplan_config *c);
 /* The job's GPUs on one node: min(gpus, gpus per node). */
