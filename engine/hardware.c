@@ -48,6 +48,10 @@
  * matched best with none (scripts/accuracy_megatron.sh: median error 6.3%
  * at 0, 10.8% at 0.02). A knob (--eff-tp) for other stacks. */
 #define EFF_TP       0.0
+/* fp8_ratio 0.65, fitted with the rest to llm-foundry's H100 amp_fp8
+ * rows (2023 Transformer Engine): Hopper and Blackwell plans take their
+ * fp8 recipe's ratio instead (tplan_fp8_recipe_ratio) unless fp8_ratio is
+ * given; the fsdp framework gives 0.65 */
 #define EFF_H100     0.65, 1000.0, 512.0, 0.20, 0.65
 /* assumption: Blackwell software maturity like Hopper's */
 #define EFF_B200     EFF_H100
