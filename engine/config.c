@@ -398,6 +398,16 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         return tplan_err_set(err, TPLAN_EINVAL, "ep",
                              "ep must divide dp*cp (dp*cp=%lld, ep=%lld)",
                              (long long)dpcp, (long long)c->ep);
+    /* a recipe the GPU cannot run, where the plan computes in fp8 */
+    if (tplan_precision_get(c->precision)->compute == TPLAN_DTYPE_FP8 &&
+        c->gpu.peak_flops[TPLAN_DTYPE_FP8] > 0 &&
+        tplan_fp8_recipe_ratio(&c->gpu, c->fp8_recipe) < 0)
+        return tplan_err_set(err, TPLAN_EINVAL, "fp8_recipe",
+                             "fp8_recipe: %s: needs a Blackwell GPU (b200, "
+                             "gb200; gpu=%s): use tensorwise, delayed or "
+                             "blockwise",
+                             tplan_fp8_recipe_name(c->fp8_recipe),
+                             c->gpu.name);
     if (c->cp > 1 && c->attention != TPLAN_ATTN_FLASH)
         return tplan_err_set(err, TPLAN_EINVAL, "cp",
                              "context parallelism needs flash attention "
@@ -485,9 +495,12 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                              (int)c->optimizer);
     if ((unsigned)c->profile >= TPLAN_PROFILE_COUNT ||
         (unsigned)c->recompute > TPLAN_RECOMPUTE_FULL ||
-        (unsigned)c->attention > TPLAN_ATTN_FLASH)
+        (unsigned)c->attention > TPLAN_ATTN_FLASH ||
+        (unsigned)c->fit_attention > TPLAN_FIT_ATTN_FLASH ||
+        (unsigned)c->fp8_recipe >= TPLAN_FP8_RECIPE_COUNT)
         return tplan_err_set(err, TPLAN_EINVAL, "config",
-                             "unknown profile, recompute or attention value");
+                             "unknown profile, recompute, attention, "
+                             "fit_attention or fp8_recipe value");
     if (!(c->reserve_fraction >= 0.0 && c->reserve_fraction < 1.0))
         return tplan_err_set(err, TPLAN_EINVAL, "reserve",
                              "reserve must be in [0, 1) (reserve=%g)",
@@ -976,6 +989,16 @@ int64_t tplan_config_gpus_on_node(const tplan_config *c)
     int64_t gpn = tplan_config_gpus_per_node(c);
 
     return c->gpus < gpn ? c->gpus : gpn;
+}
+
+double tplan_config_fp8_ratio(const tplan_config *c)
+{
+    double r;
+
+    if (c->fp8_ratio_set)
+        return c->gpu.fp8_ratio;
+    r = tplan_fp8_recipe_ratio(&c->gpu, c->fp8_recipe);
+    return r >= 0.0 ? r : c->gpu.fp8_ratio;
 }
 
 double tplan_config_host_memory(const tplan_config *c)

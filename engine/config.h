@@ -31,6 +31,13 @@ typedef enum {
     TPLAN_PP_ZB_H1,
     TPLAN_PP_DUALPIPE
 } tplan_pp_schedule;
+/* The attention kernel a framework's efficiency terms were fitted under
+ * (issue 34): ANY, none recorded; else the attention kernel + 1. */
+typedef enum {
+    TPLAN_FIT_ATTN_ANY,
+    TPLAN_FIT_ATTN_EAGER,
+    TPLAN_FIT_ATTN_FLASH
+} tplan_fit_attention;
 
 /* How a framework saves activations (docs/MODEL.md section 3). */
 typedef enum {
@@ -199,6 +206,15 @@ typedef struct tplan_config {
     double zero12_overlap;
     /* the share of tensor-parallel traffic hidden under the GEMMs */
     double tp_overlap;
+    /* era terms and fp8 recipes (issue 34): the attention kernel the
+     * framework's efficiency was fitted under (it sets `attention` too,
+     * which later fields override; another kernel is warned about), the
+     * fp8 scaling recipe (tplan_fp8_recipe_ratio, hardware.c), and
+     * whether fp8_ratio was given (the plan's, a framework's or an
+     * axis's), which then replaces the recipe's fitted ratio */
+    tplan_fit_attention fit_attention;
+    tplan_fp8_recipe fp8_recipe;
+    bool fp8_ratio_set;
     /* the ranges a calibrated framework's runs covered, [min, max] each
      * (0: no range): plans outside them are warned about (section 15) */
     struct {
@@ -297,6 +313,10 @@ double tplan_config_comm_sms(const tplan_config *c);
  * memory of a node as the job uses it (the GPU's instance share times the
  * job's GPUs on a node), PCIe per GPU one way, NVMe per node. */
 double tplan_config_host_memory(const tplan_config *c);
+/* The fp8 matmul efficiency ratio the plan uses: fp8_ratio where given
+ * (fp8_ratio_set), else the fp8 recipe's on the GPU's architecture
+ * (tplan_fp8_recipe_ratio), else the GPU's own; 0 reads as 1. */
+double tplan_config_fp8_ratio(const tplan_config *c);
 double tplan_config_pcie(const tplan_config *c);
 double tplan_config_nvme(const tplan_config *c);
 /* The job's GPUs on one node: min(gpus, gpus per node). */

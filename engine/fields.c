@@ -177,6 +177,9 @@ enum {
      * left-out error a calibrated profile's fit left */
     F_CALIB_TIME_ERR,
     F_CALIB_MEM_ERR,
+    /* era profiles and fp8 recipes (issue 34) */
+    F_FIT_ATTENTION,
+    F_FP8_RECIPE,
     F_COUNT
 };
 
@@ -198,6 +201,12 @@ static const char *const optimizer_names[] = {
 static const char *const recompute_names[] = {"none", "selective", "full",
                                               NULL};
 static const char *const attention_names[] = {"eager", "flash", NULL};
+/* tplan_fit_attention's order: any, then the attention kernels + 1 */
+static const char *const fit_attention_names[] = {"any", "eager", "flash",
+                                                  NULL};
+/* tplan_fp8_recipe's order (hardware.h) */
+static const char *const fp8_recipe_names[] = {"tensorwise", "delayed",
+                                               "blockwise", "mxfp8", NULL};
 static const char *const profile_names[] = {"torch", "megatron", "torch-cpu",
                                             NULL};
 static const char *const lr_rule_names[] = {
@@ -379,7 +388,8 @@ static const tplan_field fields[F_COUNT] = {
     I(F_ATTN_EFF, "attn_eff", REAL, REAL, AX, "", "--attn-eff", "attn_eff",
       0.01, 1, NULL, "the GPU's", "efficiency model: attention efficiency"),
     I(F_FP8_RATIO, "fp8_ratio", REAL, REAL, AX, "", "--fp8-ratio",
-      "fp8_ratio", 0, 1, NULL, "the GPU's",
+      "fp8_ratio", 0, 1, NULL,
+      "fp8_recipe's, fitted for Hopper and Blackwell; else the GPU's",
       "efficiency model: fp8 efficiency relative to 16-bit (0: the same)"),
     I(F_EFF_TP, "eff_tp", REAL, REAL, AX, "", "--eff-tp", "eff_tp", 0, 0.5,
       NULL, "the GPU's", "efficiency model: loss per doubling of tp"),
@@ -631,6 +641,15 @@ static const tplan_field fields[F_COUNT] = {
       "--calib-mem-err", "calib_mem_err", 0, 10, NULL, "0 (none)",
       "framework: median |error| of its calibration runs' peak memory, each "
       "predicted by a fit without it (left out)"),
+    I(F_FIT_ATTENTION, "fit_attention", TEXT, ENUM, AX, "",
+      "--fit-attention", "fit_attention", 0, 0, fit_attention_names, "any",
+      "framework: the attention kernel its efficiency was fitted under; "
+      "sets attention (a later attention overrides; another kernel is "
+      "warned about)"),
+    I(F_FP8_RECIPE, "fp8_recipe", TEXT, ENUM, AX, "", "--fp8-recipe",
+      "fp8_recipe", 0, 0, fp8_recipe_names, "tensorwise",
+      "fp8 scaling recipe; picks the fitted fp8_ratio of the GPU's "
+      "architecture (mxfp8: Blackwell only)"),
 };
 
 #undef O
@@ -955,6 +974,15 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         break;
     case F_FP8_RATIO:
         c->gpu.fp8_ratio = v;
+        c->fp8_ratio_set = true;
+        break;
+    case F_FIT_ATTENTION:
+        c->fit_attention = (tplan_fit_attention)iv;
+        if (c->fit_attention != TPLAN_FIT_ATTN_ANY)
+            c->attention = (tplan_attention)(iv - 1);
+        break;
+    case F_FP8_RECIPE:
+        c->fp8_recipe = (tplan_fp8_recipe)iv;
         break;
     case F_EFF_TP:
         c->gpu.eff_tp = v;
@@ -1372,7 +1400,11 @@ static tplan_value get_config(int id, const tplan_plan *p)
     case F_ATTN_EFF:
         return vr(c->gpu.attn_eff);
     case F_FP8_RATIO:
-        return vr(c->gpu.fp8_ratio);
+        return vr(tplan_config_fp8_ratio(c));
+    case F_FIT_ATTENTION:
+        return vs(fit_attention_names[c->fit_attention]);
+    case F_FP8_RECIPE:
+        return vs(fp8_recipe_names[c->fp8_recipe]);
     case F_EFF_TP:
         return vr(c->gpu.eff_tp);
     case F_PUE:

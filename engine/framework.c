@@ -63,7 +63,16 @@ typedef struct builtin {
  * (config.c: the 10th and 90th percentiles of the error over them) */
 #define FSDP_TIME                                                            \
     {"eff_scale", "1"}, {"dp_bw_eff", "1"}, {"zero3_bw_eff", "1"},           \
-        {"time_band_lo", "0.0757"}, {"time_band_hi", "0.0889"}
+        {"time_band_lo", "0.0757"}, {"time_band_hi", "0.0889"}, FSDP_ERA
+/* The era of that fit (issue 34): llm-foundry's rows are laid out with
+ * flash attention (scripts/accuracy_llmfoundry.sh --attention flash,
+ * scripts/calibrate_efficiency.py the same), so the fit holds flash's
+ * attention efficiency; eager under these terms is warned about. Its fp8
+ * is llm-foundry's H100 amp_fp8 rows (Transformer Engine, 2023-24): the
+ * H100 family's fp8_ratio 0.65 fitted with the rest of the family
+ * (docs/MODEL.md section 8.2), not the 2024-26 NeMo stacks' ratios that
+ * fp8_recipe now picks without a framework (hardware.c). */
+#define FSDP_ERA {"fit_attention", "flash"}, {"fp8_ratio", "0.65"}
 /* What a current stack (CUDA 12, lazy loading) allocates besides the
  * model's tensors: NCCL's buffers, the CUDA context and the BLAS
  * workspace (above) */
@@ -175,6 +184,14 @@ static const builtin builtins[] = {
       {"overlap", "0"},
       {"dp_bw_eff", "1"},
       {"zero3_bw_eff", "1"},
+      /* its era (issue 34): the 24 rows ran Megatron-LM's unfused
+       * attention (2021-22, before FlashAttention; Korthikanti et al.
+       * 2022 section 5 recompute its softmax), laid out --attention eager
+       * (scripts/accuracy_megatron.sh, accuracy_korthikanti.sh,
+       * accuracy_table2.sh): eager is its default, flash is warned about
+       * (flash's speed-up would stack on the fit: Table 1 at a median
+       * of 10.7% under flash, 4.6% eager, 2026-11-28) */
+      {"fit_attention", "eager"},
       /* the 24 rows: predicted over published TFLOP/s less 1, 10th and
        * 90th percentile (nearest rank, 3 and 22 of 24: -0.06838,
        * +0.061003), rounded outwards */
@@ -184,6 +201,36 @@ static const builtin builtins[] = {
       /* Megatron-LM steps with Transformer Engine's or Apex's
        * FusedAdam (megatron/core/optimizer) and normalises with their
        * fused kernels */
+      {"optim_temp", "0"},
+      {"fused_norm", "true"}}},
+    /* Megatron-LM as Narayanan et al. 2021 ran it (issue 34): the 2021
+     * kernels, unfused attention (before FlashAttention), a 2021 CUDA
+     * stack. eff_scale and eff_tok0 fitted by least squares on the
+     * relative error of that paper's 16 Megatron rows, Table 1 (10) and
+     * Table 2's PTD-P rows (6), laid out eager, over eff_tok0 64
+     * (eff_scale 0.90-1.05) and 512, the A100's (1.00-1.20), by 0.01
+     * (scripts/fit_era.sh): 1.10 at 512, rms 3.67%, median 3.45%, worst
+     * 7.40% (64's best, 0.93: rms 4.46%). Korthikanti et al. 2022's rows
+     * are megatron's (above), not this era's. */
+    {"megatron-2021",
+     "Megatron-LM as Narayanan et al. 2021 measured it: unfused (eager) "
+     "attention, efficiency fitted to that paper's Table 1 and PTD-P rows",
+     {{"profile", "megatron"},
+      {"eff_scale", "1.10"},
+      {"eff_tok0", "512"},
+      {"fit_attention", "eager"},
+      /* PTD-P all-reduced after the pipeline flush (as megatron) */
+      {"overlap", "0"},
+      {"dp_bw_eff", "1"},
+      {"zero3_bw_eff", "1"},
+      /* the 16 rows: predicted over published less 1, 10th and 90th
+       * percentile (nearest rank, 2 and 15 of 16: -0.048122, +0.041379;
+       * smallest and largest -0.073954, +0.055524), rounded outwards */
+      {"time_band_lo", "0.0482"},
+      {"time_band_hi", "0.0414"},
+      /* a 2021 stack (as deepspeed): tplan's default 1000 MiB context
+       * (before CUDA 11.7's lazy loading) and no NVLS buffers */
+      {"nccl_mib", NCCL_MIB},
       {"optim_temp", "0"},
       {"fused_norm", "true"}}},
     /* NVIDIA's NeMo / Megatron-Bridge performance recipes: Megatron-LM
@@ -210,7 +257,11 @@ static const builtin builtins[] = {
       {"eff_scale", "1.11"},
       {"overlap", "0"},
       {"tp_overlap", "1"},
-      {"fp8_ratio", "0.94"},
+      /* fp8_ratio: the recipe's (hardware.c FP8_HOPPER_TENSOR, the 0.94
+       * fitted here, now per recipe); its rows ran flash attention
+       * (scripts/accuracy_nemo.sh --attention flash; Transformer Engine's
+       * fused attention) */
+      {"fit_attention", "flash"},
       /* every published row tplan lays out, the four Llama 3.1 405B
        * rows held out of the fp8_ratio fit included (they need
        * pp_embed_loss): predicted over published tokens/s less 1, 10th
@@ -240,6 +291,9 @@ static const builtin builtins[] = {
       {"eff_scale", "0.75"},
       {"dp_bw_eff", "1"},
       {"zero3_bw_eff", "0.086"},
+      /* Table 2's runs laid out with eager attention (2021:
+       * scripts/accuracy_table2.sh --attention eager) */
+      {"fit_attention", "eager"},
       /* the six rows' smallest and largest error (-0.06430, +0.05324),
        * rounded outwards */
       {"time_band_lo", "0.0643"},
@@ -305,7 +359,9 @@ static const char *const terms[] = {
     "fused_norm", "zero12_overlap", "tp_overlap", "nccl_a2a_mib",
     "nccl_nvls_mib", "blas_ws", "set_to_none",
     /* a calibration's left-out error (issue 34, item 6) */
-    "calib_time_err", "calib_mem_err", NULL};
+    "calib_time_err", "calib_mem_err",
+    /* era terms (issue 34) */
+    "fit_attention", NULL};
 
 int tplan_framework_count(void)
 {
@@ -359,7 +415,7 @@ int tplan_framework_term(const char *field, tplan_err *err)
                       "grad_bucket_copy, reduce_bucket, optim_temp, "
                       "gather_sets, fused_norm, zero12_overlap, "
                       "tp_overlap, nccl_a2a_mib, nccl_nvls_mib, blas_ws, "
-                      "set_to_none)",
+                      "set_to_none, fit_attention)",
                       field);
         return -1;
     }

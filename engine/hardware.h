@@ -17,6 +17,26 @@ typedef enum {
     TPLAN_DTYPE_COUNT
 } tplan_dtype;
 
+/* fp8 scaling recipes, as Megatron-LM's --fp8-recipe names them (issue
+ * 34): per-tensor scales from an amax history (delayed) or from the
+ * tensor at hand (tensorwise, "current scaling"); DeepSeek-V3's 1x128
+ * activation and 128x128 weight blocks (blockwise); MXFP8's 1x32 blocks
+ * with power-of-two scales, Blackwell only (mxfp8). */
+typedef enum {
+    TPLAN_FP8_TENSORWISE,
+    TPLAN_FP8_DELAYED,
+    TPLAN_FP8_BLOCKWISE,
+    TPLAN_FP8_MXFP8,
+    TPLAN_FP8_RECIPE_COUNT
+} tplan_fp8_recipe;
+
+/* The GPU architectures fp8 recipe ratios are fitted for. */
+typedef enum {
+    TPLAN_FP8_ARCH_OTHER, /* none fitted: the family's fp8_ratio */
+    TPLAN_FP8_ARCH_HOPPER,
+    TPLAN_FP8_ARCH_BLACKWELL
+} tplan_fp8_arch;
+
 typedef struct tplan_gpu {
     char name[32];
     int64_t memory_bytes; /* total as the runtime reports it */
@@ -49,6 +69,9 @@ typedef struct tplan_gpu {
     /* PyTorch's default BLAS workspace per handle and stream on this GPU
      * family, MiB (hardware.c); filled by tplan_gpu_lookup */
     double blas_ws_mib;
+    /* the architecture whose fp8 recipe ratios apply (hardware.c), filled
+     * by tplan_gpu_lookup like the host side */
+    tplan_fp8_arch fp8_arch;
 } tplan_gpu;
 
 /* Copy the catalog entry called name into *out. */
@@ -63,6 +86,13 @@ bool tplan_gpu_same(const tplan_gpu *a, const tplan_gpu *b);
 int tplan_gpu_validate(const tplan_gpu *g, tplan_err *err);
 
 const char *tplan_dtype_name(tplan_dtype d);
+
+/* fp8 matmul efficiency over the 16-bit one under recipe r on g's
+ * architecture, fitted to published runs (hardware.c); the GPU's own
+ * fp8_ratio where none is fitted. Negative: the recipe does not run on
+ * g (mxfp8 before Blackwell). */
+double tplan_fp8_recipe_ratio(const tplan_gpu *g, tplan_fp8_recipe r);
+const char *tplan_fp8_recipe_name(tplan_fp8_recipe r);
 
 /* The host side of the instance a GPU is usually rented in (docs/MODEL.md
  * section 12.5): host memory per GPU and the host <-> GPU bandwidth one way

@@ -371,8 +371,11 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
     *mm = emax * x / (x + h0) * tok / (tok + tok0) *
           tp_fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
     *attn = d == TPLAN_DTYPE_FP32 ? *mm : g->attn_eff;
-    if (d == TPLAN_DTYPE_FP8)
-        *mm *= g->fp8_ratio > 0 ? g->fp8_ratio : 1.0;
+    if (d == TPLAN_DTYPE_FP8) {
+        double r = tplan_config_fp8_ratio(c);
+
+        *mm *= r > 0 ? r : 1.0;
+    }
     /* Eager attention materialises the s x s scores: memory-bound softmax
      * and masking. Assumption: half the fused kernel's efficiency. */
     if (c->attention == TPLAN_ATTN_EAGER)

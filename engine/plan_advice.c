@@ -111,6 +111,21 @@ void tplan_plan_advice(const tplan_config *c, tplan_plan *p)
                         "trusted",
                         p->perf.matmul_eff * 100.0, c->eff_scale,
                         c->framework[0] ? c->framework : "(none)");
+    /* era terms (issue 34): a framework fitted under one attention kernel
+     * and run under the other stacks that kernel's speed-up (or loss) on
+     * its fitted efficiency */
+    if (c->fit_attention != TPLAN_FIT_ATTN_ANY &&
+        (int)c->attention != (int)c->fit_attention - 1)
+        tplan_plan_warn(p,
+                        "framework %s was fitted under %s attention; with "
+                        "%s its efficiency is extrapolated (attention=%s "
+                        "uses the fit's kernel)",
+                        c->framework[0] ? c->framework : "(none)",
+                        tplan_attention_name(
+                            (tplan_attention)(c->fit_attention - 1)),
+                        tplan_attention_name(c->attention),
+                        tplan_attention_name(
+                            (tplan_attention)(c->fit_attention - 1)));
     if (p->target_global_batch > 0 && !p->batch_exact)
         tplan_plan_warn(p,
                         "global batch %lld misses the target %lld: no "

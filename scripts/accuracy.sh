@@ -19,7 +19,9 @@
 #                MosaicML's published MPT table (scripts/accuracy_llmfoundry.sh)
 #   megatron     Narayanan et al. 2021 Table 1: TFLOP/s per GPU
 #                (scripts/accuracy_megatron.sh), without a framework and
-#                with --framework megatron (fitted to these rows)
+#                with --framework megatron (fitted to these rows) and
+#                megatron-2021 (the era profile, fitted to that paper's
+#                rows), each with the attention kernel it was fitted under
 #   korthikanti  Korthikanti et al. 2022 Table 5: iteration times
 #                (scripts/accuracy_korthikanti.sh), without a framework and
 #                with --framework megatron (fitted to them with Table 1)
@@ -41,7 +43,8 @@
 #   active       tests/data/hf/active.tsv: MoE active parameters against the
 #                vendors' rounded figures
 #   deepseek-v3  GPU-hours of DeepSeek-V3's pre-training (arXiv 2412.19437,
-#                2,664K H800 GPU-hours) with the best-informed flags of docs/accuracy.md
+#                2,664K H800 GPU-hours) with the best-informed flags of
+#                docs/accuracy.md (its blockwise fp8 recipe included)
 #   frontier     tests/data/frontier_runs.tsv: published frontier runs
 #                (DeepSeek-V3, Llama 3 405B, Megatron-Bridge MoE runs on H100
 #                and B200; scripts/accuracy_frontier.sh), each row's own
@@ -119,6 +122,8 @@ scripts/accuracy_megatron.sh --rows -- "${extra[@]}" |
     awk -F'\t' '{ printf "megatron\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_megatron.sh --rows -- --framework megatron "${extra[@]}" |
     awk -F'\t' '{ printf "megatron+fw\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
+scripts/accuracy_megatron.sh --rows -- --framework megatron-2021 "${extra[@]}" |
+    awk -F'\t' '{ printf "megatron-2021\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_korthikanti.sh --rows -- "${extra[@]}" |
     awk -F'\t' '{ printf "korthikanti\t%s\t%s\t%s\t%s\t%s\n", $1, $2, $3, $4, $5 }' >>"$rows"
 scripts/accuracy_korthikanti.sh --rows -- --framework megatron "${extra[@]}" |
@@ -176,7 +181,7 @@ done <tests/data/hf/active.tsv >>"$rows"
 # --- a whole run ------------------------------------------------------------
 pred=$("$tplan" calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 \
     --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1 --tokens 14.8T \
-    --profile megatron --moe-overlap 1 --moe-imbalance 1 "${extra[@]}" --json | jq -r '.run.gpu_hours')
+    --profile megatron --fp8-recipe blockwise --moe-overlap 1 --moe-imbalance 1 "${extra[@]}" --json | jq -r '.run.gpu_hours')
 printf 'deepseek-v3\tpre-training GPU-hours\t2664000\t%s\n' "$pred" >>"$rows"
 
 # --- published frontier runs (held out: recorded before any tuning) --------
@@ -186,7 +191,7 @@ scripts/accuracy_frontier.sh --rows -- "${extra[@]}" 2>"$tmp/frontier_refused" |
 
 # --- the report -------------------------------------------------------------
 printf '%-16s %5s %9s %9s %9s %9s %7s  %s\n' source rows median p90 worst "mean+-" "in band" "worst row"
-for src in activations act-llama act-bert llm-foundry megatron megatron+fw korthikanti korthikanti+fw table2-zero3 table2-zero3+fw \
+for src in activations act-llama act-bert llm-foundry megatron megatron+fw megatron-2021 korthikanti korthikanti+fw table2-zero3 table2-zero3+fw \
     table2-ptdp table2-ptdp+fw nemo-h100 nemo-h100+fw bert-v100-fp32 bert-v100-fp16 \
     zero3-2024 zero3-2024+fw gpu-mem gpu-alloc gpu-step gpu-mem-ho gpu-alloc-ho gpu-step-ho \
     params active deepseek-v3 frontier; do

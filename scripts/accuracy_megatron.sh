@@ -6,7 +6,9 @@
 # recomputation, vocabulary 51,200, sequence 2048. Their TFLOP/s count
 # Eq. 3's FLOPs (recomputation included): tplan's hardware FLOPs with eager
 # attention are exactly those. The paper does not give the micro-batch;
-# this assumes 1. Usage: scripts/accuracy_megatron.sh [--rows] [-- extra calc
+# this assumes 1. With a framework among the options the attention kernel
+# is the framework's (its fit_attention: eager for megatron and
+# megatron-2021), as a user who names only the framework gets it. Usage: scripts/accuracy_megatron.sh [--rows] [-- extra calc
 # options]; --rows prints "id, published, predicted, predicted at the step
 # band's slow and fast ends" lines (tab-separated) for scripts/accuracy.sh
 # instead of the report.
@@ -14,6 +16,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/report_common.sh
 report_args "$@"
+attn=(--attention eager)
+for a in "${extra[@]}"; do case $a in --framework | --framework=*) attn=() ;; esac; done
 
 # billions, heads, hidden, layers, tp, pp, GPUs, batch, published TFLOP/s per GPU
 table='1.7 24 2304 24 1 1 32 512 137
@@ -31,7 +35,7 @@ echo "$table" | while read -r billions heads hidden layers tp pp gpus batch publ
     dp=$((gpus / (tp * pp)))
     out=$("$tplan" calc --layers "$layers" --hidden "$hidden" --heads "$heads" --vocab 51200 \
         --seq 2048 --gpu a100-80g --gpus "$gpus" --tp "$tp" --pp "$pp" --micro-batch 1 \
-        --accum $((batch / dp)) --recompute full --attention eager --profile megatron \
+        --accum $((batch / dp)) --recompute full "${attn[@]}" --profile megatron \
         --precision mixed-fp16 "${extra[@]}" --json) || { echo "accuracy: ${billions}B: tplan failed" >&2; exit 1; }
     jq -r --arg b "$billions" --arg pub "$published" \
         '"\($b)\t\($pub)\t\(.perf.hw_flops_per_step / .perf.step_time_s / .parallel.gpus / 1e12)\t\(.perf.hw_flops_per_step / .perf.step_time_s_hi / .parallel.gpus / 1e12)\t\(.perf.hw_flops_per_step / .perf.step_time_s_lo / .parallel.gpus / 1e12)"' <<<"$out"

@@ -155,8 +155,12 @@ local function with(t) local c = {} for k, v in pairs(base) do c[k] = v end for 
 local a, d = tplan.plan(base), tplan.plan(with{framework = "deepspeed"})
 assert(a.framework == nil and d.framework == "deepspeed" and d.eff_scale == 0.75 and d.zero3_bw_eff == 0.086)
 assert(d.step_time_s > a.step_time_s)
-local o = tplan.plan(with{framework = "deepspeed", eff_scale = 1, zero3_bw_eff = 1})
+-- deepspeed's terms overridden, its fitted kernel (eager) too
+local o = tplan.plan(with{framework = "deepspeed", eff_scale = 1, zero3_bw_eff = 1, attention = "flash"})
 assert(o.framework == "deepspeed" and o.step_time_s == a.step_time_s, o.step_time_s)
+-- its fitted kernel is the default: eager, no warning; flash is warned about
+assert(d.attention == "eager" and d.fit_attention == "eager" and not table.concat(d.warnings, " | "):find("fitted under"), table.concat(d.warnings, " | "))
+assert(o.attention == "flash" and table.concat(o.warnings, " | "):find("framework deepspeed was fitted under eager attention"), table.concat(o.warnings, " | "))
 local names = tplan.frameworks.load("fw.csv")
 assert(#names == 1 and names[1] == "Ours")
 local m = tplan.plan(with{framework = "ours"})

@@ -1,7 +1,9 @@
 /* FLOPs, step time, scaling, cost and energy. */
 #include "tplan_test.h"
 
+#include "fields.h"
 #include "flops.h"
+#include "framework.h"
 #include "plan.h"
 #include "run.h"
 #include "scaling.h"
@@ -571,12 +573,143 @@ static void test_fp8_timing(void **state)
     eval_ok(&c, &p16);
     c.precision = TPLAN_PREC_FP8;
     eval_ok(&c, &p8);
-    assert_rel(p8.perf.matmul_eff, p16.perf.matmul_eff * 0.65, 1e-12);
+    /* the default recipe, tensorwise, at its Hopper ratio (hardware.c) */
+    assert_int_equal(c.fp8_recipe, TPLAN_FP8_TENSORWISE);
+    assert_rel(p8.perf.matmul_eff,
+               p16.perf.matmul_eff *
+                   tplan_fp8_recipe_ratio(&c.gpu, TPLAN_FP8_TENSORWISE),
+               1e-12);
     tplan_flops_eval(&c.model, c.seq, 8, c.recompute, c.attention, true, &f);
     assert_rel(p8.perf.compute_s,
                f.matmul_hw / 8 / (peak8 * p8.perf.matmul_eff) +
                    f.attn_hw / 8 / (peak16 * p8.perf.attn_eff),
                1e-12);
+}
+
+static bool warned(const tplan_plan *p, const char *needle)
+{
+    for (int i = 0; i < p->n_warnings; i++)
+        if (strstr(p->warnings[i], needle))
+            return true;
+    return false;
+}
+
+/* Era terms (issue 34): a framework's fit_attention is the plan's
+ * attention unless a later field sets it; another kernel is warned
+ * about, the fitted one is not. */
+static void test_fit_attention(void **state)
+{
+    static const char *const needle = "was fitted under eager attention";
+    tplan_config c;
+    tplan_framework f;
+    tplan_plan p;
+
+    (void)state;
+    config_for(&c, "gpt2", "a100-80g");
+    c.micro_batch = 1;
+    assert_int_equal(c.attention, TPLAN_ATTN_FLASH); /* the engine's default */
+    assert_int_equal(tplan_framework_lookup("megatron-2021", &f, NULL),
+                     TPLAN_OK);
+    tplan_framework_apply(&f, &c);
+    assert_int_equal(c.fit_attention, TPLAN_FIT_ATTN_EAGER);
+    assert_int_equal(c.attention, TPLAN_ATTN_EAGER);
+    eval_ok(&c, &p);
+    assert_false(warned(&p, needle));
+    /* the user's kernel after the framework: kept, and warned about */
+    assert_int_equal(tplan_field_set_text(tplan_field_find("attention"),
+                                          "flash", &c, NULL),
+                     TPLAN_OK);
+    assert_int_equal(c.attention, TPLAN_ATTN_FLASH);
+    eval_ok(&c, &p);
+    assert_true(warned(&p, needle));
+    /* a profile fitted under flash says nothing of flash */
+    config_for(&c, "gpt2", "a100-80g");
+    c.micro_batch = 1;
+    assert_int_equal(tplan_framework_lookup("fsdp", &f, NULL), TPLAN_OK);
+    tplan_framework_apply(&f, &c);
+    assert_int_equal(c.fit_attention, TPLAN_FIT_ATTN_FLASH);
+    eval_ok(&c, &p);
+    assert_false(warned(&p, "was fitted under"));
+    /* every built-in records the kernel it was fitted under */
+    for (int i = 0; i < tplan_framework_count(); i++) {
+        config_for(&c, "gpt2", "a100-80g");
+        assert_int_equal(tplan_framework_lookup(tplan_framework_name_at(i),
+                                                &f, NULL),
+                         TPLAN_OK);
+        tplan_framework_apply(&f, &c);
+        assert_true(c.fit_attention != TPLAN_FIT_ATTN_ANY);
+    }
+}
+
+/* fp8 recipes (issue 34): each picks its fitted ratio on Hopper and
+ * Blackwell; mxfp8 before Blackwell is an error naming the field; a
+ * given fp8_ratio replaces the recipe's. */
+static void test_fp8_recipes(void **state)
+{
+    tplan_config c;
+    tplan_plan p16, p8;
+    tplan_err err;
+    double r;
+
+    (void)state;
+    config_for(&c, "llama2-7b", "h100-sxm");
+    c.gpus = 8;
+    c.micro_batch = 1;
+    eval_ok(&c, &p16);
+    c.precision = TPLAN_PREC_FP8;
+    for (int k = 0; k < TPLAN_FP8_RECIPE_COUNT; k++) {
+        c.fp8_recipe = (tplan_fp8_recipe)k;
+        r = tplan_fp8_recipe_ratio(&c.gpu, c.fp8_recipe);
+        if (k == TPLAN_FP8_MXFP8) {
+            assert_true(r < 0);
+            assert_int_equal(tplan_plan_eval(&c, &p8, &err), TPLAN_EINVAL);
+            assert_string_equal(err.field, "fp8_recipe");
+            continue;
+        }
+        /* a ratio at most 1 (fp8 no better than 16-bit), above the
+         * family's guess it replaced */
+        assert_true(r > c.gpu.fp8_ratio && r <= 1.0);
+        eval_ok(&c, &p8);
+        assert_rel(p8.perf.matmul_eff, p16.perf.matmul_eff * r, 1e-12);
+    }
+    /* blockwise's finer scales cost against tensorwise (fitted pair) */
+    assert_true(tplan_fp8_recipe_ratio(&c.gpu, TPLAN_FP8_BLOCKWISE) <
+                tplan_fp8_recipe_ratio(&c.gpu, TPLAN_FP8_TENSORWISE));
+    /* mxfp8 runs on Blackwell, below tensorwise there (fitted pairs) */
+    config_for(&c, "llama2-7b", "b200");
+    c.gpus = 8;
+    c.micro_batch = 1;
+    c.precision = TPLAN_PREC_FP8;
+    c.fp8_recipe = TPLAN_FP8_MXFP8;
+    eval_ok(&c, &p8);
+    r = tplan_fp8_recipe_ratio(&c.gpu, TPLAN_FP8_MXFP8);
+    assert_true(r > 0 && r < tplan_fp8_recipe_ratio(&c.gpu,
+                                                    TPLAN_FP8_TENSORWISE));
+    assert_rel(tplan_config_fp8_ratio(&c), r, 1e-15);
+    /* a given fp8_ratio wins over the recipe */
+    assert_int_equal(tplan_field_set_text(tplan_field_find("fp8_ratio"), "0.5",
+                                          &c, NULL),
+                     TPLAN_OK);
+    assert_rel(tplan_config_fp8_ratio(&c), 0.5, 1e-15);
+    /* no fp8 units (A100): the recipe does not matter, nothing fails */
+    config_for(&c, "llama2-7b", "a100-80g");
+    c.precision = TPLAN_PREC_FP8;
+    c.fp8_recipe = TPLAN_FP8_MXFP8;
+    c.micro_batch = 1;
+    eval_ok(&c, &p8);
+    /* parsing: the names, and a bad one naming the field */
+    assert_int_equal(tplan_field_set_text(tplan_field_find("fp8_recipe"),
+                                          "blockwise", &c, NULL),
+                     TPLAN_OK);
+    assert_int_equal(c.fp8_recipe, TPLAN_FP8_BLOCKWISE);
+    assert_int_equal(tplan_field_set_text(tplan_field_find("fp8_recipe"),
+                                          "mx", &c, &err),
+                     TPLAN_EINVAL);
+    assert_non_null(strstr(err.msg, "fp8_recipe: mx: unknown name"));
+    for (int k = 0; k < TPLAN_FP8_RECIPE_COUNT; k++)
+        assert_string_equal(
+            tplan_field_value_name(tplan_field_find("fp8_recipe"), k),
+            tplan_fp8_recipe_name((tplan_fp8_recipe)k));
 }
 
 /* fp32 on CUDA cores has a curve of its own (engine/perf.c FP32_EFF_MAX,
@@ -804,6 +937,8 @@ int main(void)
         cmocka_unit_test(test_tp_overlap),
         cmocka_unit_test(test_tp_overlap_shares_compute),
         cmocka_unit_test(test_fp8_timing),
+        cmocka_unit_test(test_fit_attention),
+        cmocka_unit_test(test_fp8_recipes),
         cmocka_unit_test(test_fp32_curve),
         cmocka_unit_test(test_stage_imbalance),
         cmocka_unit_test(test_pipeline_schedules),

@@ -60,6 +60,7 @@ local GOOD = {
   nccl_nvls_mib = {4}, blas_ws = {true}, set_to_none = {true},
   pp_schedule = {"dualpipe", nil, {pp = 2}},
   comm_sm_share = {0.1, nil, {pp = 2, pp_schedule = "dualpipe"}},
+  fit_attention = {"eager"}, fp8_recipe = {"blockwise"},
 }
 
 local fields, by_input = tplan.fields(), {}
