@@ -57,6 +57,8 @@ local GOOD = {
   zero12_overlap = {0.5}, tp_overlap = {0.5, nil, {tp = 2}},
   nccl_a2a_mib = {400}, pp_embed_loss = {true, nil, {pp = 2}},
   nccl_nvls_mib = {4}, blas_ws = {true}, set_to_none = {true},
+  recompute_modules = {"layernorm,mlp"},
+  fp8_activations = {true, nil, {precision = "fp8"}},
 }
 
 local fields, by_input = tplan.fields(), {}
