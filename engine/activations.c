@@ -54,8 +54,25 @@ enum {
     F_SOFTCAP = 1 << 22,  /* tanh soft-capping only (Gemma 2) */
     F_EAGERNORM = 1 << 23, /* HF's eager RMSNorm (x.float(), x * rstd) */
     F_FUSEDNORM = 1 << 24, /* a fused RMSNorm kernel: input and rstd */
-    F_GELUPY = 1 << 25     /* transformers' gelu_new (a Python formula) */
+    F_GELUPY = 1 << 25,    /* transformers' gelu_new (a Python formula) */
+    /* what Megatron-Core's recompute_modules drop (section 3.9) */
+    F_NORMOUT = 1 << 26, /* a block norm's output: gone with layernorm */
+    F_NORMINT = 1 << 27, /* a block norm's own saved tensors beyond its
+                            input (torch): gone with layernorm */
+    F_QKV = 1 << 28,     /* q, k, v after the projections: gone with
+                            mla_up_proj on latent attention */
+    F_ACTOUT = 1 << 29,  /* the MLP activation's output (fc2 input): gone
+                            in routed experts with moe_act */
+    F_ACTINT = 1 << 30   /* the activation's own saved tensors (torch):
+                            gone in routed experts with moe_act */
 };
+/* the recomputed norm's input as its checkpoint keeps it (torch eager
+ * RMSNorm): only with layernorm (bit 31: outside an int enumerator) */
+#define F_NORMRC (1u << 31)
+
+/* Which MLP an F_MLP row belongs to: a dense layer's, the routed
+ * experts' or the shared experts' (recompute modules treat them apart) */
+enum part { P_DENSE, P_ROUTED, P_SHARED };
 
 /* Dtype rules: what decides a tensor's width. */
 enum rule {
@@ -100,12 +117,12 @@ typedef struct act_row {
  * per-head fp32 log-sum-exp (Dao et al. 2022). Dropout rows vanish at p=0. */
 static const act_row megatron_layer[] = {
     {"attn norm input", SBH, 1, R_ACT, F_SP},
-    {"qkv input (norm output)", SBH, 1, R_LIN, F_SP},
+    {"qkv input (norm output)", SBH, 1, R_LIN, F_SP | F_NORMOUT},
     {"q latent (norm input and output)", SBQL, 2, R_ACT, F_SP | F_MLA},
     {"kv latent (norm input and output)", SBKL, 2, R_ACT, F_SP | F_MLA},
-    {"q", SBQ, 1, R_ACT, F_TP},
-    {"k", SBKV, 1, R_ACT, F_TP},
-    {"v", SBKV, 1, R_ACT, F_TP},
+    {"q", SBQ, 1, R_ACT, F_TP | F_QKV},
+    {"k", SBKV, 1, R_ACT, F_TP | F_QKV},
+    {"v", SBKV, 1, R_ACT, F_TP | F_QKV},
     {"softmax output", ASSB, 1, R_ACT, F_TP | F_CORE},
     {"attention dropout mask", ASSB, 1, R_MASK, F_TP | F_CORE | F_DROP},
     {"attention dropout output", ASSB, 1, R_ACT, F_TP | F_CORE | F_DROP},
@@ -116,11 +133,13 @@ static const act_row megatron_layer[] = {
     {"q-norm input", SBQ, 1, R_ACT, F_TP | F_QKNORM},
     {"k-norm input", SBKV, 1, R_ACT, F_TP | F_QKNORM},
     {"mlp norm input", SBH, 1, R_ACT, F_SP},
-    {"fc1 input (norm output)", SBH, 1, R_LIN, F_SP},
+    {"fc1 input (norm output)", SBH, 1, R_LIN, F_SP | F_NORMOUT},
     {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU | F_MLP},
-    {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU | F_MLP},
+    {"gelu output (fc2 input)", SBF, 1, R_LIN,
+     F_TP | F_GELU | F_MLP | F_ACTOUT},
     {"fc1 output (gate+up)", SBF, 2, R_ACT, F_TP | F_SWIGLU | F_MLP},
-    {"swiglu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_SWIGLU | F_MLP},
+    {"swiglu output (fc2 input)", SBF, 1, R_LIN,
+     F_TP | F_SWIGLU | F_MLP | F_ACTOUT},
     {"mlp residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
     {"layer input (checkpoint)", SBH, 1, R_ACT, F_SP | F_CKPT},
 };
@@ -156,16 +175,22 @@ static const act_row megatron_last[] = {
  * the input and x * rstd. */
 static const act_row torch_layer[] = {
     {"norm inputs (residual)", SBH, 2, R_RES, F_SP | F_LN},
-    {"norm mean+rstd", SB, 4, R_LNSTAT, F_SP | F_LN},
-    {"norm outputs (qkv, fc1 inputs)", SBH, 2, R_LIN, F_SP | F_LN},
-    {"rmsnorm inputs (fp32)", SBH, 2, R_F32, F_SP | F_RMS | F_EAGERNORM},
+    {"norm mean+rstd", SB, 4, R_LNSTAT, F_SP | F_LN | F_NORMINT},
+    {"norm outputs (qkv, fc1 inputs)", SBH, 2, R_LIN,
+     F_SP | F_LN | F_NORMOUT},
+    {"rmsnorm inputs (fp32)", SBH, 2, R_F32,
+     F_SP | F_RMS | F_EAGERNORM | F_NORMINT},
+    {"rmsnorm inputs (recomputed norms' checkpoint)", SBH, 2, R_RES,
+     F_SP | F_RMS | F_EAGERNORM | F_NORMRC},
     {"rmsnorm inputs (fused kernel)", SBH, 2, R_RES,
      F_SP | F_RMS | F_FUSEDNORM},
-    {"rmsnorm rstd", SB, 2, R_F32, F_SP | F_RMS},
-    {"rmsnorm x*rstd", SBH, 2, R_RES, F_SP | F_RMS | F_EAGERNORM},
+    {"rmsnorm rstd", SB, 2, R_F32, F_SP | F_RMS | F_NORMINT},
+    {"rmsnorm x*rstd", SBH, 2, R_RES,
+     F_SP | F_RMS | F_EAGERNORM | F_NORMINT},
     {"rmsnorm x^2 (mean's input)", SBH, 2, R_MEANIN,
-     F_SP | F_RMS | F_EAGERNORM},
-    {"rmsnorm outputs (matmul inputs)", SBH, 2, R_RMSOUT, F_SP | F_RMS},
+     F_SP | F_RMS | F_EAGERNORM | F_NORMINT},
+    {"rmsnorm outputs (matmul inputs)", SBH, 2, R_RMSOUT,
+     F_SP | F_RMS | F_NORMOUT},
     {"autocast copies of norm output for q, k, v", SBH, 3, R_AMPCOPY,
      F_SP | F_RMS},
     {"autocast copies of norm output for gate, up", SBH, 2, R_AMPCOPY,
@@ -182,10 +207,10 @@ static const act_row torch_layer[] = {
      * are then per head (the SBKV rows). Derived, not measured. */
     {"q latent (norm input and output)", SBQL, 2, R_ACT, F_SP | F_MLA},
     {"kv latent (norm input and output)", SBKL, 2, R_ACT, F_SP | F_MLA},
-    {"q", SBQ, 1, R_ACT, F_TP},
-    {"k, v", SBKV, 2, R_ACT, F_TP | F_KVNATIVE},
+    {"q", SBQ, 1, R_ACT, F_TP | F_QKV},
+    {"k, v", SBKV, 2, R_ACT, F_TP | F_KVNATIVE | F_QKV},
     {"k, v expanded to all heads (repeat_kv)", SBQ, 2, R_ACT,
-     F_TP | F_KVEXPAND},
+     F_TP | F_KVEXPAND | F_QKV},
     {"softmax output", ASSB, 1, R_F32OP, F_TP | F_CORE | F_LEARNED},
     {"attention dropout mask", ASSB, 1, R_MASK,
      F_TP | F_CORE | F_DROP | F_LEARNED},
@@ -234,7 +259,8 @@ static const act_row torch_layer[] = {
     {"k-norm x*rstd", SBKV, 1, R_ACT, F_TP | F_QKNORM | F_EAGERNORM},
     {"q-norm rstd", ASB, 1, R_F32, F_TP | F_QKNORM},
     {"fc1 output (gelu input)", SBF, 1, R_ACT, F_TP | F_GELU | F_MLP},
-    {"gelu output (fc2 input)", SBF, 1, R_LIN, F_TP | F_GELU | F_MLP},
+    {"gelu output (fc2 input)", SBF, 1, R_LIN,
+     F_TP | F_GELU | F_MLP | F_ACTOUT},
     /* transformers' NewGELUActivation (gelu_new: GPT-2, GPT-J, Phi-1/2),
      * 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * pow(x, 3)))): pow
      * saves its input, tanh its output, the last product both factors.
@@ -248,9 +274,11 @@ static const act_row torch_layer[] = {
      * and layer above the fused count in fp32 and amp-bf16, 24h in bf16
      * (f = 4h; tests/data/gpu/h200_torch.csv) */
     {"Python GELU: tanh, 1 + tanh, 0.5x", SBF, 1, R_GELUPY,
-     F_TP | F_GELU | F_MLP | F_GELUPY},
-    {"gate out, silu out, up out", SBF, 3, R_ACT, F_TP | F_SWIGLU | F_MLP},
-    {"silu*up (down input)", SBF, 1, R_LIN, F_TP | F_SWIGLU | F_MLP},
+     F_TP | F_GELU | F_MLP | F_GELUPY | F_ACTINT},
+    {"gate out, up out", SBF, 2, R_ACT, F_TP | F_SWIGLU | F_MLP},
+    {"silu out", SBF, 1, R_ACT, F_TP | F_SWIGLU | F_MLP | F_ACTINT},
+    {"silu*up (down input)", SBF, 1, R_LIN,
+     F_TP | F_SWIGLU | F_MLP | F_ACTOUT},
     {"mlp residual dropout mask", SBH, 1, R_MASK, F_SP | F_DROP},
     {"layer input (checkpoint)", SBH, 1, R_RES, F_SP | F_CKPT},
 };
@@ -419,6 +447,73 @@ void tplan_act_ctx_from_config(const tplan_config *c, tplan_act_ctx *ctx)
     ctx->fused_loss = c->fused_loss;
     ctx->fused_norm = c->fused_norm;
     ctx->moe_load = tplan_config_moe_load(c);
+    ctx->rc_modules = tplan_config_rc_modules(c);
+    ctx->fp8_act = c->fp8_activations;
+}
+
+/* The recompute modules in effect: the context's list, or core_attn
+ * under selective (contexts built field by field leave the list 0); none
+ * under full recomputation, which keeps layer inputs only. */
+static unsigned rc_modules(const tplan_act_ctx *ctx)
+{
+    if (ctx->recompute == TPLAN_RECOMPUTE_FULL)
+        return 0;
+    if (ctx->rc_modules)
+        return ctx->rc_modules;
+    return ctx->recompute == TPLAN_RECOMPUTE_SELECTIVE ? TPLAN_RC_CORE_ATTN
+                                                       : 0;
+}
+
+/* Does a recompute module drop a row of the given MLP part that would
+ * otherwise be kept (docs/MODEL.md section 3.9)? Megatron-Core's
+ * layernorm, mla_up_proj and moe_act discard the module's output
+ * (CheckpointWithoutOutput) and keep its input; mlp, moe and
+ * shared_experts checkpoint the module, keeping only its input (the norm
+ * output, a row outside F_MLP). */
+static bool row_dropped(const act_row *r, const tplan_model *m,
+                        const tplan_act_ctx *ctx, enum part part)
+{
+    unsigned mods = rc_modules(ctx), f = r->flags;
+
+    if ((mods & TPLAN_RC_LAYERNORM) && (f & (F_NORMOUT | F_NORMINT)))
+        return true;
+    if ((mods & TPLAN_RC_MLA_UP_PROJ) && (f & F_QKV) && tplan_model_mla(m))
+        return true;
+    if (!(f & F_MLP))
+        return false;
+    switch (part) {
+    case P_DENSE:
+        return (mods & TPLAN_RC_MLP) != 0;
+    case P_ROUTED:
+        return (mods & TPLAN_RC_MOE) ||
+               ((mods & TPLAN_RC_MOE_ACT) && (f & (F_ACTOUT | F_ACTINT)));
+    case P_SHARED:
+        return (mods & (TPLAN_RC_MOE | TPLAN_RC_SHARED_EXPERTS)) != 0;
+    }
+    return false;
+}
+
+/* Bytes per element of a row. With fp8 caching (DeepSeek-V3 report
+ * section 3.3.2, under an fp8 recipe) every fp8 linear input carries a
+ * scale per 1 x 128 tile (section 3.3.1: activations are scaled per
+ * token per 128 channels; the scale an fp32, an assumption: DeepGEMM
+ * takes fp32 scales), the attention output's linear input is E5M6 (12
+ * bits, shared with the attention backward) and the MoE SwiGLU inputs
+ * (the experts' fc1 outputs, routed and shared) are fp8 as well. */
+static double elem_bytes(const act_row *r, const tplan_act_ctx *ctx,
+                         enum part part)
+{
+    double e = profiles[ctx->profile].rules[r->rule][ctx->cls];
+    const double tile_scale = 4.0 / 128.0;
+
+    if (!ctx->fp8_act || ctx->cls != TPLAN_ACT_FP8 || e == 0.0)
+        return e;
+    if (r->rule == R_LIN)
+        return (r->dim == SBO ? 1.5 : 1.0) + tile_scale;
+    if (part != P_DENSE && (r->flags & F_MLP) && r->dim == SBF &&
+        r->rule == R_ACT && !(r->flags & F_ACTINT))
+        return 1.0 + tile_scale;
+    return e;
 }
 
 /* Does a row exist under ctx? ckpt selects the full-recompute checkpoint
@@ -435,7 +530,9 @@ static bool row_present(const act_row *r, const tplan_model *m,
     if ((f & F_DROP) && !ctx->dropout)
         return false;
     if ((f & F_CORE) &&
-        (flash || (!full_set && ctx->recompute == TPLAN_RECOMPUTE_SELECTIVE)))
+        (flash || (!full_set && (rc_modules(ctx) & TPLAN_RC_CORE_ATTN))))
+        return false;
+    if ((f & F_NORMRC) && (full_set || !(rc_modules(ctx) & TPLAN_RC_LAYERNORM)))
         return false;
     if ((f & F_FLASH) && !flash)
         return false;
@@ -482,7 +579,7 @@ static bool row_present(const act_row *r, const tplan_model *m,
 
 /* Bytes of one row for one sample. */
 static double row_bytes(const act_row *r, const tplan_model *m,
-                        const tplan_act_ctx *ctx, int64_t seq)
+                        const tplan_act_ctx *ctx, int64_t seq, enum part part)
 {
     double s = (double)seq, h = (double)m->hidden, a = (double)m->heads;
     double d = (double)tplan_model_head_dim(m), k = (double)m->kv_heads;
@@ -540,8 +637,7 @@ static double row_bytes(const act_row *r, const tplan_model *m,
     }
     if ((r->flags & F_TP) || ((r->flags & F_SP) && ctx->sp))
         split = t;
-    return elems * r->count * profiles[ctx->profile].rules[r->rule][ctx->cls] /
-           split;
+    return elems * r->count * elem_bytes(r, ctx, part) / split;
 }
 
 static double table_sum(const act_row *rows, int n, const tplan_model *m,
@@ -551,8 +647,9 @@ static double table_sum(const act_row *rows, int n, const tplan_model *m,
     double sum = 0.0;
 
     for (int i = 0; i < n; i++)
-        if (row_present(&rows[i], m, ctx, ckpt, full_set))
-            sum += row_bytes(&rows[i], m, ctx, seq);
+        if (row_present(&rows[i], m, ctx, ckpt, full_set) &&
+            (full_set || !row_dropped(&rows[i], m, ctx, P_DENSE)))
+            sum += row_bytes(&rows[i], m, ctx, seq, P_DENSE);
     return sum;
 }
 
@@ -561,7 +658,8 @@ static double table_sum(const act_row *rows, int n, const tplan_model *m,
  * only_mlp set it sums the F_MLP rows alone, times mult. */
 static void layer_sums(const act_row *rows, int n, const tplan_model *m,
                        const tplan_act_ctx *ctx, int64_t seq, bool only_mlp,
-                       double mult, double *kept, double *whole)
+                       enum part part, double mult, double *kept,
+                       double *whole)
 {
     bool full = ctx->recompute == TPLAN_RECOMPUTE_FULL;
 
@@ -573,9 +671,10 @@ static void layer_sums(const act_row *rows, int n, const tplan_model *m,
         if (only_mlp && !(r->flags & F_MLP))
             continue;
         in_full = row_present(r, m, ctx, false, true);
-        in_kept = row_present(r, m, ctx, full, false);
+        in_kept = row_present(r, m, ctx, full, false) &&
+                  !row_dropped(r, m, ctx, part);
         if (in_full || in_kept) {
-            double b = row_bytes(r, m, ctx, seq) * mult;
+            double b = row_bytes(r, m, ctx, seq, part) * mult;
 
             *whole += in_full ? b : 0.0;
             *kept += in_kept ? b : 0.0;
@@ -595,18 +694,19 @@ static void moe_layer(const profile_tables *p, const tplan_model *m,
     tplan_model e = *m;
     double kept, whole, routed = (double)m->top_k * ctx->moe_load;
 
-    layer_sums(p->layer, p->n_layer, m, ctx, seq, true, 1.0, &kept, &whole);
+    layer_sums(p->layer, p->n_layer, m, ctx, seq, true, P_DENSE, 1.0, &kept,
+               &whole);
     out->moe_layer = out->layer - kept;
     out->moe_layer_full = out->layer_full - whole;
     e.ffn = tplan_model_expert_ffn(m);
-    layer_sums(p->layer, p->n_layer, &e, ctx, seq, true, routed, &kept,
-               &whole);
+    layer_sums(p->layer, p->n_layer, &e, ctx, seq, true, P_ROUTED, routed,
+               &kept, &whole);
     out->moe_layer += kept;
     out->moe_layer_full += whole;
     if (m->shared_experts > 0) {
         e.ffn = m->shared_experts * tplan_model_shared_ffn(m);
-        layer_sums(p->layer, p->n_layer, &e, ctx, seq, true, 1.0, &kept,
-                   &whole);
+        layer_sums(p->layer, p->n_layer, &e, ctx, seq, true, P_SHARED, 1.0,
+                   &kept, &whole);
         out->moe_layer += kept;
         out->moe_layer_full += whole;
     }
@@ -616,10 +716,13 @@ static void moe_layer(const profile_tables *p, const tplan_model *m,
 
         if (!row_present(r, m, ctx, false, true))
             continue;
-        b = row_bytes(r, m, ctx, seq) * (r->flags & F_MLP ? routed : 1.0);
+        b = row_bytes(r, m, ctx, seq, P_ROUTED) *
+            (r->flags & F_MLP ? routed : 1.0);
         out->moe_layer_full += b;
-        /* under full recomputation only the layer input is kept */
-        if (ctx->recompute != TPLAN_RECOMPUTE_FULL)
+        /* under full recomputation only the layer input is kept; the moe
+         * module's checkpoint keeps only the MoE layer's input */
+        if (ctx->recompute != TPLAN_RECOMPUTE_FULL &&
+            !(rc_modules(ctx) & TPLAN_RC_MOE))
             out->moe_layer += b;
     }
 }
@@ -629,8 +732,8 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
 {
     const profile_tables *p = &profiles[ctx->profile];
 
-    layer_sums(p->layer, p->n_layer, m, ctx, seq, false, 1.0, &out->layer,
-               &out->layer_full);
+    layer_sums(p->layer, p->n_layer, m, ctx, seq, false, P_DENSE, 1.0,
+               &out->layer, &out->layer_full);
     out->moe_layer = out->layer;
     out->moe_layer_full = out->layer_full;
     if (tplan_model_moe(m))
@@ -667,6 +770,8 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
     k.ctx.fused_loss = ctx->fused_loss;
     k.ctx.fused_norm = ctx->fused_norm;
     k.ctx.moe_load = tplan_model_moe(m) ? ctx->moe_load : 0.0;
+    k.ctx.rc_modules = ctx->rc_modules;
+    k.ctx.fp8_act = ctx->fp8_act;
     k.experts = m->experts;
     k.top_k = m->top_k;
     k.expert_ffn = tplan_model_moe(m) ? tplan_model_expert_ffn(m) : 0;
@@ -723,12 +828,13 @@ static int list_table(const act_row *rows, int n, const char *where,
                       int k)
 {
     for (int i = 0; i < n; i++) {
-        if (!row_present(&rows[i], m, ctx, ckpt, false))
+        if (!row_present(&rows[i], m, ctx, ckpt, false) ||
+            row_dropped(&rows[i], m, ctx, P_DENSE))
             continue;
         if (k < cap) {
             items[k].name = rows[i].name;
             items[k].where = where;
-            items[k].bytes = row_bytes(&rows[i], m, ctx, seq);
+            items[k].bytes = row_bytes(&rows[i], m, ctx, seq, P_DENSE);
             items[k].elem_bytes =
                 profiles[ctx->profile].rules[rows[i].rule][ctx->cls];
         }

@@ -26,6 +26,9 @@ typedef struct tplan_act_ctx {
     bool fused_norm; /* fused RMSNorm kernels: no fp32 input copy */
     double moe_load; /* tokens on the busiest expert rank over the
                         average (tplan_config_moe_load) */
+    unsigned rc_modules; /* TPLAN_RC_* recompute modules (0: core_attn
+                            under selective, none otherwise) */
+    bool fp8_act;        /* DeepSeek-V3's fp8 caching (fp8 recipes) */
 } tplan_act_ctx;
 
 /* Bytes for ONE sample (all terms scale with the micro-batch b). */

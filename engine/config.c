@@ -335,6 +335,42 @@ int tplan_config_validate(const tplan_config *c, tplan_err *err)
     return tplan_config_validate_layout(c, err);
 }
 
+/* Recompute modules and fp8 caching (docs/MODEL.md section 3.9).
+ * Megatron-Core takes recompute_modules only with recompute_granularity
+ * selective, and raises ValueError for mla_up_proj without
+ * multi_latent_attention (transformer_config.py __post_init__); tplan
+ * does the same. fp8 caching needs an fp8 recipe: it is DeepSeek-V3's
+ * storage of fp8 GEMM inputs (report section 3.3.2). */
+static int validate_rc_modules(const tplan_config *c, tplan_err *err)
+{
+    char names[128];
+
+    if (c->recompute_modules & ~TPLAN_RC_ALL)
+        return tplan_err_set(err, TPLAN_EINVAL, "recompute_modules",
+                             "unknown recompute_modules bits "
+                             "(recompute_modules=%#x)",
+                             c->recompute_modules);
+    tplan_recompute_modules_format(c->recompute_modules, names, sizeof names);
+    if (c->recompute_modules && c->recompute == TPLAN_RECOMPUTE_FULL)
+        return tplan_err_set(err, TPLAN_EINVAL, "recompute_modules",
+                             "recompute_modules needs recompute none or "
+                             "selective, not full (recompute_modules=%s)",
+                             names);
+    if ((c->recompute_modules & TPLAN_RC_MLA_UP_PROJ) &&
+        !tplan_model_mla(&c->model))
+        return tplan_err_set(err, TPLAN_EINVAL, "recompute_modules",
+                             "mla_up_proj needs latent attention "
+                             "(kv_lora_rank > 0) (recompute_modules=%s)",
+                             names);
+    if (c->fp8_activations &&
+        tplan_precision_get(c->precision)->act != TPLAN_ACT_FP8)
+        return tplan_err_set(err, TPLAN_EINVAL, "fp8_activations",
+                             "fp8_activations needs precision fp8 "
+                             "(precision=%s)",
+                             tplan_precision_get(c->precision)->name);
+    return TPLAN_OK;
+}
+
 /* Expert and context parallelism (Megatron-LM's rules: arguments.py and
  * parallel_state.py). Experts split over ep ranks carved from the data x
  * context-parallel group (expert tensor parallelism = tp); the sequence
@@ -345,6 +381,8 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
     int64_t dpcp = c->gpus / (c->tp * c->pp);
     int rc;
 
+    if ((rc = validate_rc_modules(c, err)))
+        return rc;
     if ((rc = need_range("capacity_factor", c->capacity_factor, 0.0, 1000.0,
                          err)) ||
         (rc =
@@ -718,6 +756,68 @@ int64_t tplan_config_gpus_per_node(const tplan_config *c)
 }
 
 static const char *const recompute_names[] = {"none", "selective", "full"};
+
+/* Megatron-Core's names (transformer_config.py recompute_modules), in
+ * TPLAN_RC_* bit order */
+const char *const tplan_rc_module_names[TPLAN_RC_NMODULES + 1] = {
+    "core_attn", "moe_act", "layernorm",      "mla_up_proj",
+    "mlp",       "moe",     "shared_experts", NULL};
+
+unsigned tplan_config_rc_modules(const tplan_config *c)
+{
+    if (c->recompute == TPLAN_RECOMPUTE_FULL)
+        return 0;
+    if (c->recompute_modules)
+        return c->recompute_modules;
+    return c->recompute == TPLAN_RECOMPUTE_SELECTIVE ? TPLAN_RC_CORE_ATTN : 0;
+}
+
+bool tplan_recompute_modules_parse(const char *text, unsigned *mask)
+{
+    unsigned m = 0;
+    const char *p = text;
+
+    if (!text)
+        return false;
+    if (!*text || strcmp(text, "none") == 0) {
+        *mask = 0;
+        return true;
+    }
+    for (;;) {
+        size_t len = strcspn(p, ",");
+        int i;
+
+        for (i = 0; i < TPLAN_RC_NMODULES; i++)
+            if (strlen(tplan_rc_module_names[i]) == len &&
+                strncmp(p, tplan_rc_module_names[i], len) == 0)
+                break;
+        if (i == TPLAN_RC_NMODULES)
+            return false;
+        m |= 1u << i;
+        if (!p[len])
+            break;
+        p += len + 1;
+    }
+    *mask = m;
+    return true;
+}
+
+void tplan_recompute_modules_format(unsigned mask, char *buf, size_t len)
+{
+    size_t n = 0;
+
+    if (!len)
+        return;
+    buf[0] = '\0';
+    if (!(mask & TPLAN_RC_ALL)) {
+        snprintf(buf, len, "none");
+        return;
+    }
+    for (int i = 0; i < TPLAN_RC_NMODULES && n < len; i++)
+        if (mask & (1u << i))
+            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
+                                  tplan_rc_module_names[i]);
+}
 static const char *const attention_names[] = {"eager", "flash"};
 static const char *const profile_names[] = {"torch", "megatron", "torch-cpu"};
 

@@ -4,6 +4,7 @@
 #define TPLAN_CONFIG_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "err.h"
@@ -38,6 +39,20 @@ typedef enum {
     TPLAN_FIT_ATTN_EAGER,
     TPLAN_FIT_ATTN_FLASH
 } tplan_fit_attention;
+/* Megatron-Core's recompute_modules (megatron/core/transformer/
+ * transformer_config.py; docs/MODEL.md section 3.9), as bits: each drops
+ * the tensors its module would keep and runs its forward again. */
+enum {
+    TPLAN_RC_CORE_ATTN = 1u << 0,      /* the attention core (selective) */
+    TPLAN_RC_MOE_ACT = 1u << 1,        /* the routed experts' activation */
+    TPLAN_RC_LAYERNORM = 1u << 2,      /* the two block norms' outputs */
+    TPLAN_RC_MLA_UP_PROJ = 1u << 3,    /* MLA's up projections and RoPE */
+    TPLAN_RC_MLP = 1u << 4,            /* the dense layers' MLP */
+    TPLAN_RC_MOE = 1u << 5,            /* the whole MoE layer */
+    TPLAN_RC_SHARED_EXPERTS = 1u << 6, /* the shared experts */
+    TPLAN_RC_ALL = 0x7fu
+};
+#define TPLAN_RC_NMODULES 7
 
 /* How a framework saves activations (docs/MODEL.md section 3). */
 typedef enum {
@@ -84,6 +99,13 @@ typedef struct tplan_config {
     tplan_precision precision;
     tplan_optimizer optimizer;
     tplan_recompute recompute;
+    /* TPLAN_RC_* bits (0: none); a list implies selective recomputation
+     * of exactly those modules (tplan_config_rc_modules) */
+    unsigned recompute_modules;
+    /* DeepSeek-V3's fp8 activation caching (report section 3.3.2): the
+     * MoE SwiGLU inputs in fp8, the attention-output linear's input in
+     * E5M6, per-tile scales; needs precision fp8 */
+    bool fp8_activations;
     tplan_attention attention;
     tplan_profile profile;
     int64_t seq;
@@ -264,6 +286,17 @@ int64_t tplan_config_stage_layers(const tplan_config *c);
  * factor when tokens drop, else moe_imbalance; 1 without expert
  * parallelism (one rank runs every expert). */
 double tplan_config_moe_load(const tplan_config *c);
+
+/* The recompute modules in effect: the list when one is given; else
+ * core_attn under recompute selective (Megatron-Core's default list);
+ * else none (full recomputation keeps only layer inputs anyway). */
+unsigned tplan_config_rc_modules(const tplan_config *c);
+
+/* "layernorm,mla_up_proj" into TPLAN_RC_* bits ("none" or "": 0); false
+ * on an unknown name. The names in bit order: tplan_rc_module_names. */
+bool tplan_recompute_modules_parse(const char *text, unsigned *mask);
+void tplan_recompute_modules_format(unsigned mask, char *buf, size_t len);
+extern const char *const tplan_rc_module_names[TPLAN_RC_NMODULES + 1];
 
 /* "2000" or "2000steps", "375Mtokens", "5epochs", "1%" (0: none). */
 int tplan_warmup_parse(const char *text, double *value, tplan_warmup_unit *unit,

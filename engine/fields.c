@@ -180,6 +180,9 @@ enum {
     /* era profiles and fp8 recipes (issue 34) */
     F_FIT_ATTENTION,
     F_FP8_RECIPE,
+    /* recomputation modules, fp8 caching, MTP, routers (issue 34) */
+    F_RECOMPUTE_MODULES,
+    F_FP8_ACTIVATIONS,
     F_COUNT
 };
 
@@ -222,6 +225,9 @@ static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 static const char *const target_names[] = {
     "q", "k", "v", "o", "gate", "up", "down", "attn", "mlp", "all-linear",
     NULL};
+static const char *const rc_module_names[] = {
+    "core_attn", "moe_act", "layernorm",      "mla_up_proj",
+    "mlp",       "moe",     "shared_experts", NULL};
 /* NAME and TEXT fields: the accepted forms, in words */
 static const char *const model_forms[] = {
     "a preset (tplan models), a catalog model or a custom model", NULL};
@@ -650,6 +656,17 @@ static const tplan_field fields[F_COUNT] = {
       "fp8_recipe", 0, 0, fp8_recipe_names, "tensorwise",
       "fp8 scaling recipe; picks the fitted fp8_ratio of the GPU's "
       "architecture (mxfp8: Blackwell only)"),
+    I(F_RECOMPUTE_MODULES, "recompute_modules", TEXT, SET, AX, "",
+      "--recompute-modules", "recompute_modules", 0, TPLAN_RC_ALL,
+      rc_module_names, "none",
+      "Megatron-Core's recompute_modules, comma list (none: recompute "
+      "decides); implies recompute selective of exactly these"),
+    I(F_FP8_ACTIVATIONS, "fp8_activations", BOOL, BOOL,
+      AX | TPLAN_FIELD_FLAG, "", "--fp8-activations", "fp8_activations", 0,
+      1, NULL, "false",
+      "DeepSeek-V3's fp8 activation caching: MoE SwiGLU inputs in fp8, "
+      "attention-output linear input in E5M6, 1x128 tile scales (needs "
+      "precision fp8)"),
 };
 
 #undef O
@@ -849,7 +866,9 @@ int tplan_field_parse(int id, const char *text, double *v, tplan_err *err)
     case TPLAN_FK_SET: {
         unsigned mask;
 
-        if (!tplan_lora_targets_parse(text, &mask))
+        if (!(id == F_RECOMPUTE_MODULES
+                  ? tplan_recompute_modules_parse(text, &mask)
+                  : tplan_lora_targets_parse(text, &mask)))
             return tplan_field_error(id, text, "unknown name", err);
         *v = mask;
         return TPLAN_OK;
@@ -1137,6 +1156,12 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         break;
     case F_COMM_SM_SHARE:
         c->comm_sm_share = v;
+        break;
+    case F_RECOMPUTE_MODULES:
+        c->recompute_modules = (unsigned)iv;
+        break;
+    case F_FP8_ACTIVATIONS:
+        c->fp8_activations = iv != 0;
         break;
     case F_ZERO12_OVERLAP:
         c->zero12_overlap = v;
@@ -1501,6 +1526,8 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vs(pp_schedule_names[tplan_config_pp_schedule(c)]);
     case F_COMM_SM_SHARE:
         return vr(tplan_config_comm_sms(c));
+    case F_FP8_ACTIVATIONS:
+        return vi(c->fp8_activations);
     case F_ZERO12_OVERLAP:
         return vr(c->zero12_overlap);
     case F_TP_OVERLAP:
@@ -1646,6 +1673,11 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
     case F_LORA_TARGETS:
         if (len)
             tplan_lora_targets_format(p->config.lora_targets, buf, len);
+        return vs(len ? buf : NULL);
+    case F_RECOMPUTE_MODULES:
+        if (len)
+            tplan_recompute_modules_format(p->config.recompute_modules, buf,
+                                           len);
         return vs(len ? buf : NULL);
     case F_TRAINABLE_PARAMS:
         return vi(p->trainable_params);

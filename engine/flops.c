@@ -89,6 +89,48 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
     out->hardware = out->matmul_hw + out->attn_hw;
 }
 
+void tplan_flops_rc_modules(const tplan_model *m, int64_t seq, double samples,
+                            unsigned modules, tplan_flops *fl)
+{
+    double tokens = (double)seq * samples, h, mlp_w, moe, L, fwd = 0.0;
+    double expert = 0.0;
+
+    if (m->arch == TPLAN_ARCH_GENERIC || !modules)
+        return;
+    h = (double)m->hidden;
+    L = (double)m->layers;
+    mlp_w = m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0;
+    moe = (double)tplan_model_moe_layers(m, 0, m->layers);
+    /* Megatron-Core's qkv_up_proj_and_rope_apply: linear_q_up_proj (q
+     * rank x a d_qk, absent without a q rank) and linear_kv_up_proj (kv
+     * rank x a (d_nope + d_v)) */
+    if ((modules & TPLAN_RC_MLA_UP_PROJ) && tplan_model_mla(m)) {
+        double a = (double)m->heads;
+        double q_up = m->q_lora_rank > 0
+                          ? (double)m->q_lora_rank * a *
+                                (double)tplan_model_qk_head_dim(m)
+                          : 0.0;
+        double kv_up = (double)m->kv_lora_rank * a *
+                       (double)(m->qk_nope_dim + m->v_head_dim);
+
+        fwd += 2.0 * L * (q_up + kv_up);
+    }
+    /* Megatron-Core recomputes the MLP of dense layers only */
+    if (modules & TPLAN_RC_MLP)
+        fwd += 2.0 * (L - moe) * mlp_w * h * (double)m->ffn;
+    if (moe > 0 && (modules & TPLAN_RC_MOE)) {
+        expert = 2.0 * moe * (double)m->top_k * mlp_w * h *
+                 (double)tplan_model_expert_ffn(m);
+        fwd += expert + 2.0 * moe * h * (double)m->experts;
+    }
+    if (moe > 0 && (modules & (TPLAN_RC_MOE | TPLAN_RC_SHARED_EXPERTS)))
+        fwd += 2.0 * moe * mlp_w * h *
+               (double)(m->shared_experts * tplan_model_shared_ffn(m));
+    fl->matmul_hw += fwd * tokens;
+    fl->expert_hw += expert * tokens;
+    fl->hardware = fl->matmul_hw + fl->attn_hw;
+}
+
 void tplan_flops_lora(const tplan_model *m, double lora_params, int64_t seq,
                       double samples, tplan_recompute r, tplan_flops *fl)
 {

@@ -29,6 +29,16 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
                       tplan_recompute r, tplan_attention attn,
                       bool causal_model, tplan_flops *out);
 
+/* Add what recompute modules (TPLAN_RC_*, other than core_attn, which
+ * tplan_flops_eval counts under TPLAN_RECOMPUTE_SELECTIVE) run again: one
+ * more forward of each module's matmuls, to the hardware count only
+ * (docs/MODEL.md section 3.9). mla_up_proj: MLA's q and kv up
+ * projections; mlp: the dense layers' MLPs; moe: router, routed and
+ * shared experts; shared_experts: the shared experts. layernorm and
+ * moe_act rerun elementwise work, which tplan's FLOPs do not count. */
+void tplan_flops_rc_modules(const tplan_model *m, int64_t seq, double samples,
+                            unsigned modules, tplan_flops *fl);
+
 /* Turn a full-training count from tplan_flops_eval into LoRA's: frozen
  * weights skip their weight-gradient matmul (each dense matmul, LM head
  * included, costs 4 instead of 6 FLOPs per weight per token) and the

@@ -264,6 +264,10 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
     double t = (double)c->tp, cp = (double)c->cp, s = (double)c->seq;
     double act = pi->act == TPLAN_ACT_FP32 ? 4.0 : 2.0;
     double fwd = c->recompute == TPLAN_RECOMPUTE_FULL ? 2.0 : 1.0;
+    /* the MoE layer's forward runs twice under full recomputation or the
+     * moe module (Megatron-Core's checkpoint reruns dispatch and combine) */
+    double moe_fwd =
+        fwd + ((tplan_config_rc_modules(c) & TPLAN_RC_MOE) ? 1.0 : 0.0);
     double layers = (double)mem->layers_on_stage;
     double b = (double)mem->micro_batch;
     if (c->ep > 1) {
@@ -288,7 +292,7 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
         lat = out->ep_inter_node ? LAT_INTER_S : LAT_INTRA_S;
         out->ep_comm_s =
             m * moe_layers *
-            ((fwd + 1.0) *
+            ((moe_fwd + 1.0) *
              (tplan_alltoall_nodes_s(disp, ep, per_node, lk, nc, lat, copies,
                                      lim) +
               tplan_alltoall_nodes_s(comb, ep, per_node, lk, nc, lat, copies,
@@ -671,8 +675,17 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
     out->timed = true;
     d = compute_dtype(c, &out->dtype_fallback);
     out->dtype = d;
-    tplan_flops_eval(&c->model, c->seq, samples, c->recompute, c->attention,
-                     true, &fl);
+    /* the attention core's recomputation is core_attn's (a module list
+     * without it recomputes no core); the other modules add theirs */
+    tplan_flops_eval(&c->model, c->seq, samples,
+                     c->recompute == TPLAN_RECOMPUTE_FULL
+                         ? TPLAN_RECOMPUTE_FULL
+                         : (tplan_config_rc_modules(c) & TPLAN_RC_CORE_ATTN
+                                ? TPLAN_RECOMPUTE_SELECTIVE
+                                : TPLAN_RECOMPUTE_NONE),
+                     c->attention, true, &fl);
+    tplan_flops_rc_modules(&c->model, c->seq, samples,
+                           tplan_config_rc_modules(c), &fl);
     if (c->lora_rank > 0)
         tplan_flops_lora(&c->model,
                          (double)tplan_lora_params(&c->model, c->lora_rank,

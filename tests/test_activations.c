@@ -593,6 +593,42 @@ static void test_qk_norm_dtypes(void **state)
     }
 }
 
+/* Recompute modules in the torch profile (docs/MODEL.md section 3.9),
+ * Llama 3 8B, pure bf16, flash, eager RMSNorm: layernorm drops each of
+ * the two norms' fp32 input copy (4 bytes), x*rstd and output (2 bytes
+ * each: the residual dtype) and fp32 rstd per token, and keeps the input
+ * as the checkpoint holds it (2 bytes): 2 x (4 + 2 + 2 - 2) = 12 bytes
+ * per s h, 8 per token. moe_act and mla_up_proj change nothing on a
+ * dense GQA model; mlp drops the SwiGLU rows: gate, up, silu out and
+ * their product, 4 s f at 2 bytes. */
+static void test_torch_rc_modules(void **state)
+{
+    tplan_model m;
+    tplan_act_ctx ctx = {0};
+    tplan_act_bytes base, x;
+    double s = 4096, h = 4096, f = 14336;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("llama3-8b", &m, NULL), TPLAN_OK);
+    ctx.profile = TPLAN_PROFILE_TORCH;
+    ctx.cls = TPLAN_ACT_PURE16;
+    ctx.recompute = TPLAN_RECOMPUTE_NONE;
+    ctx.attention = TPLAN_ATTN_FLASH;
+    ctx.tp = 1;
+    ctx.moe_load = 1.0;
+    tplan_act_per_sample(&m, &ctx, 4096, &base);
+    ctx.rc_modules = TPLAN_RC_LAYERNORM;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    assert_near(base.layer - x.layer, 12 * s * h + 8 * s, 1.0);
+    assert_near(base.last, x.last, 1e-6); /* the final norm is not theirs */
+    ctx.rc_modules = TPLAN_RC_MOE_ACT | TPLAN_RC_SHARED_EXPERTS;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    assert_near(base.layer, x.layer, 1e-6);
+    ctx.rc_modules = TPLAN_RC_MLP;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    assert_near(base.layer - x.layer, 4 * s * f * 2, 1.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -611,6 +647,7 @@ int main(void)
         cmocka_unit_test(test_bert_head_and_embedding),
         cmocka_unit_test(test_qk_norm_dtypes),
         cmocka_unit_test(test_gemma2_head_dim_and_post_norms),
+        cmocka_unit_test(test_torch_rc_modules),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -68,6 +68,10 @@ expect_error 2 "tplan: seq exceeds the model's learned positions (seq=2048, max_
 expect_error 2 "tplan: unknown option --gpu-count; see tplan calc --help" "${C[@]}" --gpu-count 8
 # unknown options get the closest ones: a prefix (--lora of --lora-rank), a typo, a shape option
 expect_error 2 "tplan: unknown option --lora: did you mean --lora-rank, --lora-targets or --lora-dropout? (tplan calc --help lists them)" "${C[@]}" --lora 16
+# recompute modules and fp8 caching (issue 34): one line naming the value
+expect_error 2 "tplan: recompute_modules: layernorm,attn: unknown name (valid: some of core_attn, moe_act, layernorm, mla_up_proj, mlp, moe, shared_experts)" "${C[@]}" --recompute-modules layernorm,attn
+expect_error 2 "tplan: mla_up_proj needs latent attention (kv_lora_rank > 0) (recompute_modules=mla_up_proj)" "${C[@]}" --recompute-modules mla_up_proj
+expect_error 2 "tplan: fp8_activations needs precision fp8 (precision=mixed-bf16)" "${C[@]}" --fp8-activations
 expect_error 2 "tplan: unknown option --micro-bach: did you mean --micro-batch? (tplan calc --help lists them)" "${C[@]}" --micro-bach=2
 expect_error 2 "tplan: unknown option --expert: did you mean --experts, --expert-ffn or --shared-experts? (tplan calc --help lists them)" "${C[@]}" --expert 8
 expect_error 2 "tplan: unknown option --jsn: did you mean --json? (tplan calc --help lists them)" "${C[@]}" --jsn

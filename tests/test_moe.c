@@ -272,6 +272,168 @@ static void test_moe_activations(void **state)
                 1.0);
 }
 
+/* Recompute modules on DeepSeek-V3 (docs/MODEL.md section 3.9), megatron
+ * profile, fp8, flash, t = 1, balanced load: s = 4096, h = 7168, a = 128,
+ * q d_qk = 128 + 64, v d = 128, expert and shared width 2048, top 8.
+ * layernorm drops the two norm outputs (fp8 matmul inputs, 1 byte);
+ * mla_up_proj drops q (s a d_qk) and k, v (s a (d_qk + d_v)) at 2 bytes;
+ * moe_act drops the routed experts' SwiGLU output (1 byte, top_k per
+ * token). Korthikanti et al. 2022's terms, with MLA's shapes. */
+static void ds_ctx(tplan_act_ctx *ctx)
+{
+    *ctx = (tplan_act_ctx){0};
+    ctx->profile = TPLAN_PROFILE_MEGATRON;
+    ctx->cls = TPLAN_ACT_FP8;
+    ctx->recompute = TPLAN_RECOMPUTE_NONE;
+    ctx->attention = TPLAN_ATTN_FLASH;
+    ctx->tp = 1;
+    ctx->moe_load = 1.0;
+}
+
+static void test_rc_modules_deepseek(void **state)
+{
+    tplan_model m;
+    tplan_act_ctx ctx;
+    tplan_act_bytes base, x;
+    double s = 4096, h = 7168, a = 128, fe = 2048, f = 18432;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("deepseek-v3", &m, NULL), TPLAN_OK);
+    ds_ctx(&ctx);
+    tplan_act_per_sample(&m, &ctx, 4096, &base);
+    ctx.rc_modules = TPLAN_RC_LAYERNORM;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    assert_near(base.layer - x.layer, 2 * s * h * 1, 1.0);
+    assert_near(base.moe_layer - x.moe_layer, 2 * s * h * 1, 1.0);
+    ctx.rc_modules = TPLAN_RC_MLA_UP_PROJ;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    assert_near(base.layer - x.layer,
+                (s * a * 192 + s * a * (192 + 128)) * 2, 1.0);
+    ctx.rc_modules = TPLAN_RC_MOE_ACT;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    assert_near(base.layer - x.layer, 0.0, 1e-6); /* dense layers keep it */
+    assert_near(base.moe_layer - x.moe_layer, 8 * s * fe * 1, 1.0);
+    /* moe: the MoE layer keeps its input only, so it is the dense layer
+     * less its MLP rows (gate+up 2f at 2 bytes, SwiGLU output f at 1) */
+    ctx.rc_modules = TPLAN_RC_MOE;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    assert_near(x.moe_layer, base.layer - (2 * s * f * 2 + s * f * 1), 1.0);
+    /* shared_experts: the shared expert's rows (2 fe at 2, fe at 1) */
+    ctx.rc_modules = TPLAN_RC_SHARED_EXPERTS;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    assert_near(base.moe_layer - x.moe_layer, 2 * s * fe * 2 + s * fe, 1.0);
+    /* core_attn alone is today's selective */
+    ctx.rc_modules = TPLAN_RC_CORE_ATTN;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    ctx.rc_modules = 0;
+    ctx.recompute = TPLAN_RECOMPUTE_SELECTIVE;
+    tplan_act_per_sample(&m, &ctx, 4096, &base);
+    assert_near(x.layer, base.layer, 1e-6);
+}
+
+/* fp8 caching (DeepSeek-V3 report section 3.3.2) on the dense layer:
+ * the three fp8 matmul inputs (qkv input h, fc1 input h, SwiGLU output
+ * f) gain a 4-byte scale per 128 elements; the attention output's input
+ * (a d_v) goes from 1 byte to E5M6's 1.5 plus the scale. In the MoE
+ * layer the experts' SwiGLU inputs (2 fe per routed token and for the
+ * shared expert) go from 2 bytes to 1 + 1/32. */
+static void test_fp8_activations(void **state)
+{
+    tplan_model m;
+    tplan_act_ctx ctx;
+    tplan_act_bytes base, x;
+    double s = 4096, h = 7168, a = 128, fe = 2048, f = 18432;
+    double sc = 4.0 / 128.0, dense;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("deepseek-v3", &m, NULL), TPLAN_OK);
+    ds_ctx(&ctx);
+    tplan_act_per_sample(&m, &ctx, 4096, &base);
+    ctx.fp8_act = true;
+    tplan_act_per_sample(&m, &ctx, 4096, &x);
+    dense = (s * h + s * h + s * f) * sc + s * a * 128 * (0.5 + sc);
+    assert_near(x.layer - base.layer, dense, 1.0);
+    /* MoE layer: attention and norms as the dense layer's (qkv input,
+     * the norm output into router and shared fc1, attention output), the
+     * routed (8) and shared (1) experts' SwiGLU inputs and outputs, the
+     * permuted tokens (8 s h, 1 byte) */
+    assert_near(x.moe_layer - base.moe_layer,
+                (2 * s * h) * sc + s * a * 128 * (0.5 + sc) +
+                    9 * 2 * s * fe * (1 + sc - 2) + 9 * s * fe * sc +
+                    8 * s * h * sc,
+                1.0);
+}
+
+/* The FLOPs the modules add: one more forward of their matmuls. */
+static void test_rc_modules_flops(void **state)
+{
+    tplan_model m;
+    tplan_flops base, x;
+    double s = 4096, h = 7168, a = 128, fe = 2048, f = 18432;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("deepseek-v3", &m, NULL), TPLAN_OK);
+    tplan_flops_eval(&m, 4096, 1.0, TPLAN_RECOMPUTE_NONE, TPLAN_ATTN_FLASH,
+                     true, &base);
+    x = base;
+    tplan_flops_rc_modules(&m, 4096, 1.0,
+                           TPLAN_RC_LAYERNORM | TPLAN_RC_MOE_ACT, &x);
+    assert_near(x.hardware, base.hardware, 1e-6);
+    x = base;
+    tplan_flops_rc_modules(&m, 4096, 1.0, TPLAN_RC_MLA_UP_PROJ, &x);
+    /* q_b 1536 x a x 192, kv_b 512 x a x (128 + 128), 61 layers */
+    assert_near(x.hardware - base.hardware,
+                2 * 61 * (1536 * a * 192 + 512 * a * 256) * s, 1e3);
+    x = base;
+    tplan_flops_rc_modules(&m, 4096, 1.0, TPLAN_RC_MOE | TPLAN_RC_MLP, &x);
+    assert_near(x.hardware - base.hardware,
+                2 * s *
+                    (58 * (8 * 3 * h * fe + h * 256 + 3 * h * fe) +
+                     3 * 3 * h * f),
+                1e4);
+    assert_near(x.expert_hw - base.expert_hw, 2 * s * 58 * 8 * 3 * h * fe,
+                1e4);
+    assert_near(x.model, base.model, 1e-6); /* model FLOPs unchanged */
+}
+
+/* The rules: Megatron-Core's (transformer_config.py) and fp8 caching. */
+static void test_rc_modules_rules(void **state)
+{
+    tplan_config c;
+    tplan_err err;
+    unsigned mask;
+    char buf[128];
+
+    (void)state;
+    assert_true(tplan_recompute_modules_parse("layernorm,mla_up_proj", &mask));
+    assert_int_equal(mask, TPLAN_RC_LAYERNORM | TPLAN_RC_MLA_UP_PROJ);
+    tplan_recompute_modules_format(mask, buf, sizeof buf);
+    assert_string_equal(buf, "layernorm,mla_up_proj");
+    assert_false(tplan_recompute_modules_parse("layernorm,attn", &mask));
+    assert_false(tplan_recompute_modules_parse("layernorm,", &mask));
+    assert_true(tplan_recompute_modules_parse("none", &mask));
+    assert_int_equal(mask, 0);
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.recompute_modules = TPLAN_RC_MLA_UP_PROJ;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.msg, "mla_up_proj needs latent attention "
+                                 "(kv_lora_rank > 0) "
+                                 "(recompute_modules=mla_up_proj)");
+    c.recompute_modules = TPLAN_RC_MLP;
+    c.recompute = TPLAN_RECOMPUTE_FULL;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    c.recompute = TPLAN_RECOMPUTE_NONE;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    assert_int_equal(tplan_config_rc_modules(&c), TPLAN_RC_MLP);
+    c.recompute_modules = 0;
+    c.recompute = TPLAN_RECOMPUTE_SELECTIVE;
+    assert_int_equal(tplan_config_rc_modules(&c), TPLAN_RC_CORE_ATTN);
+    c.fp8_activations = true;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.msg, "fp8_activations needs precision fp8 "
+                                 "(precision=mixed-bf16)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +446,10 @@ int main(void)
         cmocka_unit_test(test_active_flops),
         cmocka_unit_test(test_window_flops),
         cmocka_unit_test(test_moe_activations),
+        cmocka_unit_test(test_rc_modules_deepseek),
+        cmocka_unit_test(test_fp8_activations),
+        cmocka_unit_test(test_rc_modules_flops),
+        cmocka_unit_test(test_rc_modules_rules),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -61,6 +61,8 @@ local GOOD = {
   pp_schedule = {"dualpipe", nil, {pp = 2}},
   comm_sm_share = {0.1, nil, {pp = 2, pp_schedule = "dualpipe"}},
   fit_attention = {"eager"}, fp8_recipe = {"blockwise"},
+  recompute_modules = {"layernorm,mlp"},
+  fp8_activations = {true, nil, {precision = "fp8"}},
 }
 
 local fields, by_input = tplan.fields(), {}
