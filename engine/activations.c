@@ -96,6 +96,10 @@ enum rule {
     R_LOGIT32, /* an fp32 gradient at the log-softmax's backward (the peak) */
     R_GELUPY,  /* what a Python tanh GELU saves beyond the fused kernel */
     R_MEANIN,  /* x^2 of an eager RMSNorm, kept by mean (torch < 2.2 only) */
+    R_COMBINE, /* experts' outputs kept by the product with the routing
+                  weights after fc2 (transformers' MoE blocks) */
+    R_WPROBS,  /* routing weights kept by an activation that applies them
+                  before fc2 (Megatron-Core's weighted SwiGLU) */
     R_COUNT
 };
 
@@ -321,18 +325,24 @@ static const act_row torch_last[] = {
 };
 
 /* What an MoE layer keeps besides its experts' MLP rows (docs/MODEL.md
- * section 13.3), one inventory for every profile (transformers
- * MixtralSparseMoeBlock, Megatron-LM's router and token dispatcher): the
- * router's fp32 softmax over the experts, the chosen indices, the tokens
- * permuted to their experts (the experts' input) and the experts' outputs
- * multiplied by the routing weights (saved by that product). The last two
- * are per routed token: top_k times the busiest rank's load. Derived from
- * the modules' forward, not measured. */
+ * section 13.3; transformers MixtralSparseMoeBlock, Megatron-LM's router
+ * and token dispatcher): the router's fp32 softmax over the experts, the
+ * chosen indices, the tokens permuted to their experts (the experts'
+ * input), and for the routing weights' product either the experts'
+ * outputs (transformers multiplies fc2's output by the weights, so the
+ * product keeps it: R_COMBINE, the torch profiles) or the weights alone
+ * (Megatron-Core's TEGroupedMLP passes permuted_probs into the activation,
+ * weighted_bias_swiglu_impl, before fc2, and unpermutes without probs:
+ * megatron/core/transformer/moe/experts.py; R_WPROBS, the megatron
+ * profile). All but the first two are per routed token: top_k times the
+ * busiest rank's load. Derived from the modules' forward, not measured. */
 static const act_row moe_rows[] = {
     {"router probabilities (fp32)", SBE, 1, R_F32, F_SP},
     {"routing choices (int64)", SBK, 1, R_I64, F_SP},
     {"permuted tokens (expert input)", SBH, 1, R_LIN, F_SP | F_MLP},
-    {"expert outputs (combine input)", SBH, 1, R_ACT, F_SP | F_MLP},
+    {"expert outputs (combine input)", SBH, 1, R_COMBINE, F_SP | F_MLP},
+    {"routing weights in the activation (fp32)", SB, 1, R_WPROBS,
+     F_SP | F_MLP},
 };
 
 /* Bytes per element for each rule in each precision class (fp32,
@@ -343,6 +353,7 @@ static const rule_bytes megatron_rules[R_COUNT] = {
     [R_LIN]  = {4, 2, 2, 1},
     [R_F32]  = {4, 4, 4, 4},
     [R_MASK] = {1, 1, 1, 1},
+    [R_WPROBS] = {4, 4, 4, 4},
 };
 
 /* CPU, torch 1.13: autocast casts only matmul inputs, so what it does not
@@ -373,6 +384,7 @@ static const rule_bytes torch_cpu_rules[R_COUNT] = {
      * sizes (pytorch/pytorch PR #109935). Measured: 8sbh per Llama
      * layer in every recipe, tests/data/torch_cpu_llama.csv */
     [R_MEANIN]  = {4, 4, 4, 4},
+    [R_COMBINE] = {4, 2, 2, 2},
 };
 
 /* CUDA: native_dropout saves 1-byte masks (the csv's "native" rows); the
@@ -411,6 +423,7 @@ static const rule_bytes torch_rules[R_COUNT] = {
     [R_LOGSOFT] = {4, 4, 4, 4},
     [R_LOGIT32] = {4, 4, 4, 4},
     [R_GELUPY]  = {12, 12, 6, 6},
+    [R_COMBINE] = {4, 2, 2, 2},
 };
 /* clang-format on */
 

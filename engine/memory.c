@@ -738,9 +738,13 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
      * second copy of stage p - 1 - r (deepseek-ai/DualPipe
      * examples/example_dualpipe.py; DeepSeek-V3 Table 2: parameters 2x).
      * Each copy keeps its own gradients (summed with the mirrored rank's
-     * after the backward) and, an assumption, its own optimizer states,
-     * sharded over the data-parallel group as the first copy's are
-     * (docs/MODEL.md section 13.5). */
+     * after the backward). The two copies of a stage are data-parallel
+     * replicas of it (each runs half the micro-batches), so ZeRO shards
+     * what it shards over both: an assumption (the report says only that
+     * the parameters are doubled, and that this costs little under a
+     * large EP size), docs/MODEL.md section 13.5. The sum of the two
+     * stages' sharded parts is halved: optimizer states from ZeRO-1,
+     * gradients from ZeRO-2, weights at ZeRO-3. */
     if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
         stage_mem m2;
         double mm2, lg2;
@@ -764,6 +768,16 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
         s->off_w += m2.off_w;
         s->quant += m2.quant;
         s->dequant = tp_fmax(s->dequant, m2.dequant);
+        if (c->zero >= 1) {
+            s->optim *= 0.5;
+            s->paged *= 0.5;
+            s->off_states *= 0.5;
+            s->opt_params *= 0.5;
+        }
+        if (c->zero >= 2)
+            s->grads *= 0.5;
+        if (c->zero >= 3)
+            s->weights *= 0.5;
         matmul += mm2;
         largest = tp_fmax(largest, lg2);
     }

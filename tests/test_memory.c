@@ -1335,10 +1335,12 @@ static void test_schedule_errors(void **state)
  * pp 8, 12 layers a stage, 16 micro-batches: 1F1B's first stage holds p
  * micro-batches, ZB-H1 the same; DualPipe's rank r holds stage r with p
  * - r in flight and stage p - 1 - r with r + 1, p + 1 chunks: its weights,
- * gradients, optimizer states and activations are the two 1F1B stages'
- * (stage p - 1 - r holds r + 1 under 1F1B too), its parameters twice a
- * pipeline's over all ranks. Rounding: each part is rounded to a byte
- * per stage, so sums agree to 2 bytes. */
+ * gradients and activations are the two 1F1B stages' (stage p - 1 - r
+ * holds r + 1 under 1F1B too), its parameters twice a pipeline's over all
+ * ranks; its optimizer states half the two stages' at ZeRO-1 (the two
+ * copies of a stage are data-parallel replicas, ZeRO shards over both;
+ * docs/MODEL.md section 13.5) and the two stages' at ZeRO-0. Rounding:
+ * each part is rounded to a byte per stage, so sums agree to 2 bytes. */
 static void test_pipeline_schedule_memory(void **state)
 {
     tplan_config c, dual;
@@ -1373,8 +1375,8 @@ static void test_pipeline_schedule_memory(void **state)
         assert_near(d.inflight, (double)(p + 1), 0.0);
         assert_near(d.weights_bytes, a.weights_bytes + b.weights_bytes, 2);
         assert_near(d.grads_bytes, a.grads_bytes + b.grads_bytes, 2);
-        assert_near(d.optimizer_bytes, a.optimizer_bytes + b.optimizer_bytes,
-                    2);
+        assert_near(d.optimizer_bytes,
+                    (a.optimizer_bytes + b.optimizer_bytes) / 2.0, 2);
         assert_near(d.activations_bytes,
                     a.activations_bytes + b.activations_bytes, 2);
         assert_int_equal(d.params_on_device,
@@ -1383,6 +1385,18 @@ static void test_pipeline_schedule_memory(void **state)
         params_dual += d.params_on_device;
     }
     assert_int_equal(params_dual, 2 * params_1f1b);
+    /* without ZeRO each copy keeps its own states */
+    c.zero = dual.zero = 0;
+    for (int64_t r = 0; r < p; r++) {
+        tplan_memory a, b;
+
+        tplan_memory_eval_stage_at(&c, r, 1, &a);
+        tplan_memory_eval_stage_at(&c, p - 1 - r, 1, &b);
+        tplan_memory_eval_stage_at(&dual, r, 1, &d);
+        assert_near(d.optimizer_bytes, a.optimizer_bytes + b.optimizer_bytes,
+                    2);
+    }
+    c.zero = dual.zero = 1;
     /* the worst rank sets the plan's figure: rank 0 (embedding, head and
      * the most chunks of its first stage) */
     tplan_memory_eval(&dual, &d);

@@ -245,10 +245,13 @@ static void test_window_flops(void **state)
 
 /* An MoE layer's saved tensors: the dense layer's minus its MLP rows,
  * the experts' MLP rows per routed token (top_k x load), the router's
- * fp32 scores over the experts and int64 choices, and the permuted input
- * and expert output per routed token. Megatron profile, mixed-bf16,
- * SwiGLU, flash, no dropout: the MLP rows are the gate+up output (2f,
- * 2 bytes) and the SwiGLU output (f, 2 bytes). */
+ * fp32 scores over the experts and int64 choices, the permuted input per
+ * routed token, and for the routing weights' product the weights (fp32,
+ * one per routed token: Megatron-Core applies them in the activation) in
+ * the megatron profile, the experts' outputs (2 bytes an element: the
+ * product after fc2 keeps them) in the torch profile. Mixed-bf16,
+ * SwiGLU, flash, no dropout: the megatron MLP rows are the gate+up output
+ * (2f, 2 bytes) and the SwiGLU output (f, 2 bytes). */
 static void test_moe_activations(void **state)
 {
     tplan_model m;
@@ -268,7 +271,8 @@ static void test_moe_activations(void **state)
     assert_near(act.moe_layer - act.layer,
                 (routed - 1.0) * s * f * 3 * 2 /* expert MLP rows */
                     + s * 8 * 4                /* router scores, fp32 */
-                    + routed * s * h * 2 * 2,  /* permuted in, expert out */
+                    + routed * s * h * 2       /* permuted input */
+                    + routed * s * 4,          /* routing weights, fp32 */
                 1.0);
 }
 
