@@ -84,28 +84,28 @@ jq_is "the profile records the left-out error" ".fields.calib_time_err == $want 
 
 # Nonsense is refused, exit 2, one line on stderr, no profile written:
 # peaks measured without the CUDA context fit context_mib to 0 ...
-awk -F, -v OFS=, 'NR > 1 { $12 = $12 - 700 * 1048576 } { print }' m.csv >noctx.csv
+awk -F, -v OFS=, 'NR > 1 { $13 = $13 - 700 * 1048576 } { print }' m.csv >noctx.csv
 "$tplan" calibrate noctx.csv --name noctx -o noctx_prof.csv >noctx.out 2>noctx.err
 rc=$?
 [ "$rc" = 2 ] && [ "$(wc -l <noctx.err)" = 1 ] && grep -q "^tplan: noctx.csv: context_mib fitted to 0 MiB, below the 100 of any CUDA context" noctx.err &&
     [ ! -e noctx_prof.csv ] && ok || bad "a context fitted to 0 is refused (exit $rc): $(cat noctx.err)"
 # ... steps three times faster than tplan's model can run them put the
 # matmuls at the GPU's peak ...
-awk -F, -v OFS=, 'NR > 1 { $11 = $11 / 3 } { print }' m.csv >fast.csv
+awk -F, -v OFS=, 'NR > 1 { $12 = $12 / 3 } { print }' m.csv >fast.csv
 "$tplan" calibrate fast.csv --name fast -o fast_prof.csv >fast.out 2>fast.err
 rc=$?
 [ "$rc" = 2 ] && [ "$(wc -l <fast.err)" = 1 ] && grep -q "^tplan: fast.csv: the fit puts run 1's matmuls at 100% of the GPU's peak" fast.err &&
     [ ! -e fast_prof.csv ] && ok || bad "matmuls at peak are refused (exit $rc): $(cat fast.err)"
 # ... steps a thousand times slower than the model drive a term over a
 # hundredfold from the base's value ...
-awk -F, -v OFS=, 'NR > 1 { $11 = $11 * 1000 } { print }' m.csv >slow1k.csv
+awk -F, -v OFS=, 'NR > 1 { $12 = $12 * 1000 } { print }' m.csv >slow1k.csv
 "$tplan" calibrate slow1k.csv --name s1k -o s1k_prof.csv >s1k.out 2>s1k.err
 rc=$?
 grep -q "^tplan: slow1k.csv: eff_h0 fitted to [0-9.e+]*, over 100 times from the base's 600: not a framework's difference; no profile written$" s1k.err &&
     [ "$rc" = 2 ] && [ ! -e s1k_prof.csv ] && ok || bad "a term fitted a hundredfold away is refused (exit $rc): $(cat s1k.err)"
 # ... and runs four times slower and faster by turns, which no term
 # explains, leave the left-out runs missed by over 50%
-awk -F, -v OFS=, 'NR > 1 { $11 = $11 * (NR % 2 ? 4 : 0.25) } { print }' m.csv >wild.csv
+awk -F, -v OFS=, 'NR > 1 { $12 = $12 * (NR % 2 ? 4 : 0.25) } { print }' m.csv >wild.csv
 "$tplan" calibrate wild.csv --name wild -o wild_prof.csv >wild.out 2>wild.err
 rc=$?
 [ "$(cat wild.err)" = "tplan: wild.csv: step time: the fit still misses runs left out of it by a median 160% (over 50%): these runs are not what tplan's model describes; no profile written" ] &&

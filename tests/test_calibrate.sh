@@ -11,7 +11,7 @@ command -v jq >/dev/null || { bad "jq is not installed: the JSON checks cannot r
 cd "$tmp" || exit 1
 
 B=(--model llama3-8b --gpu a100-80g --precision amp-bf16 --zero 3 --recompute full)
-H=run,model,gpu,precision,zero,recompute,gpus,micro_batch,accum,seq,measured_step_time_s,measured_peak_bytes
+H=run,model,gpu,precision,zero,recompute,attention,gpus,micro_batch,accum,seq,measured_step_time_s,measured_peak_bytes
 echo "$H" >m.csv
 i=0
 while read -r g mb ga seq; do
@@ -20,7 +20,7 @@ while read -r g mb ga seq; do
         --eff-scale 0.85 --json | jq -r '.perf.step_time_s')
     peak=$("$tplan" calc "${B[@]}" --gpus "$g" --micro-batch "$mb" --accum "$ga" --seq "$seq" \
         --alloc-frac 0.07 --context-mib 700 --json | jq -r '.memory.total_bytes')
-    echo "r$i,llama3-8b,a100-80g,amp-bf16,3,full,$g,$mb,$ga,$seq,$step,$peak" >>m.csv
+    echo "r$i,llama3-8b,a100-80g,amp-bf16,3,full,flash,$g,$mb,$ga,$seq,$step,$peak" >>m.csv
 done <<'EOF'
 8 1 4 4096
 8 2 2 4096
@@ -40,7 +40,7 @@ F=(--framework-file prof.csv --framework mine)
 jq_is "the profile holds the recovered terms" '(.fields.eff_scale - 0.85 | fabs) < 0.001 and (.fields.alloc_frac - 0.07 | fabs) < 0.0007 and (.fields.context_mib - 700 | fabs) < 7' \
     calc "${B[@]}" --gpus 8 --micro-batch 1 "${F[@]}"
 # the profile predicts a run it was fitted to within 0.5% (time and memory)
-want_s=$(sed -n 2p m.csv | cut -d, -f11) want_b=$(sed -n 2p m.csv | cut -d, -f12)
+want_s=$(sed -n 2p m.csv | cut -d, -f12) want_b=$(sed -n 2p m.csv | cut -d, -f13)
 jq_is "the profile reproduces a measured run" "((.perf.step_time_s / $want_s - 1) | fabs) < 0.005 and ((.memory.total_bytes / $want_b - 1) | fabs) < 0.005" \
     calc "${B[@]}" --gpus 8 --micro-batch 1 --accum 4 --seq 4096 "${F[@]}"
 jq_is "the profile records the calibrated range" '.fields.calib_gpus_min == 8 and .fields.calib_gpus_max == 32 and .fields.calib_seq_min == 2048 and .fields.calib_seq_max == 8192 and .fields.calib_params_min == 8030261248' \
@@ -64,7 +64,7 @@ LUA
 # slower than 0.85) pin it to its bound: warned, a judgement call (the
 # profile still misses them by 15%, under the 50% that is refused)
 grep -q "ends at its bound" cal.err && bad "a fit inside its ranges warns: $(cat cal.err)" || ok
-awk -F, -v OFS=, 'NR > 1 { $11 = $11 * 100 } { print }' m.csv >slow.csv
+awk -F, -v OFS=, 'NR > 1 { $12 = $12 * 100 } { print }' m.csv >slow.csv
 if "$tplan" calibrate slow.csv --name slow -o slow_prof.csv >slow.out 2>slow.err; then ok; else bad "calibrate slow.csv: $(cat slow.err)"; fi
 grep -q "^tplan: warning: calibrate: eff_scale ends at its bound" slow.err && ok || bad "a term at its bound is warned about: $(cat slow.err)"
 
@@ -79,9 +79,9 @@ head -3 m.csv >two.csv
 expect_error 2 "tplan: two.csv: 2 runs: calibration needs at least 3" calibrate two.csv --name x -o p.csv
 sed '1s/^run,/bogus,/' m.csv >bogus.csv
 expect_error 2 "tplan: bogus.csv:1: column bogus: not a plan field, a model shape column or a measured_* column (tplan fields; tplan calc --help)" calibrate bogus.csv --name x -o p.csv
-cut -d, -f1-7,9- m.csv >nomb.csv
+cut -d, -f1-8,10- m.csv >nomb.csv
 expect_error 2 "tplan: nomb.csv:1: no micro_batch column: give the micro-batch each run used" calibrate nomb.csv --name x -o p.csv
-cut -d, -f1-10 m.csv >nomeas.csv
+cut -d, -f1-11 m.csv >nomeas.csv
 expect_error 2 "tplan: nomeas.csv:1: no measured_step_time_s, measured_tokens_per_s or measured_peak_bytes column: nothing to calibrate to" calibrate nomeas.csv --name x -o p.csv
 sed '3s/,[^,]*$/,abc/' m.csv >badv.csv
 expect_error 2 "tplan: badv.csv:3: measured_peak_bytes: 'abc': a positive number" calibrate badv.csv --name x -o p.csv
