@@ -59,10 +59,11 @@ static int moe_validate(const tplan_model *m, tplan_err *err)
     if (m->experts == 0) {
         if (m->top_k || m->expert_ffn || m->shared_experts || m->shared_ffn ||
             m->moe_first_dense || m->moe_every || m->shared_gate ||
-            m->moe_max_nodes)
+            m->moe_max_nodes || m->aux_free_router)
             return tplan_err_set(err, TPLAN_EINVAL, "experts",
                                  "top_k, expert_ffn, shared experts, "
-                                 "moe_max_nodes and the MoE layer pattern "
+                                 "moe_max_nodes, aux_free_router and the MoE "
+                                 "layer pattern "
                                  "need experts > 0 "
                                  "(experts=0)");
         return TPLAN_OK;

@@ -76,6 +76,11 @@ typedef struct tplan_model {
      * token goes to at most this many nodes of the expert-parallel group
      * (0: no limit); config.json's topk_group, groups taken as nodes */
     int64_t moe_max_nodes;
+    /* the router balances experts without an auxiliary loss, by a bias
+     * on the routing scores (Wang et al. 2024, arXiv 2408.15664;
+     * DeepSeek-V3 report section 2.1.2); config.json topk_method
+     * "noaux_tc". It sets the default moe_imbalance (config.h). */
+    bool aux_free_router;
     /* Multi-head latent attention (DeepSeek-V2/V3) when kv_lora_rank > 0:
      * q through a rank-q_lora_rank bottleneck (0: a full h x a(dn+dr)
      * projection), k and v from a kv_lora_rank latent plus one shared

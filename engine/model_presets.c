@@ -238,6 +238,9 @@ static const tplan_model presets[] = {
      /* node-limited routing, M = 4 (report sections 2.1.2 and 3.2.2;
       * config.json topk_group 4 of n_group 8) */
      .moe_max_nodes = 4,
+     /* auxiliary-loss-free load balancing (report section 2.1.2;
+      * config.json topk_method "noaux_tc") */
+     .aux_free_router = true,
      .q_lora_rank = 1536,
      .kv_lora_rank = 512,
      .qk_rope_dim = 64,

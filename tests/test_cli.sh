@@ -269,7 +269,7 @@ jq_is "Qwen2.5 7B by hand: --qkv-bias" '.model.params == 7615616512' calc --laye
 jq_is "models --json has the attention widths" 'map(select(.name == "gemma2-9b"))[0] | .head_dim == 256 and .block_norms == 4 and (.qkv_bias | not)' models
 expect_error 2 "tplan: block-norms must be 2 or 4 (block-norms=3)" "${C[@]}" --block-norms 3
 expect_error 2 "tplan: --head-dim describes a transformer, but --params makes a generic model (params=1e9)" calc --params 1e9 --head-dim 64
-jq_is "token dropping under a capacity factor is warned about" '.warnings | any(test("^capacity_factor 1 drops tokens: experts at 1.25x their share \\(moe_imbalance\\) lose 20% of theirs \\(Switch"))' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1
+jq_is "token dropping under a capacity factor is warned about" '.warnings | any(test("^capacity_factor 1 drops tokens: experts at 1.52x their share \\(moe_imbalance\\) lose 34% of theirs \\(Switch"))' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1
 jq_is "no token-dropping warning at a capacity above the imbalance" '.warnings | all(test("drops tokens") | not)' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1.5
 jq_is "DeepSeek-V3 on 16 stages: the second stage (four MoE layers) holds the most" '.memory.stage == "middle pipeline stage" and .memory.stage_index == 1' calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1
 # pipeline schedules and node-limited routing (issue 34): the config's
@@ -282,6 +282,20 @@ a=$("$tplan" "${ds[@]}" --json | jq '.perf.ep_comm_s')
 b=$("$tplan" "${ds[@]}" --moe-max-nodes 0 --json | jq '.perf.ep_comm_s')
 awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && a / b > 0.5 && a / b < 0.505) }' && ok || bad "moe_max_nodes 4 of 8 nodes halves the all-to-all ($a vs $b)"
 jq_is "dualpipe hides the paired share of the all-to-all and is faster than 1f1b" '.perf.paired_share > 0.8 and .perf.ep_exposed_s < 0.2 * .perf.ep_comm_s and .parallel.pp_schedule == "dualpipe" and .fields.comm_sm_share > 0.15' "${ds[@]}" --pp-schedule dualpipe
+# the default imbalance by router (issue 34, docs/MODEL.md 13.3): 1 +
+# MaxVio_global of Wang et al. 2024 Table 2, 1.04 loss-free (DeepSeek-V3's
+# topk_method noaux_tc), 1.52 with a balancing loss (V2's
+# group_limited_greedy, Mixtral); a given --moe-imbalance is no assumption
+jq_is "preset deepseek-v3 has an aux-free router, mixtral not" '(map(select(.name == "deepseek-v3"))[0].aux_free_router) and (map(select(.name == "mixtral-8x7b"))[0].aux_free_router | not)' models
+jq_is "config deepseek-v3 (topk_method noaux_tc) assumes moe_imbalance 1.04" '[.assumptions[] | select(.name == "moe_imbalance")][0] | .value == 1.04 and .range == [1, 1.72] and (.source | test("2408.15664"))' "${ds[@]}"
+jq_is "config deepseek-v2 (group_limited_greedy) assumes 1.52" '[.assumptions[] | select(.name == "moe_imbalance")][0].value == 1.52' calc --model-config "$dir/data/hf/deepseek-v2.json" --gpu h800 --gpus 64 --ep 8 --zero 1 --global-batch 64 --micro-batch 1
+jq_is "mixtral assumes moe_imbalance 1.52 (aux-loss)" '[.assumptions[] | select(.name == "moe_imbalance")][0].value == 1.52' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8
+jq_is "--moe-imbalance given: no assumption" '[.assumptions[] | select(.name == "moe_imbalance")] == []' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --moe-imbalance 1.25
+a=$("$tplan" "${ds[@]}" --json | jq '.perf.moe_wait_s')
+b=$("$tplan" "${ds[@]}" --moe-imbalance 1.52 --json | jq '.perf.moe_wait_s')
+# the wait for the busiest rank is (load - 1) x the expert time: 0.04 vs 0.52
+awk -v a="$a" -v b="$b" 'BEGIN { r = a / b; exit !(a > 0 && r > 0.04 / 0.52 - 1e-9 && r < 0.04 / 0.52 + 1e-9) }' && ok || bad "moe wait scales with imbalance - 1 ($a vs $b)"
+expect_error 2 "tplan: moe_imbalance must be in [1, 1000] (moe_imbalance=0.5)" "${ds[@]}" --moe-imbalance 0.5
 expect_error 2 "tplan: pp_schedule interleaved needs vpp >= 2 (pp_schedule=interleaved, vpp=1)" "${C[@]}" --gpus 2 --pp 2 --pp-schedule interleaved
 expect_error 2 "tplan: pp_schedule dualpipe needs an even pp (pp=3)" calc --model llama2-7b --gpus 3 --pp 3 --pp-schedule dualpipe
 # framework profiles: the built-ins, a flag overriding one, a CSV of one's
