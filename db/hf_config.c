@@ -348,6 +348,12 @@ static int read_moe(const reader *r, const char *mt, tplan_model *m)
     m->aux_free_router =
         json_is_string(tm) ? strcmp(json_string_value(tm), "noaux_tc") == 0
                            : v3;
+    /* DeepseekV3Config's num_nextn_predict_layers: the multi-token
+     * prediction modules (report section 2.2, D = 1), which transformers
+     * does not build; V2 has none */
+    if (v3 && (rc = get_count(r, "num_nextn_predict_layers", 1, 100,
+                              &m->mtp_layers)))
+        return rc;
     m->shared_experts = n_shared > 0 ? 1 : 0;
     m->shared_ffn = n_shared * m->expert_ffn;
     return TPLAN_OK;

@@ -296,6 +296,16 @@ b=$("$tplan" "${ds[@]}" --moe-imbalance 1.52 --json | jq '.perf.moe_wait_s')
 # the wait for the busiest rank is (load - 1) x the expert time: 0.04 vs 0.52
 awk -v a="$a" -v b="$b" 'BEGIN { r = a / b; exit !(a > 0 && r > 0.04 / 0.52 - 1e-9 && r < 0.04 / 0.52 + 1e-9) }' && ok || bad "moe wait scales with imbalance - 1 ($a vs $b)"
 expect_error 2 "tplan: moe_imbalance must be in [1, 1000] (moe_imbalance=0.5)" "${ds[@]}" --moe-imbalance 0.5
+# multi-token prediction (issue 34, docs/MODEL.md 1.9): the config's
+# num_nextn_predict_layers 1 is the preset's; its own parameters (the
+# checkpoint's layer 61 less the shared embedding and head) are apart from
+# params; its FLOPs are more than a layer's and the head's
+jq_is "config deepseek-v3: one MTP module of 11,610,067,968 parameters, apart" '.model.mtp_params == 11610067968 and .model.params == 671026404352' "${ds[@]}"
+a=$("$tplan" "${ds[@]}" --json | jq '.perf.flops_per_step')
+b=$("$tplan" "${ds[@]}" --mtp-layers 0 --json | jq '.perf.flops_per_step')
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(a / b > 1 + 1 / 61 && a / b < 1.06) }' && ok || bad "the MTP module adds a block and a head's FLOPs ($a vs $b)"
+jq_is "--mtp-layers 0: no MTP parameters" '.model.mtp_params == 0' "${ds[@]}" --mtp-layers 0
+expect_error 2 "tplan: mtp_layers must be in [0, 100], and 0 unless the model is a decoder (mtp_layers=1)" calc --model bert-base --mtp-layers 1
 expect_error 2 "tplan: pp_schedule interleaved needs vpp >= 2 (pp_schedule=interleaved, vpp=1)" "${C[@]}" --gpus 2 --pp 2 --pp-schedule interleaved
 expect_error 2 "tplan: pp_schedule dualpipe needs an even pp (pp=3)" calc --model llama2-7b --gpus 3 --pp 3 --pp-schedule dualpipe
 # framework profiles: the built-ins, a flag overriding one, a CSV of one's
