@@ -521,6 +521,30 @@ static void test_mtp_memory(void **state)
     assert_true(b.mem.activations_bytes > a.mem.activations_bytes);
 }
 
+/* The MTP module runs on the last stage: on 2 stages of Mixtral's 32
+ * layers (1F1B, 16 each) the last stage's share is half the layers' work
+ * plus the head and the module, p x that over the whole the imbalance. */
+static void test_mtp_last_stage(void **state)
+{
+    tplan_config c;
+    tplan_plan p;
+    tplan_flops fl;
+    double layers, want;
+
+    (void)state;
+    moe_cfg(&c, 2, 1);
+    c.pp = 2;
+    c.model.mtp_layers = 1;
+    eval_ok(&c, &p);
+    tplan_flops_eval(&c.model, c.seq, 1.0, TPLAN_RECOMPUTE_NONE,
+                     c.attention, true, &fl);
+    assert_true(fl.mtp_hw > 0.0);
+    layers = fl.hardware - fl.head_hw - fl.mtp_hw;
+    want = 2.0 * (layers / 2.0 + fl.head_hw + fl.mtp_hw) / fl.hardware;
+    /* a ratio of the same sums: rounding only */
+    assert_near(p.perf.stage_imbalance, want, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -540,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_mtp_params),
         cmocka_unit_test(test_mtp_flops),
         cmocka_unit_test(test_mtp_memory),
+        cmocka_unit_test(test_mtp_last_stage),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
