@@ -330,6 +330,7 @@ static void print_json(const tplan_plan *p, const calc_out *o,
     json_int(&w, "params", p->params);
     json_int(&w, "trainable_params", p->trainable_params);
     json_int(&w, "active_params", p->active_params);
+    json_int(&w, "mtp_params", p->mtp_params);
     json_obj_end(&w);
     json_obj_begin(&w, "parallel");
     json_str(&w, "gpu", c->gpu.name);
@@ -714,6 +715,13 @@ static void print_table(const tplan_plan *p, const calc_out *o)
             printf("; at most %lld nodes per token",
                    (long long)c->model.moe_max_nodes);
         printf("\n");
+    }
+    if (p->mtp_params > 0) {
+        printf("  multi-token prediction: %lld module%s, %.3f B parameters "
+               "(%lld) besides the model's, on the last stage\n",
+               (long long)c->model.mtp_layers,
+               c->model.mtp_layers == 1 ? "" : "s",
+               (double)p->mtp_params / 1e9, (long long)p->mtp_params);
     }
     printf("  %.3f B params (%lld), seq %lld, %s, %s, recompute %s, %s "
            "attention, profile %s\n",

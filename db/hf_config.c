@@ -259,6 +259,7 @@ static int read_moe(const reader *r, const char *mt, tplan_model *m)
     bool deepseek = strncmp(mt, "deepseek_", 9) == 0;
     bool qwen = strcmp(mt, "qwen2_moe") == 0 || strcmp(mt, "qwen3_moe") == 0;
     bool v3;
+    json_t *tm;
     int64_t shared = 0, step = 1, n_shared = 0;
     int rc;
 
@@ -337,6 +338,21 @@ static int read_moe(const reader *r, const char *mt, tplan_model *m)
      * in topk_group of them (report sections 2.1.2 and 3.2.2: M = 4).
      * V2's groups are devices (device-limited routing, M = 3): not read. */
     if (v3 && (rc = get_count(r, "topk_group", 4, 100000, &m->moe_max_nodes)))
+        return rc;
+    /* DeepseekV3Config's topk_method "noaux_tc" is the auxiliary-loss-free
+     * router (a bias on the scores, report section 2.1.2); V2's
+     * "greedy" and "group_limited_greedy" train with balance losses. */
+    tm = json_object_get(r->obj, "topk_method");
+    if (tm && !json_is_null(tm) && !json_is_string(tm))
+        return fail(r, "topk_method", "must be a string");
+    m->aux_free_router =
+        json_is_string(tm) ? strcmp(json_string_value(tm), "noaux_tc") == 0
+                           : v3;
+    /* DeepseekV3Config's num_nextn_predict_layers: the multi-token
+     * prediction modules (report section 2.2, D = 1), which transformers
+     * does not build; V2 has none */
+    if (v3 && (rc = get_count(r, "num_nextn_predict_layers", 1, 100,
+                              &m->mtp_layers)))
         return rc;
     m->shared_experts = n_shared > 0 ? 1 : 0;
     m->shared_ffn = n_shared * m->expert_ffn;

@@ -26,11 +26,12 @@ typedef struct entry {
     {{nm, lo, hi, src}, offsetof(tplan_config, member), sc}
 
 static const entry table[] = {
-    /* MODEL.md 13.3: the default 1.25 is one of Switch Transformer's
-     * capacity factors (Fedus et al. 2022, Table 1: 1.0 to 2.0) */
-    E("moe_imbalance", moe_imbalance, 1.0, 1.0, 1.5,
-      "1.0 perfect balance; Switch Transformer's capacity factors 1.0-2.0 "
-      "with 1.25 among them (Fedus et al. 2022, Table 1); MODEL.md 13.3, 16"),
+    /* MODEL.md 13.3: the default by router, 1 + MaxVio_global of Wang et
+     * al. 2024 (arXiv 2408.15664, Table 2) */
+    E("moe_imbalance", moe_imbalance, 1.0, 1.0, 1.72,
+      "default by router, 1 + MaxVio_global (Wang et al. 2024, arXiv "
+      "2408.15664, Table 2): 1.04 aux-loss-free (1B, 3B), 1.52 aux-loss "
+      "(3B); 1.0 perfect balance to 1.72 aux-loss (1B); MODEL.md 13.3, 16"),
     /* MODEL.md 13.4, 14.2: Megatron's alltoall dispatcher does not
      * overlap; DeepSeek-V3's DualPipe is built to hide it all */
     E("moe_overlap", moe_overlap, 1.0, 0.0, 1.0,
@@ -124,6 +125,9 @@ double tplan_assumption_value(const tplan_assumption *a, const tplan_config *c)
     const entry *e = entry_of(a);
     double v;
 
+    /* moe_imbalance 0 stands for the router's default: the value used */
+    if (e->offset == offsetof(tplan_config, moe_imbalance))
+        return tplan_config_moe_imbalance(c);
     memcpy(&v, (const char *)c + e->offset, sizeof v);
     return v / e->scale;
 }

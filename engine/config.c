@@ -40,13 +40,19 @@
 #define DEFAULT_NVME_BYTES_PER_S 3.4e9
 
 /* Tokens on the busiest expert-parallel rank over the average when no
- * token is dropped. An assumption, not a measurement: Switch Transformer
- * (Fedus et al. 2022, Table 1) benchmarks capacity factors 1.0 to 2.0
- * with 1.25 among them, the headroom practice provisions for routing
- * imbalance; we take 1.25 for memory and for the slowest rank's expert
- * compute. --moe-imbalance 1 is perfect balance. docs/MODEL.md section
- * 13.3. */
-#define DEFAULT_MOE_IMBALANCE 1.25
+ * token is dropped, by the model's router when --moe-imbalance is not
+ * given (moe_imbalance 0). Wang et al. 2024 ("Auxiliary-Loss-Free Load
+ * Balancing Strategy for Mixture-of-Experts", arXiv 2408.15664, Table 2)
+ * report MaxVio_global = max expert load / mean load - 1 over the
+ * validation set: 0.04 for the loss-free router (1B and 3B models) and
+ * 0.72 (1B) and 0.52 (3B) for the auxiliary-loss router. An assumption:
+ * tplan's load is per expert-parallel rank (E/ep experts, whose mean load
+ * is at most the busiest expert's) per step (a batch, which balances
+ * worse than the whole set); we take the two to cancel and use 1 +
+ * MaxVio_global, the 3B figure for the loss router. --moe-imbalance 1 is
+ * perfect balance. docs/MODEL.md section 13.3. */
+#define MOE_IMBALANCE_AUX_FREE 1.04
+#define MOE_IMBALANCE_AUX_LOSS 1.52
 
 /* DeepSeek-V3 report section 3.2.2: 20 of the H800's 132 SMs
  * carry DualPipe's all-to-all (IB sends, IB-to-NVLink forwarding, NVLink
@@ -120,7 +126,7 @@ void tplan_config_init(tplan_config *c)
     c->lora_targets = TPLAN_LORA_ALL; /* QLoRA: every linear of a block */
     c->ep = 1;
     c->cp = 1;
-    c->moe_imbalance = DEFAULT_MOE_IMBALANCE;
+    c->moe_imbalance = 0.0; /* by the model's router */
     /* no framework: the fitted model as it is (docs/MODEL.md section 14) */
     c->eff_scale = 1.0;
     c->dp_bw_eff = 1.0;
@@ -385,8 +391,9 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         return rc;
     if ((rc = need_range("capacity_factor", c->capacity_factor, 0.0, 1000.0,
                          err)) ||
-        (rc =
-             need_range("moe_imbalance", c->moe_imbalance, 1.0, 1000.0, err)) ||
+        (c->moe_imbalance != 0.0 &&
+         (rc = need_range("moe_imbalance", c->moe_imbalance, 1.0, 1000.0,
+                          err))) ||
         (rc = need_range("moe_overlap", c->moe_overlap, 0.0, 1.0, err)) ||
         (c->comm_sm_share >= 0.0 &&
          (rc = need_range("comm_sm_share", c->comm_sm_share, 0.0, 0.9,
@@ -740,12 +747,21 @@ int64_t tplan_config_stage_layers(const tplan_config *c)
     return hi - lo;
 }
 
+double tplan_config_moe_imbalance(const tplan_config *c)
+{
+    if (c->moe_imbalance != 0.0)
+        return c->moe_imbalance;
+    return c->model.aux_free_router ? MOE_IMBALANCE_AUX_FREE
+                                    : MOE_IMBALANCE_AUX_LOSS;
+}
+
 double tplan_config_moe_load(const tplan_config *c)
 {
     /* one rank holding every expert sees exactly top_k tokens per token */
     if (c->ep <= 1)
         return 1.0;
-    return c->capacity_factor > 0.0 ? c->capacity_factor : c->moe_imbalance;
+    return c->capacity_factor > 0.0 ? c->capacity_factor
+                                    : tplan_config_moe_imbalance(c);
 }
 
 int64_t tplan_config_gpus_per_node(const tplan_config *c)

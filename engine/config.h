@@ -173,7 +173,9 @@ typedef struct tplan_config {
     double capacity_factor; /* tokens an expert takes, over the average;
                                beyond them tokens drop (0: dropless) */
     double moe_imbalance;   /* tokens on the busiest expert rank over the
-                               average, dropless (1: perfect balance) */
+                               average, dropless (1: perfect balance; 0:
+                               the model's router's default,
+                               tplan_config_moe_imbalance) */
     double moe_overlap;     /* share of expert all-to-all hidden under
                                compute (0..1); under dualpipe at least
                                the schedule's paired share */
@@ -281,6 +283,11 @@ void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
 /* Layers on the fullest pipeline stage: ceil(layers / pp), or (L + 2)/p
  * with pp_embed_loss and more than two stages. */
 int64_t tplan_config_stage_layers(const tplan_config *c);
+
+/* moe_imbalance in effect: the given value, else by the model's router
+ * (aux_free_router): 1.04 loss-free, 1.52 with an auxiliary loss
+ * (Wang et al. 2024, arXiv 2408.15664, Table 2; docs/MODEL.md 13.3). */
+double tplan_config_moe_imbalance(const tplan_config *c);
 
 /* Tokens on the busiest expert rank over the average: the capacity
  * factor when tokens drop, else moe_imbalance; 1 without expert

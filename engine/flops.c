@@ -19,6 +19,7 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
         out->attn_hw = 0.0;
         out->head_hw = 0.0;
         out->expert_hw = 0.0;
+        out->mtp_hw = 0.0;
         out->per_token = 3.0 * m->generic_flops_per_sample;
         return;
     }
@@ -87,6 +88,53 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
         out->attn_hw += attn_hw_fwd * tokens;
     }
     out->hardware = out->matmul_hw + out->attn_hw;
+    out->mtp_hw = 0.0;
+    if (decoder && m->mtp_layers > 0) {
+        /* DeepSeek-V3 section 2.2: each of the D MTP modules runs, per
+         * token, its 2h -> h projection (2 x 2h x h FLOPs), one block of
+         * the last layer's kind (attention, and the MoE's router, shared
+         * and top_k routed experts or the dense MLP) and the shared
+         * output head once more; forward + backward 3x, as the main
+         * model's. Full recomputation repeats the block and projection,
+         * not the head. Windows are not modelled for it (full causal). */
+        double D = (double)m->mtp_layers, blk, blk_exp = 0.0, mtp_tok;
+        double mtp_core = decoder && causal_model ? 0.5 * core : core;
+        double mtp_core_hw = attn == TPLAN_ATTN_FLASH ? 0.5 * core : core;
+
+        if (tplan_model_mtp_moe(m)) {
+            blk_exp = 2.0 * (double)m->top_k * mlp_w * h *
+                      (double)tplan_model_expert_ffn(m);
+            blk = blk_exp +
+                  2.0 * (h * (double)m->experts +
+                         mlp_w * h *
+                             (double)(m->shared_experts *
+                                      tplan_model_shared_ffn(m)));
+        } else {
+            blk = 2.0 * mlp_w * h * (double)m->ffn;
+        }
+        blk += 2.0 * (double)tplan_model_attn_matmul(m) + 2.0 * 2.0 * h * h;
+        mtp_tok = D * (blk + head_tok);
+        out->per_token += 3.0 * (mtp_tok + D * mtp_core);
+        out->model += 3.0 * (mtp_tok + D * mtp_core) * tokens;
+        out->mtp_hw = 3.0 * (mtp_tok + D * mtp_core_hw) * tokens +
+                      (attn == TPLAN_ATTN_FLASH ? 0.5 : 0.0) * D *
+                          mtp_core_hw * tokens;
+        out->matmul_hw += 3.0 * mtp_tok * tokens;
+        out->attn_hw += (attn == TPLAN_ATTN_FLASH ? 3.5 : 3.0) * D *
+                        mtp_core_hw * tokens;
+        out->expert_hw += 3.0 * D * blk_exp * tokens;
+        if (r == TPLAN_RECOMPUTE_FULL) {
+            out->matmul_hw += D * blk * tokens;
+            out->expert_hw += D * blk_exp * tokens;
+            out->attn_hw += D * mtp_core_hw * tokens;
+            out->mtp_hw += D * (blk + mtp_core_hw) * tokens;
+        } else if (r == TPLAN_RECOMPUTE_SELECTIVE &&
+                   attn == TPLAN_ATTN_EAGER) {
+            out->attn_hw += D * mtp_core_hw * tokens;
+            out->mtp_hw += D * mtp_core_hw * tokens;
+        }
+        out->hardware = out->matmul_hw + out->attn_hw;
+    }
 }
 
 void tplan_flops_rc_modules(const tplan_model *m, int64_t seq, double samples,

@@ -18,6 +18,9 @@ typedef struct tplan_flops {
     double head_hw;   /* of matmul_hw: the LM head (last stage only) */
     double expert_hw; /* of matmul_hw: routed experts (the share a busy
                          expert rank stretches) */
+    double mtp_hw;    /* of hardware: the multi-token prediction modules
+                         (blocks, projections, their head; last stage
+                         only), matmuls and attention core */
     double per_token; /* model FLOPs per token */
 } tplan_flops;
 

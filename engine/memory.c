@@ -277,6 +277,34 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
         if (!m->tied || c->pp > 1)
             *params += vh;
         *matmul += vh;
+        /* the MTP modules (DeepSeek-V3 section 2.2) follow the last layer
+         * on the last stage, sharing its embedding and head (section
+         * 3.2.3: under DualPipe the rank that holds the first stage, so
+         * the embedding is there too; on another schedule an assumption:
+         * the last stage keeps a copy of the embedding, not counted). A
+         * block of the last layer's kind split as the main blocks are,
+         * the 2h x h projection column-parallel over t, 3 norms of h. */
+        if (m->mtp_layers > 0) {
+            double d = (double)m->mtp_layers;
+            bool mtp_moe = tplan_model_mtp_moe(m);
+
+            *params += d * ((mtp_moe ? moe_dev : dense_dev) +
+                            2.0 * h * h / t + 3.0 * h);
+            if (mtp_moe) {
+                *experts += d * exp_dev;
+                *matmul += d * (attn_mm + h * (double)m->experts +
+                                mlp_w *
+                                    ((double)(m->shared_experts *
+                                              tplan_model_shared_ffn(m)) +
+                                     (double)m->experts *
+                                         (double)tplan_model_expert_ffn(m) /
+                                         e) /
+                                    t);
+            } else {
+                *matmul += d * (attn_mm + mlp_w * (double)m->ffn / t);
+            }
+            *matmul += d * 2.0 * h * h / t;
+        }
     }
     *largest =
         tp_fmax(tp_fmax(nd > 0 ? dense_dev : 0.0, nm > 0 ? moe_dev : 0.0), vh);
@@ -719,6 +747,16 @@ static double stage_layer_acts(const tplan_config *c,
     double acts = (act->layer * (double)(st->hi - st->lo - moe) +
                    act->moe_layer * (double)moe) *
                   inflight;
+
+    /* the last stage's MTP modules: each keeps a block's activations of
+     * the last layer's kind (its 2h-wide projection input, 4h bytes a
+     * token in 16 bits against a block's tens of h, is left out: an
+     * assumption); their head's logits are the head's, transient */
+    if (st->last && c->model.mtp_layers > 0)
+        acts += (double)c->model.mtp_layers *
+                (tplan_model_mtp_moe(&c->model) ? act->moe_layer
+                                                : act->layer) *
+                inflight;
 
     return st->first ? acts + act->first * inflight : acts;
 }

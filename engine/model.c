@@ -59,10 +59,11 @@ static int moe_validate(const tplan_model *m, tplan_err *err)
     if (m->experts == 0) {
         if (m->top_k || m->expert_ffn || m->shared_experts || m->shared_ffn ||
             m->moe_first_dense || m->moe_every || m->shared_gate ||
-            m->moe_max_nodes)
+            m->moe_max_nodes || m->aux_free_router)
             return tplan_err_set(err, TPLAN_EINVAL, "experts",
                                  "top_k, expert_ffn, shared experts, "
-                                 "moe_max_nodes and the MoE layer pattern "
+                                 "moe_max_nodes, aux_free_router and the MoE "
+                                 "layer pattern "
                                  "need experts > 0 "
                                  "(experts=0)");
         return TPLAN_OK;
@@ -188,6 +189,13 @@ int tplan_model_validate(const tplan_model *m, tplan_err *err)
                              (long long)m->heads, (long long)m->kv_heads);
     if ((rc = moe_validate(m, err)) || (rc = mla_validate(m, err)))
         return rc;
+    /* multi-token prediction predicts the next tokens: a decoder's */
+    if (m->mtp_layers < 0 || m->mtp_layers > 100 ||
+        (m->mtp_layers > 0 && m->arch != TPLAN_ARCH_DECODER))
+        return tplan_err_set(err, TPLAN_EINVAL, "mtp_layers",
+                             "mtp_layers must be in [0, 100], and 0 unless "
+                             "the model is a decoder (mtp_layers=%lld)",
+                             (long long)m->mtp_layers);
     if (m->window < 0 || m->window > 100000000 || m->global_every < 0 ||
         m->global_every > m->layers)
         return tplan_err_set(err, TPLAN_EINVAL, "window",
@@ -397,6 +405,26 @@ void tplan_model_params(const tplan_model *m, tplan_param_count *out)
                  out->final_norm + out->head + out->head_extra;
     out->active = out->total - out->moe_layers * (m->experts - m->top_k) *
                                    out->layer_expert;
+    /* DeepSeek-V3 section 2.2 (Eq. 21): each MTP module concatenates
+     * RMSNorm(h) and RMSNorm(Emb(t)), projects 2h -> h (M_k, no bias) and
+     * runs one transformer block; the released checkpoint's module also
+     * has the head's own RMSNorm (model.layers.61.shared_head.norm beside
+     * enorm, hnorm, eh_proj): 3 norms of h. The embedding and the output
+     * head are the main model's, shared (section 2.2). */
+    if (m->mtp_layers > 0) {
+        bool moe = tplan_model_mtp_moe(m);
+        int64_t block = moe ? out->moe_layer : out->per_layer;
+
+        out->mtp = m->mtp_layers * (block + 2 * h * h + 3 * h);
+        out->mtp_expert =
+            moe ? m->mtp_layers * m->experts * out->layer_expert : 0;
+    }
+}
+
+bool tplan_model_mtp_moe(const tplan_model *m)
+{
+    return m->layers > 0 &&
+           tplan_model_moe_layers(m, m->layers - 1, m->layers) > 0;
 }
 
 double tplan_megatron_params(double layers, double hidden, double vocab,

@@ -76,6 +76,17 @@ typedef struct tplan_model {
      * token goes to at most this many nodes of the expert-parallel group
      * (0: no limit); config.json's topk_group, groups taken as nodes */
     int64_t moe_max_nodes;
+    /* the router balances experts without an auxiliary loss, by a bias
+     * on the routing scores (Wang et al. 2024, arXiv 2408.15664;
+     * DeepSeek-V3 report section 2.1.2); config.json topk_method
+     * "noaux_tc". It sets the default moe_imbalance (config.h). */
+    bool aux_free_router;
+    /* multi-token prediction (DeepSeek-V3 report section 2.2): D modules
+     * after the last layer, each a transformer block of the last layer's
+     * kind, a 2h x h projection and RMSNorms, sharing the embedding and
+     * the output head; config.json num_nextn_predict_layers. Not in the
+     * parameter total (tplan_param_count.mtp holds them). */
+    int64_t mtp_layers;
     /* Multi-head latent attention (DeepSeek-V2/V3) when kv_lora_rank > 0:
      * q through a rank-q_lora_rank bottleneck (0: a full h x a(dn+dr)
      * projection), k and v from a kv_lora_rank latent plus one shared
@@ -117,6 +128,11 @@ typedef struct tplan_param_count {
     int64_t moe_layer;    /* one MoE layer */
     int64_t expert_total; /* every routed expert of the model */
     int64_t active;       /* parameters one token uses: top_k experts */
+    /* the multi-token prediction modules' own parameters (D blocks,
+     * projections and norms; the embedding and head are shared): not in
+     * total, which is the main model's (docs/MODEL.md section 1.9) */
+    int64_t mtp;
+    int64_t mtp_expert;   /* of mtp: routed experts */
 } tplan_param_count;
 
 /* Fill *m with neutral defaults (GELU, LayerNorm, learned positions, biases,
@@ -142,6 +158,8 @@ int64_t tplan_model_v_head_dim(const tplan_model *m);
 int64_t tplan_model_kv_elems(const tplan_model *m);
 bool tplan_model_mla(const tplan_model *m);
 bool tplan_model_moe(const tplan_model *m);
+/* Is the MTP modules' block an MoE block (the last layer's kind)? */
+bool tplan_model_mtp_moe(const tplan_model *m);
 /* The sequence a plan trains at unless told: the model's max_seq (1 for
  * a generic model, whose sample is no sequence). */
 int64_t tplan_model_default_seq(const tplan_model *m);

@@ -32,6 +32,12 @@ static const row rows[] = {
     COUNT(moe_max_nodes, "moe-max-nodes", 100000,
           "node-limited routing: nodes a token reaches at most (0: no "
           "limit; config.json topk_group)"),
+    FLAG(aux_free_router, "aux-free-router",
+         "experts balanced by a routing bias, no auxiliary loss (sets the "
+         "default moe_imbalance; config.json topk_method noaux_tc)"),
+    COUNT(mtp_layers, "mtp-layers", 100,
+          "multi-token prediction modules after the last layer (config.json "
+          "num_nextn_predict_layers; not in params)"),
     COUNT(q_lora_rank, "q-lora-rank", 1000000,
           "latent attention: query rank (0: a full projection)"),
     COUNT(kv_lora_rank, "kv-lora-rank", 1000000,

@@ -238,13 +238,19 @@ static const tplan_model presets[] = {
      /* node-limited routing, M = 4 (report sections 2.1.2 and 3.2.2;
       * config.json topk_group 4 of n_group 8) */
      .moe_max_nodes = 4,
+     /* auxiliary-loss-free load balancing (report section 2.1.2;
+      * config.json topk_method "noaux_tc") */
+     .aux_free_router = true,
+     /* multi-token prediction depth D = 1 (report section 2.2;
+      * config.json num_nextn_predict_layers 1) */
+     .mtp_layers = 1,
      .q_lora_rank = 1536,
      .kv_lora_rank = 512,
      .qk_rope_dim = 64,
      .qk_nope_dim = 128,
      .v_head_dim = 128,
      .source = "DeepSeek-V3 technical report 2024 section 4.2; HF "
-               "deepseek-ai/DeepSeek-V3 config.json (MTP module left out)"},
+               "deepseek-ai/DeepSeek-V3 config.json (the MTP module apart: mtp_params)"},
     {.name = "gpt3-175b",
      .arch = TPLAN_ARCH_DECODER,
      .layers = 96,

@@ -572,8 +572,8 @@ void tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
  * included; over the balanced split (p ranks of hw/p each). */
 static double dualpipe_imbalance(const tplan_config *c, const tplan_flops *fl)
 {
-    double layers = fl->hardware - fl->head_hw, L = (double)c->model.layers;
-    double p = (double)c->pp, busiest = 0.0;
+    double layers = fl->hardware - fl->head_hw - fl->mtp_hw;
+    double L = (double)c->model.layers, p = (double)c->pp, busiest = 0.0;
 
     for (int64_t r = 0; r < c->pp / 2; r++) {
         int64_t lo, hi, lo2, hi2;
@@ -582,7 +582,7 @@ static double dualpipe_imbalance(const tplan_config *c, const tplan_flops *fl)
         tplan_config_stage_range(c, r, &lo, &hi);
         tplan_config_stage_range(c, c->pp - 1 - r, &lo2, &hi2);
         pair = (double)(hi - lo + hi2 - lo2) / L * layers +
-               (r == 0 ? fl->head_hw : 0.0);
+               (r == 0 ? fl->head_hw + fl->mtp_hw : 0.0);
         busiest = tp_fmax(busiest, pair / 2.0);
     }
     return p * busiest / fl->hardware;
@@ -706,7 +706,8 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
      * the LM head (p x its share of the work, over a balanced split). */
     out->stage_imbalance = 1.0;
     if (c->pp > 1 && fl.hardware > 0) {
-        double layers = fl.hardware - fl.head_hw, L = (double)c->model.layers;
+        double layers = fl.hardware - fl.head_hw - fl.mtp_hw;
+        double L = (double)c->model.layers;
         /* the busiest stage's layers (an uneven split: the first has
          * ceil(L/p); with pp_embed_loss a middle one (L+2)/p) against the
          * last stage's and the head; the slower sets the pace */
@@ -715,7 +716,10 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
         double last;
 
         tplan_config_stage_range(c, c->pp - 1, &lo, &hi);
-        last = (double)(hi - lo) / L * layers + fl.head_hw;
+        /* the MTP modules run after the last layer, on the last stage
+         * (DeepSeek-V3 section 3.2.3; with dualpipe the rank that also
+         * holds the first stage) */
+        last = (double)(hi - lo) / L * layers + fl.head_hw + fl.mtp_hw;
         out->stage_imbalance =
             tplan_config_pp_schedule(c) == TPLAN_PP_DUALPIPE
                 ? dualpipe_imbalance(c, &fl)

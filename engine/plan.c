@@ -120,6 +120,7 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         tplan_model_params(&c->model, &pc);
         out->params = pc.total;
         out->active_params = pc.active;
+        out->mtp_params = pc.mtp;
         out->trainable_params =
             c->lora_rank > 0
                 ? tplan_lora_params(&c->model, c->lora_rank, c->lora_targets)

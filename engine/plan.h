@@ -42,6 +42,9 @@ typedef struct tplan_plan {
     int64_t params;      /* whole model */
     int64_t trainable_params; /* whole model: all, or the adapters' */
     int64_t active_params;    /* whole model: what one token uses (MoE) */
+    int64_t mtp_params;       /* the multi-token prediction modules' own
+                                 (not in params, trainable_params or
+                                 active_params: the main model's) */
     int64_t dp;
     tplan_memory mem;
     /* batch */

@@ -155,16 +155,16 @@ void tplan_plan_advice(const tplan_config *c, tplan_plan *p)
      * assumption, docs/MODEL.md section 13.3), so they drop 1 - cf/imb of
      * theirs; under cf < 1 even balanced routing drops 1 - cf of all. */
     if (tplan_model_moe(&c->model) && c->capacity_factor > 0.0 &&
-        c->capacity_factor < fmax(c->moe_imbalance, 1.0))
+        c->capacity_factor < fmax(tplan_config_moe_imbalance(c), 1.0))
         tplan_plan_warn(p,
                         "capacity_factor %g drops tokens: experts at "
                         "%gx their share (moe_imbalance) lose %.0f%% of "
                         "theirs%s (Switch Transformers, Fedus et al. 2022, "
                         "section 2.2); the quality cost is not modelled "
                         "and FLOPs count every routed token",
-                        c->capacity_factor, fmax(c->moe_imbalance, 1.0),
+                        c->capacity_factor, fmax(tplan_config_moe_imbalance(c), 1.0),
                         (1.0 - c->capacity_factor /
-                                   fmax(c->moe_imbalance, 1.0)) *
+                                   fmax(tplan_config_moe_imbalance(c), 1.0)) *
                             100.0,
                         c->capacity_factor < 1.0
                             ? ", and balanced routing loses some too"

@@ -197,14 +197,14 @@ med=$(TPLAN=$tplan "$dir/../scripts/accuracy_megatron.sh" -- --framework megatro
 if [ -n "$med" ] && awk -v m="$med" 'BEGIN { exit !(m <= 5) }'; then ok; else bad "Table 1 under megatron-2021: median '$med'%, want <= 5%"; fi
 # issue 33: the assumptions the figures rest on, left at their defaults
 mix=(calc --model mixtral-8x7b --gpu h100-sxm --gpus 64 --seq 4096 --global-batch 512 --micro-batch 1 --zero 3)
-jq_is "Mixtral at EP 8 rests on moe_imbalance 1.25 (1.0-1.5, a source)" '[.assumptions[] | select(.name == "moe_imbalance")] | length == 1 and .[0].value == 1.25 and .[0].range == [1, 1.5] and (.[0].source | test("Switch Transformer"))' "${mix[@]}" --ep 8
+jq_is "Mixtral at EP 8 rests on moe_imbalance 1.52, its router's default (1.0-1.72, a source)" '[.assumptions[] | select(.name == "moe_imbalance")] | length == 1 and .[0].value == 1.52 and .[0].range == [1, 1.72] and (.[0].source | test("MaxVio"))' "${mix[@]}" --ep 8
 jq_is "EP 1: the load is 1 whatever moe_imbalance says" '[.assumptions[].name] | index("moe_imbalance") == null and index("eff_scale") != null' "${mix[@]}" --ep 1
 jq_is "given on the command line: not an assumption" '[.assumptions[].name] | index("moe_imbalance") == null and index("eff_scale") != null' "${mix[@]}" --ep 8 --moe-imbalance 1.25
 jq_is "tp_overlap only with tp > 1" '[.assumptions[].name] | index("tp_overlap") == null' "${mix[@]}" --ep 8 --zero 1
 jq_is "set by the framework: not an assumption" '[.assumptions[].name] | index("eff_scale") == null and index("overlap") == null and index("tp_overlap") != null' calc --model llama3-8b --gpu h100-sxm --gpus 8 --tp 2 --framework megatron
 jq_is "every assumption's value lies in its range" 'all(.assumptions[]; .value >= .range[0] and .value <= .range[1])' "${mix[@]}" --ep 8
-if "$tplan" calc "${mix[@]:1}" --ep 8 | grep -q -- "--moe-imbalance 1.25 (1-1.5)"; then ok; else bad "calc's text names --moe-imbalance 1.25 (1-1.5)"; fi
-"$tplan" fields --json | jq -e 'map(select(.name == "moe_imbalance"))[0] | .assume_lo == 1 and .assume_hi == 1.5 and (.assume_source | test("MODEL.md"))' >/dev/null && ok || bad "fields --json: moe_imbalance's range"
+if "$tplan" calc "${mix[@]:1}" --ep 8 | grep -q -- "--moe-imbalance 1.52 (1-1.72)"; then ok; else bad "calc's text names --moe-imbalance 1.52 (1-1.72)"; fi
+"$tplan" fields --json | jq -e 'map(select(.name == "moe_imbalance"))[0] | .assume_lo == 1 and .assume_hi == 1.72 and (.assume_source | test("MODEL.md"))' >/dev/null && ok || bad "fields --json: moe_imbalance's range"
 "$tplan" fields --json | jq -e 'map(select(.name == "seq"))[0] | .assume_lo == null and .assume_source == null and .min == 1' >/dev/null && ok || bad "fields --json: seq is no assumption"
 jq_is "names people type resolve to the catalog's" '.model.name == "llama3.1-8b" and .parallel.gpu == "h100-sxm"' calc --model meta-llama/Llama-3.1-8B-Instruct --gpu "NVIDIA H100 80GB HBM3"
 # Hugging Face config.json files: every supported model_type against the
@@ -269,8 +269,8 @@ jq_is "Qwen2.5 7B by hand: --qkv-bias" '.model.params == 7615616512' calc --laye
 jq_is "models --json has the attention widths" 'map(select(.name == "gemma2-9b"))[0] | .head_dim == 256 and .block_norms == 4 and (.qkv_bias | not)' models
 expect_error 2 "tplan: block-norms must be 2 or 4 (block-norms=3)" "${C[@]}" --block-norms 3
 expect_error 2 "tplan: --head-dim describes a transformer, but --params makes a generic model (params=1e9)" calc --params 1e9 --head-dim 64
-jq_is "token dropping under a capacity factor is warned about" '.warnings | any(test("^capacity_factor 1 drops tokens: experts at 1.25x their share \\(moe_imbalance\\) lose 20% of theirs \\(Switch"))' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1
-jq_is "no token-dropping warning at a capacity above the imbalance" '.warnings | all(test("drops tokens") | not)' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1.5
+jq_is "token dropping under a capacity factor is warned about" '.warnings | any(test("^capacity_factor 1 drops tokens: experts at 1.52x their share \\(moe_imbalance\\) lose 34% of theirs \\(Switch"))' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1
+jq_is "no token-dropping warning at a capacity above the imbalance" '.warnings | all(test("drops tokens") | not)' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --capacity-factor 1.6
 jq_is "DeepSeek-V3 on 16 stages: the second stage (four MoE layers) holds the most" '.memory.stage == "middle pipeline stage" and .memory.stage_index == 1' calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1
 # pipeline schedules and node-limited routing (issue 34): the config's
 # topk_group is the preset's moe_max_nodes; a limit of 4 of 8 nodes halves
@@ -282,6 +282,30 @@ a=$("$tplan" "${ds[@]}" --json | jq '.perf.ep_comm_s')
 b=$("$tplan" "${ds[@]}" --moe-max-nodes 0 --json | jq '.perf.ep_comm_s')
 awk -v a="$a" -v b="$b" 'BEGIN { exit !(a > 0 && a / b > 0.5 && a / b < 0.505) }' && ok || bad "moe_max_nodes 4 of 8 nodes halves the all-to-all ($a vs $b)"
 jq_is "dualpipe hides the paired share of the all-to-all and is faster than 1f1b" '.perf.paired_share > 0.8 and .perf.ep_exposed_s < 0.2 * .perf.ep_comm_s and .parallel.pp_schedule == "dualpipe" and .fields.comm_sm_share > 0.15' "${ds[@]}" --pp-schedule dualpipe
+# the default imbalance by router (issue 34, docs/MODEL.md 13.3): 1 +
+# MaxVio_global of Wang et al. 2024 Table 2, 1.04 loss-free (DeepSeek-V3's
+# topk_method noaux_tc), 1.52 with a balancing loss (V2's
+# group_limited_greedy, Mixtral); a given --moe-imbalance is no assumption
+jq_is "preset deepseek-v3 has an aux-free router, mixtral not" '(map(select(.name == "deepseek-v3"))[0].aux_free_router) and (map(select(.name == "mixtral-8x7b"))[0].aux_free_router | not)' models
+jq_is "config deepseek-v3 (topk_method noaux_tc) assumes moe_imbalance 1.04" '[.assumptions[] | select(.name == "moe_imbalance")][0] | .value == 1.04 and .range == [1, 1.72] and (.source | test("2408.15664"))' "${ds[@]}"
+jq_is "config deepseek-v2 (group_limited_greedy) assumes 1.52" '[.assumptions[] | select(.name == "moe_imbalance")][0].value == 1.52' calc --model-config "$dir/data/hf/deepseek-v2.json" --gpu h800 --gpus 64 --ep 8 --zero 1 --global-batch 64 --micro-batch 1
+jq_is "mixtral assumes moe_imbalance 1.52 (aux-loss)" '[.assumptions[] | select(.name == "moe_imbalance")][0].value == 1.52' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8
+jq_is "--moe-imbalance given: no assumption" '[.assumptions[] | select(.name == "moe_imbalance")] == []' calc --model mixtral-8x7b --gpu h100-sxm --gpus 16 --ep 8 --moe-imbalance 1.25
+a=$("$tplan" "${ds[@]}" --json | jq '.perf.moe_wait_s')
+b=$("$tplan" "${ds[@]}" --moe-imbalance 1.52 --json | jq '.perf.moe_wait_s')
+# the wait for the busiest rank is (load - 1) x the expert time: 0.04 vs 0.52
+awk -v a="$a" -v b="$b" 'BEGIN { r = a / b; exit !(a > 0 && r > 0.04 / 0.52 - 1e-9 && r < 0.04 / 0.52 + 1e-9) }' && ok || bad "moe wait scales with imbalance - 1 ($a vs $b)"
+expect_error 2 "tplan: moe_imbalance must be in [1, 1000] (moe_imbalance=0.5)" "${ds[@]}" --moe-imbalance 0.5
+# multi-token prediction (issue 34, docs/MODEL.md 1.9): the config's
+# num_nextn_predict_layers 1 is the preset's; its own parameters (the
+# checkpoint's layer 61 less the shared embedding and head) are apart from
+# params; its FLOPs are more than a layer's and the head's
+jq_is "config deepseek-v3: one MTP module of 11,610,067,968 parameters, apart" '.model.mtp_params == 11610067968 and .model.params == 671026404352' "${ds[@]}"
+a=$("$tplan" "${ds[@]}" --json | jq '.perf.flops_per_step')
+b=$("$tplan" "${ds[@]}" --mtp-layers 0 --json | jq '.perf.flops_per_step')
+awk -v a="$a" -v b="$b" 'BEGIN { exit !(a / b > 1 + 1 / 61 && a / b < 1.06) }' && ok || bad "the MTP module adds a block and a head's FLOPs ($a vs $b)"
+jq_is "--mtp-layers 0: no MTP parameters" '.model.mtp_params == 0' "${ds[@]}" --mtp-layers 0
+expect_error 2 "tplan: mtp_layers must be in [0, 100], and 0 unless the model is a decoder (mtp_layers=1)" calc --model bert-base --mtp-layers 1
 expect_error 2 "tplan: pp_schedule interleaved needs vpp >= 2 (pp_schedule=interleaved, vpp=1)" "${C[@]}" --gpus 2 --pp 2 --pp-schedule interleaved
 expect_error 2 "tplan: pp_schedule dualpipe needs an even pp (pp=3)" calc --model llama2-7b --gpus 3 --pp 3 --pp-schedule dualpipe
 # framework profiles: the built-ins, a flag overriding one, a CSV of one's

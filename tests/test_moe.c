@@ -438,6 +438,117 @@ static void test_rc_modules_rules(void **state)
                                  "(precision=mixed-bf16)");
 }
 
+/* DeepSeek-V3's MTP module (report section 2.2, D = 1): one MoE block of
+ * the main layers' shapes (attention 187,107,328 + 2 norms 2 x 7168 +
+ * router 7168 x 256 + shared 44,040,192 + 256 routed of 44,040,192), the
+ * 2h x h projection 2 x 7168^2 and 3 RMSNorms of 7168 (enorm, hnorm and
+ * the head's); the total stays the main model's. */
+static void test_mtp_params(void **state)
+{
+    tplan_model m;
+    tplan_param_count pc;
+    int64_t block = 187107328LL + 2 * 7168 + 7168 * 256 + 44040192LL +
+                    256 * 44040192LL;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("deepseek-v3", &m, NULL), TPLAN_OK);
+    assert_int_equal(m.mtp_layers, 1);
+    tplan_model_params(&m, &pc);
+    assert_int_equal(pc.total, 671026404352LL);
+    assert_int_equal(pc.mtp, block + 2 * 7168LL * 7168 + 3 * 7168);
+    /* the HF checkpoint's layer 61 less its embedding and head copies
+     * (docs/MODEL.md section 1.8) */
+    assert_int_equal(pc.mtp, 11610067968LL);
+    assert_int_equal(pc.mtp_expert, 256 * 44040192LL);
+    m.mtp_layers = 2;
+    tplan_model_params(&m, &pc);
+    assert_int_equal(pc.mtp, 2 * (block + 2 * 7168LL * 7168 + 3 * 7168));
+    assert_int_equal(pc.total, 671026404352LL);
+}
+
+/* The MTP module's FLOPs per token, worked from Mixtral's shapes with one
+ * module added (its last layer is MoE): the projection 2 x 2h x h, the
+ * block (attention, router, top 2 of 8 experts), the head h x V once
+ * more, forward + backward 3x; the causal core s a (d_qk + d_v) per token.
+ * All of it is last-stage work (mtp_hw). */
+static void test_mtp_flops(void **state)
+{
+    tplan_model m;
+    tplan_flops a, b;
+    double s = 4096, h = 4096, attn = 4096.0 * 6144 + 4096.0 * 4096;
+    double blk = 2.0 * (attn + h * 8 + 2 * 3 * h * 14336) + 2.0 * 2 * h * h;
+    double head = 2.0 * h * 32000, core = 2.0 * s * 32 * (128 + 128) / 2.0;
+
+    (void)state;
+    assert_int_equal(tplan_model_preset("mixtral-8x7b", &m, NULL), TPLAN_OK);
+    tplan_flops_eval(&m, 4096, 1.0, TPLAN_RECOMPUTE_NONE, TPLAN_ATTN_FLASH,
+                     true, &a);
+    m.mtp_layers = 1;
+    tplan_flops_eval(&m, 4096, 1.0, TPLAN_RECOMPUTE_NONE, TPLAN_ATTN_FLASH,
+                     true, &b);
+    /* tolerances: a few ulps of ~1e12-1e17 sums */
+    assert_near(b.per_token - a.per_token, 3.0 * (blk + head + core), 1.0);
+    assert_near(b.model - a.model, 3.0 * (blk + head + core) * s, 1e3);
+    /* flash: 3.5 core passes in the hardware count */
+    assert_near(b.mtp_hw, (3.0 * (blk + head) + 3.5 * core) * s, 1e3);
+    assert_near(b.hardware - a.hardware, b.mtp_hw, 1e3);
+    assert_near(b.expert_hw - a.expert_hw, 3.0 * 2.0 * 2 * 3 * h * 14336 * s,
+                1e3);
+    assert_near(a.mtp_hw, 0.0, 0.0);
+}
+
+/* The MTP module's states sit on the last stage: on one GPU (pp 1, ep 1,
+ * zero 0, mixed bf16) they add its parameters, 2 bytes of weights, 2 of
+ * gradients, 12 of master copy and Adam moments each; on 2 stages the
+ * first stage does not change. */
+static void test_mtp_memory(void **state)
+{
+    tplan_config c;
+    tplan_plan a, b;
+    tplan_param_count pc;
+
+    (void)state;
+    moe_cfg(&c, 1, 1);
+    eval_ok(&c, &a);
+    c.model.mtp_layers = 1;
+    eval_ok(&c, &b);
+    tplan_model_params(&c.model, &pc);
+    assert_int_equal(b.mtp_params, pc.mtp);
+    assert_int_equal(b.params, a.params);
+    assert_int_equal(b.mem.params_on_device - a.mem.params_on_device, pc.mtp);
+    assert_int_equal(b.mem.experts_on_device - a.mem.experts_on_device,
+                     pc.mtp_expert);
+    /* llround of each term: 1 byte each */
+    assert_near(b.mem.grads_bytes - a.mem.grads_bytes, pc.mtp * 2.0, 1.0);
+    assert_near(b.mem.optimizer_bytes - a.mem.optimizer_bytes, pc.mtp * 12.0,
+                1.0);
+    assert_true(b.mem.activations_bytes > a.mem.activations_bytes);
+}
+
+/* The MTP module runs on the last stage: on 2 stages of Mixtral's 32
+ * layers (1F1B, 16 each) the last stage's share is half the layers' work
+ * plus the head and the module, p x that over the whole the imbalance. */
+static void test_mtp_last_stage(void **state)
+{
+    tplan_config c;
+    tplan_plan p;
+    tplan_flops fl;
+    double layers, want;
+
+    (void)state;
+    moe_cfg(&c, 2, 1);
+    c.pp = 2;
+    c.model.mtp_layers = 1;
+    eval_ok(&c, &p);
+    tplan_flops_eval(&c.model, c.seq, 1.0, TPLAN_RECOMPUTE_NONE,
+                     c.attention, true, &fl);
+    assert_true(fl.mtp_hw > 0.0);
+    layers = fl.hardware - fl.head_hw - fl.mtp_hw;
+    want = 2.0 * (layers / 2.0 + fl.head_hw + fl.mtp_hw) / fl.hardware;
+    /* a ratio of the same sums: rounding only */
+    assert_near(p.perf.stage_imbalance, want, 1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -454,6 +565,10 @@ int main(void)
         cmocka_unit_test(test_fp8_activations),
         cmocka_unit_test(test_rc_modules_flops),
         cmocka_unit_test(test_rc_modules_rules),
+        cmocka_unit_test(test_mtp_params),
+        cmocka_unit_test(test_mtp_flops),
+        cmocka_unit_test(test_mtp_memory),
+        cmocka_unit_test(test_mtp_last_stage),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
