@@ -671,14 +671,25 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                   "(accum=%lld, pp=%lld, vpp=%lld)",
             (long long)c->accum, (long long)c->pp, (long long)c->vpp);
     /* counting the embedding and the loss as layers, Megatron-Core splits
-     * layers + 2 evenly (transformer_config.py asserts the division) */
-    if (c->pp_embed_loss && c->pp > 1 && (m->layers + 2) % c->pp)
+     * layers + 2 evenly (transformer_config.py asserts the division);
+     * MTP modules count as units too, before the loss (its
+     * pipeline_model_parallel_layout's "m" units, e.g. DeepSeek-V3's
+     * 61 layers + embedding + MTP + loss = 64 over 16 stages) */
+    if (c->pp_embed_loss && c->pp > 1 &&
+        (m->layers + 2 + m->mtp_layers) % c->pp)
         return refused(
             deps, reads_embed,
-            tplan_err_set(err, TPLAN_EINVAL, "pp",
-                          "with pp_embed_loss pp must divide layers + 2 "
-                          "(layers=%lld, pp=%lld)",
-                          (long long)m->layers, (long long)c->pp));
+            m->mtp_layers > 0
+                ? tplan_err_set(err, TPLAN_EINVAL, "pp",
+                                "with pp_embed_loss pp must divide layers + "
+                                "2 + mtp_layers (layers=%lld, "
+                                "mtp_layers=%lld, pp=%lld)",
+                                (long long)m->layers,
+                                (long long)m->mtp_layers, (long long)c->pp)
+                : tplan_err_set(err, TPLAN_EINVAL, "pp",
+                                "with pp_embed_loss pp must divide layers + 2 "
+                                "(layers=%lld, pp=%lld)",
+                                (long long)m->layers, (long long)c->pp));
     if (c->vpp > 1 &&
         (m->layers + (c->pp_embed_loss ? 2 : 0)) % (c->pp * c->vpp))
         return refused(
@@ -722,14 +733,19 @@ void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
     int64_t L = c->model.layers, q = L / c->pp, r = L % c->pp;
 
     if (c->pp_embed_loss && c->pp > 1) {
-        /* units 0 (the embedding) and L + 1 (the loss) around the layers,
-         * (L + 2)/p a stage (validation checks the division) */
-        int64_t u = (L + 2) / c->pp;
+        /* units 0 (the embedding) and, after the layers, the MTP modules
+         * and the loss, (L + 2 + mtp)/p a stage (validation checks the
+         * division): the last stage gives up a layer per MTP module */
+        int64_t u = (L + 2 + c->model.mtp_layers) / c->pp;
 
         *lo = i * u > 0 ? i * u - 1 : 0;
+        if (*lo > L)
+            *lo = L;
         /* the last stage ends at L whatever the division (hardening: a
          * config that skipped validation loses no layer) */
         *hi = i == c->pp - 1 ? L : (i + 1) * u - 1;
+        if (*hi > L)
+            *hi = L;
     } else {
         *lo = i * q + (i < r ? i : r);
         *hi = *lo + q + (i < r ? 1 : 0);

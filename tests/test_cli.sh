@@ -276,6 +276,18 @@ jq_is "DeepSeek-V3 on 16 stages: the second stage (four MoE layers) holds the mo
 # topk_group is the preset's moe_max_nodes; a limit of 4 of 8 nodes halves
 # the NIC bytes (the NIC bounds the all-to-all here, docs/MODEL.md 13.6);
 # the latencies (2 x 30 us a call, 0.4% of the limited time) do not halve
+# DeepSeek-V3 as published (issue 34's must-show; arXiv 2412.19437: 2,664K
+# H800 GPU-hours, section 1): DualPipe, recomputation of the norms and the
+# MLA up-projections only, fp8 caching, blockwise fp8, the embedding, MTP
+# module and loss as pipeline units (Megatron-Core's layout for V3). It
+# fits the H800 and lands within 15% of the report (the issue's bound: the
+# micro-batch, the ramp and the stack's kernels are not published); the
+# same plan under 1F1B is slower. Not tuned: no constant was fitted to it.
+dsv3=(calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --fp8-recipe blockwise --zero 1 --global-batch 15360 --micro-batch 1 --tokens 14.8T --profile megatron --recompute-modules layernorm,mla_up_proj --fp8-activations --pp-embed-loss)
+jq_is "DeepSeek-V3 as published fits the H800 under DualPipe" '.memory.fits == true' "${dsv3[@]}" --pp-schedule dualpipe
+jq_is "DeepSeek-V3 as published: GPU-hours within 15% of 2,664K" '((.run.gpu_hours / 2664000 - 1) | fabs) < 0.15' "${dsv3[@]}" --pp-schedule dualpipe
+dual_h=$("$tplan" "${dsv3[@]}" --pp-schedule dualpipe --json | jq '.run.gpu_hours')
+jq_is "DeepSeek-V3 as published: 1F1B is slower than DualPipe" ".run.gpu_hours > $dual_h" "${dsv3[@]}" --pp-schedule 1f1b
 jq_is "config deepseek-v3: topk_group 4 is moe_max_nodes, as the preset's" 'map(select(.name == "deepseek-v3"))[0].moe_max_nodes == 4' models
 ds=(calc --model-config "$dir/data/hf/deepseek-v3.json" --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1)
 a=$("$tplan" "${ds[@]}" --json | jq '.perf.ep_comm_s')

@@ -1341,6 +1341,45 @@ static void test_schedule_errors(void **state)
  * copies of a stage are data-parallel replicas, ZeRO shards over both;
  * docs/MODEL.md section 13.5) and the two stages' at ZeRO-0. Rounding:
  * each part is rounded to a byte per stage, so sums agree to 2 bytes. */
+/* MTP modules count as pipeline units with pp_embed_loss (Megatron-Core's
+ * pipeline_model_parallel_layout "m" units): DeepSeek-V3's 61 layers, the
+ * embedding, one MTP module and the loss are 64 units, 4 a stage over 16:
+ * 3 layers on the first stage, 4 between, 2 on the last (which holds the
+ * MTP module and the loss); every layer is on exactly one stage. Without
+ * the MTP unit 63 units do not divide over 16 stages. */
+static void test_pp_embed_loss_mtp(void **state)
+{
+    tplan_config c;
+    tplan_err err;
+    int64_t total = 0;
+
+    (void)state;
+    config_for(&c, "deepseek-v3", "h800");
+    assert_int_equal(c.model.mtp_layers, 1);
+    c.seq = 4096;
+    c.gpus = 2048;
+    c.pp = 16;
+    c.ep = 64;
+    c.zero = 1;
+    c.precision = TPLAN_PREC_FP8;
+    c.pp_embed_loss = true;
+    c.accum = 120;
+    c.micro_batch = 1;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    for (int64_t i = 0; i < 16; i++) {
+        int64_t lo, hi;
+
+        tplan_config_stage_range(&c, i, &lo, &hi);
+        assert_int_equal(hi - lo, i == 0 ? 3 : i == 15 ? 2 : 4);
+        assert_int_equal(lo, total);
+        total += hi - lo;
+    }
+    assert_int_equal(total, 61);
+    c.model.mtp_layers = 0;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.field, "pp");
+}
+
 static void test_pipeline_schedule_memory(void **state)
 {
     tplan_config c, dual;
@@ -1423,6 +1462,7 @@ int main(void)
         cmocka_unit_test(test_last_stage_inflight),
         cmocka_unit_test(test_stage_inflight),
         cmocka_unit_test(test_pp_embed_loss),
+        cmocka_unit_test(test_pp_embed_loss_mtp),
         cmocka_unit_test(test_middle_stage_worst),
         cmocka_unit_test(test_dense_first_stage_worst),
         cmocka_unit_test(test_full_recompute_rebuilds_a_layer),
