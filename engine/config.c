@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "inline_math.h"
+#include "names.h"
 
 /* Default CUDA context + cuBLAS/cuDNN workspaces per GPU. docs/MODEL.md
  * section 4: measured 300 MB to over 1 GB (BERT-large on V100: 1343 MB);
@@ -817,13 +818,10 @@ bool tplan_recompute_modules_parse(const char *text, unsigned *mask)
     }
     for (;;) {
         size_t len = strcspn(p, ",");
-        int i;
+        int i = tplan_name_index(tplan_rc_module_names, TPLAN_RC_NMODULES,
+                                 p, len);
 
-        for (i = 0; i < TPLAN_RC_NMODULES; i++)
-            if (strlen(tplan_rc_module_names[i]) == len &&
-                strncmp(p, tplan_rc_module_names[i], len) == 0)
-                break;
-        if (i == TPLAN_RC_NMODULES)
+        if (i < 0)
             return false;
         m |= 1u << i;
         if (!p[len])
@@ -836,19 +834,12 @@ bool tplan_recompute_modules_parse(const char *text, unsigned *mask)
 
 void tplan_recompute_modules_format(unsigned mask, char *buf, size_t len)
 {
-    size_t n = 0;
-
-    if (!len)
-        return;
-    buf[0] = '\0';
-    if (!(mask & TPLAN_RC_ALL)) {
+    if (len && !(mask & TPLAN_RC_ALL)) {
         snprintf(buf, len, "none");
         return;
     }
-    for (int i = 0; i < TPLAN_RC_NMODULES && n < len; i++)
-        if (mask & (1u << i))
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
-                                  tplan_rc_module_names[i]);
+    tplan_names_join(mask, tplan_rc_module_names, TPLAN_RC_NMODULES, buf,
+                     len);
 }
 static const char *const attention_names[] = {"eager", "flash"};
 static const char *const profile_names[] = {"torch", "megatron", "torch-cpu"};

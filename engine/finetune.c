@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "names.h"
+
 /* bitsandbytes 4-bit storage (QLoRA, Dettmers et al. 2023, section 3;
  * bitsandbytes functional.quantize_4bit): two 4-bit values per byte and one
  * fp32 absmax per block of 64. With nested quantization the absmaxes are
@@ -120,17 +122,13 @@ bool tplan_lora_targets_parse(const char *text, unsigned *mask)
         return false;
     for (;;) {
         size_t len = strcspn(p, ",");
-        bool known = false;
+        int i = tplan_name_index(target_names, TPLAN_LORA_NLINEAR, p, len);
+        bool known = i >= 0;
 
         if (len == 0)
             return false;
-        for (int i = 0; i < TPLAN_LORA_NLINEAR; i++) {
-            if (strlen(target_names[i]) == len &&
-                strncmp(p, target_names[i], len) == 0) {
-                m |= 1u << i;
-                known = true;
-            }
-        }
+        if (known)
+            m |= 1u << i;
         if (len == 4 && strncmp(p, "attn", 4) == 0) {
             m |= TPLAN_LORA_ATTN;
             known = true;
@@ -153,11 +151,8 @@ bool tplan_lora_targets_parse(const char *text, unsigned *mask)
 
 void tplan_lora_targets_format(unsigned mask, char *buf, size_t len)
 {
-    size_t n = 0;
-
     if (!len)
         return;
-    buf[0] = '\0';
     if ((mask & TPLAN_LORA_ALL) == TPLAN_LORA_ALL) {
         snprintf(buf, len, "all-linear");
         return;
@@ -166,10 +161,7 @@ void tplan_lora_targets_format(unsigned mask, char *buf, size_t len)
         snprintf(buf, len, "attn");
         return;
     }
-    for (int i = 0; i < TPLAN_LORA_NLINEAR && n < len; i++)
-        if (mask & (1u << i))
-            n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "",
-                                  target_names[i]);
+    tplan_names_join(mask, target_names, TPLAN_LORA_NLINEAR, buf, len);
 }
 
 const char *tplan_base_precision_name(tplan_base_precision b)

@@ -203,3 +203,26 @@ int tplan_name_lookup(const char *name, const char *const *names, int n,
                       name, list_cmd);
     return -1;
 }
+
+int tplan_name_index(const char *const *names, int n, const char *p,
+                     size_t len)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(names[i]) == len && strncmp(p, names[i], len) == 0)
+            return i;
+    return -1;
+}
+
+void tplan_names_join(unsigned mask, const char *const *names, int n,
+                      char *buf, size_t cap)
+{
+    size_t used = 0;
+
+    if (!cap)
+        return;
+    buf[0] = '\0';
+    for (int i = 0; i < n && used < cap; i++)
+        if (mask & (1u << i))
+            used += (size_t)snprintf(buf + used, cap - used, "%s%s",
+                                     used ? "," : "", names[i]);
+}

@@ -45,4 +45,13 @@ int tplan_name_suggest(const char *name, const char *const *cands, int n,
 void tplan_name_hint(const char *name, const char *const *cands, int n,
                      const char *prefix, char *buf, size_t cap);
 
+/* Comma lists of names for bit sets (LoRA targets, recompute modules):
+ * the index in names[0..n) of the name p[0..len) (exactly; -1 if none),
+ * and the names of mask's bits joined with commas into buf of cap bytes
+ * (bit i is names[i]; "" when no bit is set). */
+int tplan_name_index(const char *const *names, int n, const char *p,
+                     size_t len);
+void tplan_names_join(unsigned mask, const char *const *names, int n,
+                      char *buf, size_t cap);
+
 #endif
