@@ -723,13 +723,29 @@ static void print_table(const tplan_plan *p, const calc_out *o)
                c->model.mtp_layers == 1 ? "" : "s",
                (double)p->mtp_params / 1e9, (long long)p->mtp_params);
     }
-    printf("  %.3f B params (%lld), seq %lld, %s, %s, recompute %s, %s "
-           "attention, profile %s\n",
-           (double)p->params / 1e9, (long long)p->params, (long long)c->seq,
-           tplan_precision_get(c->precision)->name,
-           tplan_optimizer_get(c->optimizer)->name,
-           tplan_recompute_name(c->recompute),
-           tplan_attention_name(c->attention), tplan_profile_name(c->profile));
+    {
+        /* the modules recomputed where a list was given (recompute keeps
+         * the value the user set, which may read "none") */
+        char rc[128];
+
+        if (c->recompute_modules && c->recompute != TPLAN_RECOMPUTE_FULL) {
+            char mods[112];
+
+            tplan_recompute_modules_format(c->recompute_modules, mods,
+                                           sizeof mods);
+            snprintf(rc, sizeof rc, "modules %s", mods);
+        } else {
+            snprintf(rc, sizeof rc, "%s", tplan_recompute_name(c->recompute));
+        }
+        printf("  %.3f B params (%lld), seq %lld, %s%s, %s, recompute %s, %s "
+               "attention, profile %s\n",
+               (double)p->params / 1e9, (long long)p->params,
+               (long long)c->seq, tplan_precision_get(c->precision)->name,
+               c->fp8_activations ? " (fp8 activations cached)" : "",
+               tplan_optimizer_get(c->optimizer)->name, rc,
+               tplan_attention_name(c->attention),
+               tplan_profile_name(c->profile));
+    }
     if (c->framework[0] && c->efficiency > 0)
         printf("  framework %s: efficiency fixed at %g by --efficiency, "
                "data-parallel bandwidth x%g, ZeRO-3 bandwidth x%g\n",

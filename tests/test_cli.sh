@@ -287,6 +287,11 @@ dsv3=(calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precisio
 jq_is "DeepSeek-V3 as published fits the H800 under DualPipe" '.memory.fits == true' "${dsv3[@]}" --pp-schedule dualpipe
 jq_is "DeepSeek-V3 as published: GPU-hours within 15% of 2,664K" '((.run.gpu_hours / 2664000 - 1) | fabs) < 0.15' "${dsv3[@]}" --pp-schedule dualpipe
 dual_h=$("$tplan" "${dsv3[@]}" --pp-schedule dualpipe --json | jq '.run.gpu_hours')
+# the text names the modules recomputed and the fp8 caching, not the
+# recompute field's "none"
+"$tplan" "${dsv3[@]}" --pp-schedule dualpipe | grep -q '^  671.026 B params .*, fp8 (fp8 activations cached), adamw, recompute modules layernorm,mla_up_proj, flash attention' &&
+    ok || bad "calc names the recompute modules and fp8 caching"
+
 jq_is "DeepSeek-V3 as published: 1F1B is slower than DualPipe" ".run.gpu_hours > $dual_h" "${dsv3[@]}" --pp-schedule 1f1b
 jq_is "config deepseek-v3: topk_group 4 is moe_max_nodes, as the preset's" 'map(select(.name == "deepseek-v3"))[0].moe_max_nodes == 4' models
 ds=(calc --model-config "$dir/data/hf/deepseek-v3.json" --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1)
