@@ -1484,7 +1484,10 @@ static tplan_value get_config(int id, const tplan_plan *p)
     case F_CAPACITY_FACTOR:
         return vr(c->capacity_factor);
     case F_MOE_IMBALANCE:
-        return vr(c->moe_imbalance);
+        /* an MoE plan reads back the load it ran with (0 given: the
+         * router's default), so a stored plan names it */
+        return vr(tplan_model_moe(&c->model) ? tplan_config_moe_imbalance(c)
+                                             : c->moe_imbalance);
     case F_MOE_OVERLAP:
         return vr(c->moe_overlap);
     case F_FRAMEWORK:

@@ -287,6 +287,9 @@ dsv3=(calc --model deepseek-v3 --gpu h800 --gpus 2048 --pp 16 --ep 64 --precisio
 jq_is "DeepSeek-V3 as published fits the H800 under DualPipe" '.memory.fits == true' "${dsv3[@]}" --pp-schedule dualpipe
 jq_is "DeepSeek-V3 as published: GPU-hours within 15% of 2,664K" '((.run.gpu_hours / 2664000 - 1) | fabs) < 0.15' "${dsv3[@]}" --pp-schedule dualpipe
 dual_h=$("$tplan" "${dsv3[@]}" --pp-schedule dualpipe --json | jq '.run.gpu_hours')
+# an MoE plan's moe_imbalance reads back the router's default it ran with
+jq_is "moe_imbalance reads back the aux-loss router's 1.52" '.fields.moe_imbalance == 1.52' calc --model mixtral-8x7b --gpus 16 --ep 8
+jq_is "moe_imbalance reads back the loss-free router's 1.04" '.fields.moe_imbalance == 1.04' "${dsv3[@]}" --pp-schedule dualpipe
 # the text names the modules recomputed and the fp8 caching, not the
 # recompute field's "none"
 "$tplan" "${dsv3[@]}" --pp-schedule dualpipe | grep -q '^  671.026 B params .*, fp8 (fp8 activations cached), adamw, recompute modules layernorm,mla_up_proj, flash attention' &&
