@@ -417,11 +417,12 @@ static double median(double *v, int n)
 /* The cross-validated error of fitting terms t[0..k): each fold's runs
  * predicted by the terms fitted without them. *loss: their summed loss
  * (the fit's own objective, on runs it did not see); *med: the median of
- * their |predicted / measured - 1|. For the runs that measured this kind;
- * k 0: the base profile's. */
+ * their |predicted / measured - 1|; per[i] (n of them): run i's, NaN for
+ * a run that did not measure this kind. For the runs that measured this
+ * kind; k 0: the base profile's. */
 static int cv_error(const tplan_calib_run *runs, int n, int folds,
                     const tplan_calib_term *t, int k, bool memory,
-                    double *loss, double *med, tplan_err *err)
+                    double *loss, double *med, double *per, tplan_err *err)
 {
     double x[TPLAN_CALIB_MAX_TERMS];
     double *rel = malloc(sizeof *rel * (size_t)(n > 0 ? n : 1));
@@ -430,6 +431,8 @@ static int cv_error(const tplan_calib_run *runs, int n, int folds,
     if (!rel)
         return tplan_err_set(err, TPLAN_ENOMEM, "runs", "out of memory");
     *loss = 0.0;
+    for (int i = 0; i < n; i++)
+        per[i] = (double)NAN;
     for (int f = 0; f < folds && rc == TPLAN_OK; f++) {
         if (k > 0 && (rc = tplan_calib_fit(runs, n, folds, f, t, k, x, err)))
             break;
@@ -446,7 +449,7 @@ static int cv_error(const tplan_calib_run *runs, int n, int folds,
             if (isnan(pred))
                 continue;
             *loss += run_loss(pred, meas);
-            rel[m++] = fabs(pred / meas - 1.0);
+            per[i] = rel[m++] = fabs(pred / meas - 1.0);
         }
     }
     *med = median(rel, m);
@@ -457,9 +460,10 @@ static int cv_error(const tplan_calib_run *runs, int n, int folds,
 /* Forward selection over every candidate (t[0..k), pick's), kind by
  * kind: each round fits each candidate not yet kept alongside those kept,
  * cross-validated, and keeps the one with the lowest left-out loss, when
- * it lowers that loss by more than 1% (and by more than rounding) and
- * the left-out runs' median |error| by MIN_MEDIAN_GAIN of it. It stops there, or at
- * one term per RUNS_PER_TERM runs of the kind (the fit stays
+ * it lowers that loss by more than 1% (and by more than rounding), the
+ * left-out runs' median |error| by MIN_MEDIAN_GAIN of it, and the
+ * left-out |error| of more runs than it raises (better_runs). It stops
+ * there, or at one term per RUNS_PER_TERM runs of the kind (the fit stays
  * over-determined). A term the runs cannot pin down fits their noise, and
  * a profile with it predicts new runs worse than the base (it did on
  * held-out llm-foundry runs: scripts/calibrate_llmfoundry.sh); trying
@@ -473,6 +477,33 @@ static int cv_error(const tplan_calib_run *runs, int n, int folds,
  * half's left-out median from 3.8% to 3.6% and raised the other half's
  * from 3.61% to 3.98% (scripts/calibrate_llmfoundry.sh, issue 34). */
 #define MIN_MEDIAN_GAIN 0.1
+/* A run's left-out |error| that moves by less than this (a hundredth of
+ * a percentage point) is unchanged by a term. */
+#define SAME_ERROR 1e-4
+
+/* Whether the left-out errors cand[] are lower than cur[] on more runs
+ * than they are higher (runs that did not measure: NaN, skipped). The
+ * median can fall while most runs get worse: fitting fsdp's eff_h0 on
+ * half of llm-foundry's A100-40GB rows took their left-out median from
+ * 4.2% to 3.4% by mending the worst ten runs and worsening the other ten,
+ * and raised the other half's median from 3.19% to 3.49%
+ * (scripts/calibrate_llmfoundry.sh --set a100-40g --base fsdp, issue 34).
+ * Assumption: a calibration is for the runs a user will plan next, the
+ * typical run, so most runs must gain, the sign test's majority; every
+ * term kept on those rows improved 12 to 39 runs of 15 to 55 and worsened
+ * 1 to 16. */
+static bool better_runs(const double *cand, const double *cur, int n)
+{
+    int up = 0, down = 0;
+
+    for (int i = 0; i < n; i++) {
+        if (isnan(cand[i]) || isnan(cur[i]))
+            continue;
+        down += cand[i] < cur[i] - SAME_ERROR;
+        up += cand[i] > cur[i] + SAME_ERROR;
+    }
+    return down > up;
+}
 
 static int select_terms(const tplan_calib_run *runs, int n, int folds,
                         tplan_calib_term *t, int k, double med[2][2],
@@ -480,9 +511,15 @@ static int select_terms(const tplan_calib_run *runs, int n, int folds,
 {
     tplan_calib_term kept[TPLAN_CALIB_MAX_TERMS];
     bool used[TPLAN_CALIB_MAX_TERMS] = {false};
-    int m = 0, rc;
+    /* per-run left-out |error|: of the terms kept, of a candidate, of the
+     * best candidate of the round */
+    double *per = malloc(sizeof *per * 3 * (size_t)(n > 0 ? n : 1));
+    double *cur = per, *cand = per + n, *win = per + 2 * n;
+    int m = 0, rc = TPLAN_OK;
 
-    for (int kind = 0; kind < 2; kind++) {
+    if (!per)
+        return tplan_err_set(err, TPLAN_ENOMEM, "runs", "out of memory"), -1;
+    for (int kind = 0; kind < 2 && rc == TPLAN_OK; kind++) {
         double best, best_med;
         int measured = 0, cap, took = 0;
 
@@ -490,46 +527,51 @@ static int select_terms(const tplan_calib_run *runs, int n, int folds,
             measured += !isnan(kind ? runs[i].peak_bytes : runs[i].step_s);
         cap = measured / RUNS_PER_TERM;
         if ((rc = cv_error(runs, n, folds, kept, m, kind == 1, &best,
-                           &best_med, err)))
-            return -1;
+                           &best_med, cur, err)))
+            break;
         med[kind][0] = best_med;
         while (took < cap) {
             double e_best = HUGE_VAL, med_best = 0.0;
             int pick_i = -1;
 
-            for (int i = 0; i < k; i++) {
+            for (int i = 0; i < k && rc == TPLAN_OK; i++) {
                 double e, md;
 
                 if (used[i] || t[i].memory != (kind == 1))
                     continue;
                 kept[m] = t[i];
                 if ((rc = cv_error(runs, n, folds, kept, m + 1, kind == 1, &e,
-                                   &md, err)))
-                    return -1;
+                                   &md, cand, err)))
+                    break;
                 if (e < e_best) {
                     e_best = e;
                     med_best = md;
                     pick_i = i;
+                    memcpy(win, cand, sizeof *win * (size_t)n);
                 }
             }
             /* by more than rounding too: 1e-9 is a log error of 3e-5 on
              * one run */
-            if (pick_i < 0 || !(e_best < best * 0.99 - 1e-9) ||
-                !(med_best <= best_med * (1.0 - MIN_MEDIAN_GAIN)))
+            if (rc || pick_i < 0 || !(e_best < best * 0.99 - 1e-9) ||
+                !(med_best <= best_med * (1.0 - MIN_MEDIAN_GAIN)) ||
+                !better_runs(win, cur, n))
                 break;
             kept[m++] = t[pick_i];
             used[pick_i] = true;
             best = e_best;
             best_med = med_best;
+            memcpy(cur, win, sizeof *cur * (size_t)n);
             took++;
         }
         med[kind][1] = best_med;
     }
+    free(per);
+    if (rc)
+        return -1;
     memcpy(t, kept, sizeof *t * (size_t)m);
     return m;
 }
 
-/* v to four significant digits, as the double nearest that decimal */
 static double round4(double v)
 {
     char buf[32];

@@ -41,25 +41,37 @@ t2_errors() {
 if "$tplan" calibrate z3fit.csv --name z3 -o z3.csv >z3.out 2>z3.err; then ok; else bad "calibrate Table 2 rows: $(cat z3.err)"; fi
 grep -q "^  zero3_bw_eff  1 -> " z3.out && ok || bad "Table 2's ZeRO-3 rows fit zero3_bw_eff: $(head -4 z3.out)"
 grep -q "^left-out median |error| of step time: 52.6% before the fit (base none), [0-9.]*% after$" z3.out && ok || bad "calibrate prints the left-out error before and after: $(grep left-out z3.out)"
-# ... and from megatron (fitted to the same paper's Table 1 cluster) the
-# profile predicts the 529.6B rows' step times within 15%, the issue's
-# bar. Measured 2026-11-28: +10.3%, +10.1%, -14.9% (TFLOP/s -9.3%, -9.2%,
-# +17.5%); from the defaults -20.4%, +13.2%, +10.9% (docs/accuracy.md).
-if "$tplan" calibrate z3fit.csv --framework megatron --name z3m -o z3.csv >z3m.out 2>z3m.err; then ok; else bad "calibrate Table 2 rows from megatron: $(cat z3m.err)"; fi
+# ... and from megatron-2021 (fitted to the same paper's Table 1: the
+# same cluster, year and eager attention) the profile predicts the 529.6B
+# rows within 15% in the paper's own measure, TFLOP/s per GPU (the
+# issue's bar), and so in step time within 1/0.85 - 1 = 17.6%. Measured
+# 2026-11-28: step +6.0%, +10.4%, -11.5% (TFLOP/s -5.6%, -9.4%, +13.0%).
+# From megatron (today's) the 2240-GPU row is +17.5% in TFLOP/s; from the
+# defaults the 640-GPU row is -20.4% in step time: the three 174.6B rows
+# hold one compute-bound run (384 GPUs) and two bound by ZeRO-3 traffic,
+# so left-out fits cannot pin a compute term and one term (3 runs) goes
+# to the traffic (docs/accuracy.md).
+if "$tplan" calibrate z3fit.csv --framework megatron-2021 --name z3m -o z3.csv >z3m.out 2>z3m.err; then ok; else bad "calibrate Table 2 rows from megatron-2021: $(cat z3m.err)"; fi
 t2_errors z3m z3.csv >z3m.err.txt
-[ "$(wc -l <z3m.err.txt)" = 3 ] && awk '{ e = $2 < 0 ? -$2 : $2; if (e > 0.15) bad = 1 } END { exit bad }' z3m.err.txt && ok ||
-    bad "from megatron, the 529.6B rows within 15%: $(tr '\n' ' ' <z3m.err.txt)"
+[ "$(wc -l <z3m.err.txt)" = 3 ] && awk '{ e = 1 / (1 + $2) - 1; e = e < 0 ? -e : e; if (e > 0.15) bad = 1 } END { exit bad }' z3m.err.txt && ok ||
+    bad "from megatron-2021, the 529.6B rows' TFLOP/s within 15%: $(tr '\n' ' ' <z3m.err.txt)"
 
 # llm-foundry's A100-80GB rows, halved as scripts/calibrate_llmfoundry.sh
 # halves them: calibrated from fsdp the other half's median error must not
 # rise (issue 34: it went 3.2% -> 5.3%); from megatron it must fall by 30%
 # or more (the issue's bar). Measured 2026-11-28: 3.34% -> 3.02%, 10.60%
-# -> 3.12%.
+# -> 4.14%. The A100-40GB halves differ: calibrated from fsdp on one, the
+# other's median rose 3.19% -> 3.49% until a term had to improve most
+# runs, not only their median (engine/calibrate.c better_runs); now no
+# term is kept and it stays 3.19%.
 if TPLAN=$tplan bash "$dir/../scripts/calibrate_llmfoundry.sh" --set a100-80g >lf.out 2>lf.err; then ok; else bad "calibrate_llmfoundry.sh: $(cat lf.err)"; fi
 read -r b a < <(awk '/^fit on/ { base = $0 ~ /fsdp/ ? "fsdp" : "megatron" } $1 == "a100-80g" && base == "fsdp" { print $4 + 0, $5 + 0 }' lf.out)
 awk -v b="${b:-0}" -v a="${a:-1}" 'BEGIN { exit !(b > 0 && a <= b) }' && ok || bad "from fsdp the held-out median error does not rise: $(cat lf.out)"
 read -r b a < <(awk '/^fit on/ { base = $0 ~ /fsdp/ ? "fsdp" : "megatron" } $1 == "a100-80g" && base == "megatron" { print $4 + 0, $5 + 0 }' lf.out)
 awk -v b="${b:-0}" -v a="${a:-1}" 'BEGIN { exit !(b > 0 && a <= 0.7 * b) }' && ok || bad "from megatron the held-out median error falls by 30%: $(cat lf.out)"
+if TPLAN=$tplan bash "$dir/../scripts/calibrate_llmfoundry.sh" --set a100-40g --base fsdp >lf40.out 2>lf40.err; then ok; else bad "calibrate_llmfoundry.sh a100-40g: $(cat lf40.err)"; fi
+read -r b a < <(awk '$1 == "a100-40g" { print $4 + 0, $5 + 0 }' lf40.out)
+awk -v b="${b:-0}" -v a="${a:-1}" 'BEGIN { exit !(b > 0 && a <= b) }' && ok || bad "A100-40GB: from fsdp the held-out median error does not rise: $(cat lf40.out)"
 
 # The median of an even count is the mean of the middle two: four runs
 # measured so that tplan's prediction over them is 1.01, 1.02, 1.04,
