@@ -164,7 +164,8 @@ static void no_plan_fits(const tplan_sweep_meta *m,
     if (r->spec->mix_unfit || kept == 0 || r->stats.kept_unfit < kept ||
         r->n_kept == 0 || !(p = malloc(sizeof *p)))
         return;
-    if (tplan_sweep_eval_at(r->spec, &r->kept[0].index, 1, p, 1, &e) ==
+    if (tplan_sweep_eval_at(r->spec, &r->kept[0].index, 1, p, 1,
+                            TPLAN_EVAL_NO_REMEDY, &e) ==
         TPLAN_OK) {
         tplan_sweep_axes_text(r->spec, r->kept[0].index, axes, sizeof axes);
         fit_gap_text(gap, sizeof gap, p->mem.total_bytes, p->mem.usable_bytes,
@@ -212,12 +213,11 @@ static int after_sweep(void *ud, const tplan_sweep_meta *m,
  * run names either (outputs_hook); without them it stays in memory. */
 static int stream_begin(void *ud, const tplan_sweep_meta *m,
                         const tplan_sweep_result *first,
-                        tplan_sweep_sink *sink, void **sink_ud,
-                        tplan_err *err)
+                        tplan_sweep_run *run, tplan_err *err)
 {
     run_outputs *o = ud;
 
-    *sink = NULL;
+    run->sink = NULL;
     if (o->csv_failed)
         return tplan_err_set(err, TPLAN_EIO, "--csv",
                              "the file failed earlier in this run");
@@ -229,8 +229,10 @@ static int stream_begin(void *ud, const tplan_sweep_meta *m,
             o->csv ? o->csv_path : "", (long long)first->n_kept);
     if (!(o->stream = tplan_stream_begin(o->db, o->csv, m, first, err)))
         return as_option(err, o->db ? "--db" : "--csv");
-    *sink = tplan_stream_sink;
-    *sink_ud = o->stream;
+    run->sink = tplan_stream_sink;
+    run->sink_prep = tplan_stream_prep;
+    run->sink_prep_free = tplan_stream_prep_free;
+    run->sink_ud = o->stream;
     return TPLAN_OK;
 }
 

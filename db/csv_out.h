@@ -6,6 +6,7 @@
 #ifndef TPLAN_CSV_OUT_H
 #define TPLAN_CSV_OUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -31,6 +32,23 @@ int tplan_csv_end_row(tplan_csv *w, tplan_err *err);
  * cell) and its fields. */
 int tplan_csv_row(tplan_csv *w, const char *sweep, int64_t rank,
                   const tplan_plan *p, tplan_err *err);
+
+/* A plan's row as text, apart from any file: what tplan_csv_row writes,
+ * formatted on any thread into a buffer of its own (issue 38: the sweep's
+ * threads format the rows, one writes them in order). */
+typedef struct tplan_csv_rowbuf {
+    char *s;
+    size_t n, cap;
+    int col;  /* cells in the row so far */
+    bool bad; /* memory ran short */
+} tplan_csv_rowbuf;
+/* The row, CRLF included, into b (reused: b->n is reset); TPLAN_OK or
+ * TPLAN_ENOMEM. */
+int tplan_csv_format_row(tplan_csv_rowbuf *b, const char *sweep, int64_t rank,
+                         const tplan_plan *p);
+void tplan_csv_rowbuf_free(tplan_csv_rowbuf *b);
+/* Bytes as they are (formatted rows) into the file. */
+int tplan_csv_put(tplan_csv *w, const char *s, size_t n, tplan_err *err);
 
 /* Flush, sync and rename into place; frees w whatever happens. */
 int tplan_csv_close(tplan_csv *w, tplan_err *err);

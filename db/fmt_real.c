@@ -11,7 +11,8 @@
  * rounding interval, half a unit in the last place either side (a
  * quarter below a power of two), a point on the edge belonging to v when
  * m is even: round to nearest, ties to even, which is how strtod reads
- * (IEEE 754-2008, 5.12.2 and 4.3.1). Anything else (zero, subnormals,
+ * (IEEE 754-2008, 5.12.2 and 4.3.1). Zero and whole numbers below 10^15
+ * are their integer's digits. Anything else (subnormals,
  * tiny or huge values, infinities, NaN) takes the printf/strtod loop.
  * tests/test_store.c compares the two paths on a million values. */
 #include "csv_out.h"
@@ -189,6 +190,30 @@ int tplan_fmt_real(char *buf, size_t len, double v)
     uint64_t m;
     int e, k, x;
 
+    /* Zero and whole numbers below 10^15, a plan's most common reals
+     * (issue 38: zero through printf and strtod was a quarter of a CSV
+     * row's cost): what %.15g prints, the digits of the integer (15 at
+     * most, so they read back exactly) with its sign. */
+    if (a < 1e15 && a == floor(a)) {
+        char out[24];
+        uint64_t u = (uint64_t)a;
+        int o = sizeof out;
+        size_t c;
+
+        do {
+            out[--o] = (char)('0' + u % 10);
+            u /= 10;
+        } while (u);
+        if (signbit(v))
+            out[--o] = '-';
+        if (len) { /* as snprintf: cut to fit, the full length returned */
+            c = sizeof out - (size_t)o < len ? sizeof out - (size_t)o
+                                             : len - 1;
+            memcpy(buf, out + o, c);
+            buf[c] = '\0';
+        }
+        return (int)(sizeof out) - o;
+    }
     if (!(a >= 1e-5 && a < 1e38))
         return fmt_printf(buf, len, v);
     m = (uint64_t)ldexp(frexp(a, &e), 53); /* a = m * 2^(e - 53) */

@@ -115,7 +115,8 @@ static int flush(const tplan_sweep_result *r, save_chunk *ch, tplan_store *db,
                  int64_t id, int64_t *rows, tplan_err *err)
 {
     int rc = tplan_sweep_eval_at(r->spec, ch->idx, ch->n, ch->plans,
-                                 r->threads, err);
+                                 r->threads, tplan_sweep_write_flags(r->spec),
+                                 err);
 
     for (int64_t k = 0; k < ch->n && rc == TPLAN_OK; k++) {
         const tplan_ranked *e = ch->e[k];
@@ -185,28 +186,57 @@ int tplan_save_db(tplan_store *db, const tplan_sweep_meta *m,
     return rc;
 }
 
+/* A chunk's rows as text, formatted on the threads that evaluated them
+ * (tplan_sweep_eval_at_then) and written in order by the caller's. */
+typedef struct csv_chunk {
+    const char *name;
+    int64_t first_rank; /* of row 0 */
+    tplan_csv_rowbuf text[SAVE_CHUNK];
+} csv_chunk;
+
+static int format_row(void *ud, int64_t i, const tplan_plan *p,
+                      tplan_err *err)
+{
+    csv_chunk *cc = ud;
+
+    if (tplan_csv_format_row(&cc->text[i], cc->name, cc->first_rank + i, p))
+        return tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
+    return TPLAN_OK;
+}
+
 int tplan_save_csv(tplan_csv *w, const char *name, const tplan_sweep_result *r,
                    const tplan_save_watch *watch, tplan_err *err)
 {
     save_chunk *ch = malloc(sizeof *ch);
+    csv_chunk *cc = calloc(1, sizeof *cc);
     int rc;
 
-    if (!ch)
+    if (!ch || !cc) {
+        free(ch);
+        free(cc);
         return tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
+    }
+    cc->name = name;
     rc = watch_poll(watch, 0, r->n_kept, "csv", err);
     for (int64_t i = 0; i < r->n_kept && rc == TPLAN_OK; i += SAVE_CHUNK) {
         int64_t n = r->n_kept - i < SAVE_CHUNK ? r->n_kept - i : SAVE_CHUNK;
 
         for (int64_t k = 0; k < n; k++)
             ch->idx[k] = r->kept[i + k].index;
-        rc = tplan_sweep_eval_at(r->spec, ch->idx, n, ch->plans, r->threads,
-                                 err);
+        cc->first_rank = i + 1;
+        rc = tplan_sweep_eval_at_then(r->spec, ch->idx, n, ch->plans,
+                                      r->threads,
+                                      tplan_sweep_write_flags(r->spec),
+                                      format_row, cc, err);
         for (int64_t k = 0; k < n && rc == TPLAN_OK; k++)
-            rc = tplan_csv_row(w, name, i + k + 1, &ch->plans[k], err);
+            rc = tplan_csv_put(w, cc->text[k].s, cc->text[k].n, err);
         if (rc == TPLAN_OK)
             rc = watch_poll(watch, i + n, r->n_kept, "csv", err);
     }
     watch_poll(watch, -1, r->n_kept, "csv", NULL);
+    for (int k = 0; k < SAVE_CHUNK; k++)
+        tplan_csv_rowbuf_free(&cc->text[k]);
+    free(cc);
     free(ch);
     return rc;
 }

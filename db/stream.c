@@ -83,18 +83,49 @@ tplan_stream *tplan_stream_begin(tplan_store *db, tplan_csv *csv,
     return st;
 }
 
-int tplan_stream_sink(void *ud, int64_t index, const tplan_plan *p,
-                      double score)
+/* The plan's rank among the first walk's best (0: none). */
+static int64_t rank_of(const tplan_stream *st, int64_t index)
 {
-    tplan_stream *st = ud;
     const ranked_at *r = st->n_top ? bsearch(&index, st->top,
                                              (size_t)st->n_top,
                                              sizeof *st->top, by_index)
                                    : NULL;
+
+    return r ? r->rank : 0;
+}
+
+int tplan_stream_prep(void *ud, int64_t index, const tplan_plan *p,
+                      double score, void **slot)
+{
+    tplan_stream *st = ud;
+    tplan_csv_rowbuf *b = *slot;
+
+    (void)score;
+    if (!st->csv)
+        return 0;
+    if (!b && !(*slot = b = calloc(1, sizeof *b)))
+        return 1;
+    b->n = 0;
+    /* out of memory: the sink formats the row itself (b->bad) */
+    (void)tplan_csv_format_row(b, st->name, rank_of(st, index), p);
+    return 0;
+}
+
+void tplan_stream_prep_free(void *slot)
+{
+    tplan_csv_rowbuf_free(slot);
+    free(slot);
+}
+
+int tplan_stream_sink(void *ud, int64_t index, const tplan_plan *p,
+                      double score, void *prep)
+{
+    tplan_stream *st = ud;
+    const tplan_csv_rowbuf *b = prep;
     bool pareto = st->n_front && bsearch(&index, st->front,
                                          (size_t)st->n_front,
                                          sizeof *st->front, by_index);
-    int64_t rank = r ? r->rank : 0;
+    int64_t rank = rank_of(st, index);
     double key[TPLAN_MAX_OBJECTIVES];
     int rc = TPLAN_OK;
 
@@ -106,7 +137,9 @@ int tplan_stream_sink(void *ud, int64_t index, const tplan_plan *p,
                               st->has_score ? score : (double)NAN, key,
                               st->spec->n_rank, p, &st->err);
     if (rc == TPLAN_OK && st->csv &&
-        (rc = tplan_csv_row(st->csv, st->name, rank, p, &st->err)) ==
+        (rc = b && !b->bad && b->n > 0
+                  ? tplan_csv_put(st->csv, b->s, b->n, &st->err)
+                  : tplan_csv_row(st->csv, st->name, rank, p, &st->err)) ==
             TPLAN_OK)
         st->csv_rows++;
     if (rc) {
@@ -133,7 +166,8 @@ static int front_rest(tplan_stream *st, tplan_err *err)
 
         if (e->fits)
             continue;
-        rc = tplan_sweep_eval_at(st->spec, &e->index, 1, p, 1, err);
+        rc = tplan_sweep_eval_at(st->spec, &e->index, 1, p, 1,
+                                 tplan_sweep_write_flags(st->spec), err);
         if (rc == TPLAN_OK)
             rc = tplan_store_plan(st->db, st->id, 0, e->index, true,
                                   st->has_score ? e->score : (double)NAN,

@@ -38,7 +38,12 @@ tplan_stream *tplan_stream_begin(tplan_store *db, tplan_csv *csv,
  * warnings evaluated. Non-zero on a write failure (see
  * tplan_stream_end for the message). */
 int tplan_stream_sink(void *ud, int64_t index, const tplan_plan *p,
-                      double score);
+                      double score, void *prep);
+/* Its sink_prep and sink_prep_free: the plan's CSV row formatted on the
+ * sweep's thread, outside the sink's lock (the sink then writes it). */
+int tplan_stream_prep(void *ud, int64_t index, const tplan_plan *p,
+                      double score, void **slot);
+void tplan_stream_prep_free(void *slot);
 
 /* Finish: the front plans that were not kept (keep = "fits": they do
  * not fit) into the database, as tplan_save_db stores them, and the

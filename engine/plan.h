@@ -101,8 +101,9 @@ enum {
     TPLAN_EVAL_LAYOUT_CHECKED = 16,
     /* warnings without the search for a change that would fit
      * (plan_remedy.c, ~20 us a plan that does not fit): such a plan keeps
-     * its diagnosis. Streamed sweeps (keep = "all", db/stream.h) write
-     * millions of rows; tplan calc on one gives its remedies. */
+     * its diagnosis. What keep = "fits"/"all" sweeps write, unless their
+     * spec asks for advice (sweep.h, tplan_sweep_write_flags): millions of
+     * rows; tplan calc on one gives its remedies. */
     TPLAN_EVAL_NO_REMEDY = 64,
     /* Staged evaluation (sweeps): out holds the figures-only plan of a
      * config that differs from the one given only in its target global

@@ -96,6 +96,13 @@ typedef struct tplan_sweep_spec {
      * axes changed; the figures are the same bits either way (tests and
      * benchmarks compare the two) */
     bool unstaged;
+    /* issue 38: the kept plans a sweep writes (res:save, res:csv, --db,
+     * --csv) carry the fit advice's search ("would fit with ...", ~20 us
+     * a plan that does not fit) only when asked (a script's advice =
+     * true) or when the sweep keeps its top N, the plans it shows; a
+     * keep = "fits"/"all" sweep stores millions of rows nobody reads the
+     * advice of, and `tplan calc` on a row gives it */
+    bool advice;
 } tplan_sweep_spec;
 
 /* A caller's hook on plans that passed the constraints: return 1 to keep,
@@ -106,10 +113,20 @@ typedef int (*tplan_sweep_hook)(void *ud, int64_t index, const tplan_plan *p,
 
 /* Streaming sink for TPLAN_KEEP_FITS / ALL: called, in index order within
  * each thread's share, with each kept plan evaluated in full, warnings
- * included but not the search for a change that would fit
- * (TPLAN_EVAL_NO_REMEDY); non-zero stops the sweep. */
+ * included but the search for a change that would fit only where the
+ * spec asks (tplan_sweep_write_flags); non-zero stops the sweep. prep:
+ * what the run's sink_prep made of this plan (NULL without one). */
 typedef int (*tplan_sweep_sink)(void *ud, int64_t index, const tplan_plan *p,
-                                double score);
+                                double score, void *prep);
+
+/* Work on a plan before the sink takes it, on the worker's thread and
+ * outside the sink's lock (issue 38: a CSV row's text, which formatted
+ * under the lock held the walk to one core). *slot is the worker's own
+ * (NULL at first; the hook may allocate into it and reuse it; the run
+ * frees it with sink_prep_free); it is handed to the sink as prep.
+ * Non-zero stops the sweep. */
+typedef int (*tplan_sweep_prep)(void *ud, int64_t index, const tplan_plan *p,
+                                double score, void **slot);
 
 /* Why a valid plan was not kept: another configuration of the space gives
  * the same plan, the first limit it failed, or the hook. Equivalent
@@ -165,6 +182,8 @@ typedef struct tplan_sweep_run {
      * own (no lock) and the run returns them ranked in kept */
     tplan_sweep_sink sink;
     void *sink_ud;
+    tplan_sweep_prep sink_prep; /* optional; gets sink_ud */
+    void (*sink_prep_free)(void *slot);
     /* with a sink or count_only: also keep the best top_also plans of
      * those kept in top (a streamed sweep's ranks), at most
      * TPLAN_MAX_KEEP */
@@ -225,13 +244,29 @@ int tplan_sweep_config_at(const tplan_sweep_spec *s, int64_t index,
 void tplan_sweep_axes_text(const tplan_sweep_spec *s, int64_t index,
                            char *buf, size_t len);
 
-/* Evaluate in full (warnings and advice) the configurations of s at
- * idx[0..n) into out[0..n), on up to threads threads, the caller's one of
- * them. The same plans for any number of threads; on errors, the error of
- * the first failing item. */
+/* Evaluate with their warnings (plan.h's flags: TPLAN_EVAL_FULL, or
+ * TPLAN_EVAL_NO_REMEDY) the configurations of s at idx[0..n) into
+ * out[0..n), on up to threads threads, the caller's one of them, each with
+ * an activation cache of its own. The same plans for any number of
+ * threads; on errors, the error of the first failing item. */
 int tplan_sweep_eval_at(const tplan_sweep_spec *s, const int64_t *idx,
                         int64_t n, tplan_plan *out, int threads,
-                        tplan_err *err);
+                        unsigned flags, tplan_err *err);
+
+/* As tplan_sweep_eval_at, then then(ud, i, &out[i], err) on the thread
+ * that evaluated out[i], right after: what a writer does with each plan
+ * (a CSV row's text) spread over the threads. A non-zero return fails
+ * the call as an evaluation error would. then may be NULL. */
+typedef int (*tplan_sweep_then)(void *ud, int64_t i, const tplan_plan *p,
+                                tplan_err *err);
+int tplan_sweep_eval_at_then(const tplan_sweep_spec *s, const int64_t *idx,
+                             int64_t n, tplan_plan *out, int threads,
+                             unsigned flags, tplan_sweep_then then, void *ud,
+                             tplan_err *err);
+
+/* The flags a sweep's written plans are evaluated with (the advice field
+ * above): TPLAN_EVAL_FULL or TPLAN_EVAL_NO_REMEDY. */
+unsigned tplan_sweep_write_flags(const tplan_sweep_spec *s);
 
 /* Why configurations are invalid, for a sweep that found none valid: up to
  * max configurations of the shard, spread over it, evaluated with their

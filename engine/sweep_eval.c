@@ -1,12 +1,14 @@
 /* Full evaluations of chosen configurations of a sweep, on threads: the
- * kept plans, evaluated again with their warnings and advice before they
- * are written (res:save, res:csv, --db, --csv). Plans are independent, so
- * the result is the same for any number of threads. */
+ * kept plans, evaluated again with their warnings (and the fit advice,
+ * where asked) before they are written (res:save, res:csv, --db, --csv).
+ * Plans are independent, so the result is the same for any number of
+ * threads. */
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 
+#include "engine_int.h"
 #include "sweep.h"
 
 typedef struct eval_job {
@@ -14,6 +16,9 @@ typedef struct eval_job {
     const int64_t *idx;
     tplan_plan *out;
     int64_t n;
+    unsigned flags;
+    tplan_sweep_then then;
+    void *then_ud;
     atomic_llong next;
     pthread_mutex_t lock;
     int64_t err_at; /* the lowest failing item, n when none */
@@ -29,6 +34,11 @@ static void *eval_work(void *arg)
     eval_job *j = arg;
     tplan_config c;
     tplan_err e;
+    /* kept plans share models, sequences and layouts: the activation
+     * tables are built once a thread (issue 38: rebuilt for every plan
+     * they were a third of a written row's cost); bit-identical either
+     * way, and without memory for it the plans are evaluated without */
+    tplan_act_cache *cache = calloc(1, sizeof *cache);
 
     for (;;) {
         int64_t from = atomic_fetch_add(&j->next, TAKE);
@@ -37,7 +47,9 @@ static void *eval_work(void *arg)
             break;
         for (int64_t i = from; i < from + TAKE && i < j->n; i++) {
             if (tplan_sweep_config_at(j->spec, j->idx[i], &c, &e) == TPLAN_OK &&
-                tplan_plan_eval(&c, &j->out[i], &e) == TPLAN_OK)
+                tplan_plan_eval_cached(&c, cache, &j->out[i], j->flags, &e) ==
+                    TPLAN_OK &&
+                (!j->then || j->then(j->then_ud, i, &j->out[i], &e) == 0))
                 continue;
             pthread_mutex_lock(&j->lock);
             if (i < j->err_at) {
@@ -47,11 +59,28 @@ static void *eval_work(void *arg)
             pthread_mutex_unlock(&j->lock);
         }
     }
+    free(cache);
     return NULL;
 }
 
+unsigned tplan_sweep_write_flags(const tplan_sweep_spec *s)
+{
+    return s->advice || s->keep_mode == TPLAN_KEEP_TOP ? TPLAN_EVAL_FULL
+                                                       : TPLAN_EVAL_NO_REMEDY;
+}
+
 int tplan_sweep_eval_at(const tplan_sweep_spec *s, const int64_t *idx,
-                        int64_t n, tplan_plan *out, int threads, tplan_err *err)
+                        int64_t n, tplan_plan *out, int threads,
+                        unsigned flags, tplan_err *err)
+{
+    return tplan_sweep_eval_at_then(s, idx, n, out, threads, flags, NULL,
+                                    NULL, err);
+}
+
+int tplan_sweep_eval_at_then(const tplan_sweep_spec *s, const int64_t *idx,
+                             int64_t n, tplan_plan *out, int threads,
+                             unsigned flags, tplan_sweep_then then, void *ud,
+                             tplan_err *err)
 {
     pthread_t th[TPLAN_MAX_THREADS];
     int started = 0;
@@ -65,6 +94,9 @@ int tplan_sweep_eval_at(const tplan_sweep_spec *s, const int64_t *idx,
     j.idx = idx;
     j.out = out;
     j.n = n;
+    j.flags = flags;
+    j.then = then;
+    j.then_ud = ud;
     atomic_init(&j.next, 0);
     pthread_mutex_init(&j.lock, NULL);
     j.err_at = n;

@@ -148,8 +148,7 @@ static int stream(lua_State *L, lt_result *r, hook_state *h, bool *outputs,
     run_init(&run, r, h, st);
     if (st->o.progress) /* the bar starts again for the second walk */
         st->o.progress(st->o.progress_ud, -1, r->stats.space);
-    if ((rc = st->o.stream_begin(st->o.ud, &r->meta, &first, &run.sink,
-                                 &run.sink_ud, err))) {
+    if ((rc = st->o.stream_begin(st->o.ud, &r->meta, &first, &run, err))) {
         *outputs = true;
         return rc;
     }

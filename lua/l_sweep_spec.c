@@ -15,7 +15,7 @@
 static const char *const sweep_fields_extra[] = {
     "name", "axes", "limits", "where",   "score",
     "rank", "keep", "pareto", "keep_equivalents", "threads", "staged",
-    "ranked", "fits_first", NULL};
+    "ranked", "fits_first", "advice", NULL};
 
 /* ---- spec parsing ----------------------------------------------------- */
 
@@ -366,6 +366,9 @@ void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score)
     parse_keep(L, idx, s);
     lu_bool(L, idx, "tplan.sweep", "pareto", &s->pareto);
     lu_bool(L, idx, "tplan.sweep", "keep_equivalents", &s->keep_equivalents);
+    /* advice = true: written plans that do not fit carry the search for a
+     * change that would fit, under keep = "fits"/"all" too (sweep.h) */
+    lu_bool(L, idx, "tplan.sweep", "advice", &s->advice);
     {
         bool fits_first = true;
 

@@ -38,13 +38,13 @@ typedef struct tplan_lua_options {
     /* keep = "fits"/"all" sweeps that keep more plans than their
      * `ranked` (default TPLAN_STREAM_RANKED, db/stream.h): called after
      * a first walk that kept none, with its best plans and front in
-     * first: set *sink and *sink_ud for the second walk's plans, or fail.
+     * first: set run's sink and sink_ud (and its sink_prep, optional) for
+     * the second walk's plans, or fail.
      * stream_end follows the second walk (failed: it did not finish
      * well; undo then). NULL: never stream (the plans stay in memory). */
     int (*stream_begin)(void *ud, const tplan_sweep_meta *m,
                         const tplan_sweep_result *first,
-                        tplan_sweep_sink *sink, void **sink_ud,
-                        tplan_err *err);
+                        tplan_sweep_run *run, tplan_err *err);
     int (*stream_end)(void *ud, const tplan_sweep_result *r, bool failed,
                       tplan_err *err);
     /* may the script write path itself (res:csv, res:save)? */

@@ -27,7 +27,7 @@ for _, budget in ipairs{1e12, false} do
     gpu = "a100-80g", tokens = budget or nil,
     axes = {gpus = {1, 8, 64}, zero = {0, 3}, seq = {2048, 8192},
             recompute = {"none", "full"}, micro_batch = {1, 2, "max"}},
-    rank = {"total_bytes"}, keep = "all"}
+    rank = {"total_bytes"}, keep = "all", advice = true}
 end
 LUA
 "$tplan" run sheet.lua --csv plans.csv --db plans.db >/dev/null 2>err || bad "run: $(cat err)"

@@ -230,6 +230,21 @@ static void test_fmt_real_reference(void **state)
     }
     for (int i = -30; i <= 130; i++)
         fmt_around(ldexp(1.0, i));
+    /* zero and whole numbers, the integer path: up to 10^15 and past it
+     * (where %.15g turns to an exponent) */
+    fmt_same(0.0);
+    fmt_same(-0.0);
+    for (int i = 0; i <= 17; i++) {
+        double p = pow(10, i);
+
+        fmt_around(p);
+        fmt_same(p - 1);
+        fmt_same(-(p + 1));
+        fmt_same(p * 7 + 3);
+    }
+    fmt_around(1e15 - 1);
+    for (int i = 0; i < 2000; i++)
+        fmt_same((double)i * 12345 - 7000000);
     for (int i = 0; i < 60; i++) /* ties: k + 1/2 with 16 to 18 digits */
         fmt_around((double)(1ULL << 53) / 8 + 0.5 + (double)i * 1024);
     for (int i = 0; i < 1000000; i++) {
@@ -250,10 +265,13 @@ static void test_fmt_real_reference(void **state)
 }
 
 /* A short buffer is cut as snprintf cuts, and the full length returned,
- * on both paths (5e-324 and -1e-300 take printf). */
+ * on every path (5e-324 and -1e-300 take printf; zero and whole numbers
+ * the integer path). */
 static void test_fmt_real_short_buffer(void **state)
 {
-    static const double v[] = {5e-324, -1e-300, 0.1, 1.0 / 3.0, -2.5e30};
+    static const double v[] = {5e-324, -1e-300, 0.1,      1.0 / 3.0,
+                               -2.5e30, 0.0,     -0.0,    -123456.0,
+                               999999999999999.0};
     static const size_t lens[] = {1, 2, 5, 8};
     char full[48], buf[48];
 

@@ -290,17 +290,18 @@ typedef struct sunk {
 } sunk;
 
 static int sink_check(void *ud, int64_t index, const tplan_plan *p,
-                      double score)
+                      double score, void *prep)
 {
     sunk *k = ud;
     tplan_plan *q = malloc(sizeof *q);
     tplan_err err;
 
     (void)score;
+    (void)prep;
     k->n++;
     k->fits += p->mem.fits;
     if (!q || k->seen[index]++ ||
-        tplan_sweep_eval_at(k->s, &index, 1, q, 1, &err) != TPLAN_OK ||
+        tplan_sweep_eval_at(k->s, &index, 1, q, 1, TPLAN_EVAL_FULL, &err) != TPLAN_OK ||
         memcmp(&p->mem, &q->mem, sizeof p->mem) != 0 ||
         memcmp(&p->perf, &q->perf, sizeof p->perf) != 0 ||
         memcmp(&p->run, &q->run, sizeof p->run) != 0) {
@@ -625,13 +626,14 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 }
 
 static int hash_plan(void *ud, int64_t index, const tplan_plan *p,
-                     double score)
+                      double score, void *prep)
 {
     hashes *hs = ud;
     uint64_t h = 14695981039346656037ull;
     char buf[2048];
 
     (void)score;
+    (void)prep;
     for (int id = 0; id < tplan_field_count(); id++) {
         const tplan_field *f = tplan_field_at(id);
         tplan_value v;

@@ -232,6 +232,31 @@ eq_spec.keep_equivalents = "yes"
 local ok_, msg = pcall(tplan.sweep, eq_spec)
 check(not ok_ and msg:find("keep_equivalents", 1, true), "keep_equivalents must be a boolean: " .. tostring(msg))
 
+-- the fit advice's search ("would fit with ...") in written plans: a
+-- keep = "all" sweep writes it only when asked (advice = true), a top-N
+-- sweep always; the diagnosis ("needs X GiB ...") is there either way
+local function written(spec)
+  local f = os.tmpname()
+  tplan.sweep(spec):csv(f)
+  local text = {}
+  for line in io.lines(f) do text[#text + 1] = line end
+  os.remove(f)
+  return table.concat(text, "\n")
+end
+local aspec = {model = "llama3-8b", gpu = "a100-40g", tokens = 1e12,
+  axes = {gpus = {1, 8}, zero = {0, 3}}, keep = "all"}
+local plain = written(aspec)
+aspec.advice = true
+local advised = written(aspec)
+check(not plain:find("would fit with", 1, true) and plain:find("does not fit", 1, true),
+      "keep = 'all' writes the diagnosis, not the search")
+check(advised:find("would fit with", 1, true), "advice = true writes the search")
+aspec.advice, aspec.keep = nil, 4
+check(written(aspec):find("would fit with", 1, true), "a top-N sweep writes the search")
+aspec.advice = "yes"
+ok_, msg = pcall(tplan.sweep, aspec)
+check(not ok_ and msg:find("advice", 1, true), "advice must be a boolean: " .. tostring(msg))
+
 -- a where expression keeps exactly what the same Lua function keeps, on
 -- any number of threads, and counts what it drops under `where`
 local wspec = {model = "llama3-8b", gpu = "h100-sxm", tokens = 1e12,
