@@ -268,7 +268,7 @@ static void print_json_advice(json_w *w, const tplan_plan *p)
 /* The fine-tuning part of "recipe": adapters, base storage, offload. */
 static void print_json_finetune(json_w *w, const tplan_config *c)
 {
-    char targets[64];
+    char targets[96];
 
     tplan_lora_targets_format(c->lora_targets, targets, sizeof targets);
     json_int(w, "lora_rank", c->lora_rank);
@@ -674,13 +674,13 @@ static void print_recipe(const tplan_plan *p)
 static void print_finetune(const tplan_plan *p)
 {
     const tplan_config *c = &p->config;
-    char targets[64];
+    char targets[96];
 
     if (c->lora_rank > 0) {
         tplan_lora_targets_format(c->lora_targets, targets, sizeof targets);
-        printf("  LoRA rank %lld on %s: %lld trainable parameters (%.3f%%), "
+        printf("  LoRA rank %lld%s on %s: %lld trainable parameters (%.3f%%), "
                "base %s%s%s\n",
-               (long long)c->lora_rank, targets,
+               (long long)c->lora_rank, c->dora ? " (DoRA)" : "", targets,
                (long long)p->trainable_params,
                100.0 * (double)p->trainable_params / (double)p->params,
                tplan_base_precision_name(c->base_precision),
