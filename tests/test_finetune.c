@@ -81,10 +81,12 @@ static void test_peft_counts(void **state)
     assert_int_equal(p.trainable_params, 2 * 79953920LL);
 
     llama_shape(&m, 36, 2048, 16, 2, 11008); /* Qwen2.5-3B */
-    assert_int_equal(tplan_lora_params(&m, 16, TPLAN_LORA_Q | TPLAN_LORA_V, false),
+    assert_int_equal(
+        tplan_lora_params(&m, 16, TPLAN_LORA_Q | TPLAN_LORA_V, false),
                      3686400);
     llama_shape(&m, 24, 1024, 16, 16, 4096); /* OPT-350m attention */
-    assert_int_equal(tplan_lora_params(&m, 16, TPLAN_LORA_Q | TPLAN_LORA_V, false),
+    assert_int_equal(
+        tplan_lora_params(&m, 16, TPLAN_LORA_Q | TPLAN_LORA_V, false),
                      1572864);
     llama_shape(&m, 16, 2048, 32, 8, 8192); /* Llama-3.2-1B */
     assert_int_equal(tplan_lora_params(&m, 8, TPLAN_LORA_Q, false), 524288);
