@@ -268,7 +268,7 @@ static void print_json_advice(json_w *w, const tplan_plan *p)
 /* The fine-tuning part of "recipe": adapters, base storage, offload. */
 static void print_json_finetune(json_w *w, const tplan_config *c)
 {
-    char targets[64];
+    char targets[96];
 
     tplan_lora_targets_format(c->lora_targets, targets, sizeof targets);
     json_int(w, "lora_rank", c->lora_rank);
@@ -312,6 +312,20 @@ static void print_json_assumptions(json_w *w, const tplan_assumed *as, int n)
         json_obj_end(w);
     }
     json_arr_end(w);
+}
+
+/* What host_bytes counts beyond the offloaded bytes: DeepSpeed's
+ * pinned-buffer allowance or nothing (docs/MODEL.md section 12.4). */
+static const char *host_basis(const tplan_config *c)
+{
+    if (c->offload_optimizer == TPLAN_OFFLOAD_NONE &&
+        c->offload_params == TPLAN_OFFLOAD_NONE)
+        return "no offload";
+    if (c->host_buffer_factor > 1.0)
+        return "offloaded bytes x host_buffer_factor (DeepSpeed's estimators' "
+               "pinned-buffer allowance, additional_buffer_factor)";
+    return "offloaded bytes alone (DeepSpeed's estimators add 1.5x for "
+           "pinned buffers: --host-buffer-factor 1.5)";
 }
 
 static void print_json(const tplan_plan *p, const calc_out *o,
@@ -402,6 +416,8 @@ static void print_json(const tplan_plan *p, const calc_out *o,
     json_int(&w, "nvme_bytes", m->nvme_bytes);
     json_int(&w, "host_capacity_bytes", m->host_capacity_bytes);
     json_bool(&w, "host_fits", m->host_fits);
+    json_num(&w, "host_buffer_factor", c->host_buffer_factor);
+    json_str(&w, "host_basis", host_basis(c));
     json_obj_end(&w);
     json_obj_begin(&w, "batch");
     json_int(&w, "micro_batch", p->micro_batch);
@@ -658,13 +674,13 @@ static void print_recipe(const tplan_plan *p)
 static void print_finetune(const tplan_plan *p)
 {
     const tplan_config *c = &p->config;
-    char targets[64];
+    char targets[96];
 
     if (c->lora_rank > 0) {
         tplan_lora_targets_format(c->lora_targets, targets, sizeof targets);
-        printf("  LoRA rank %lld on %s: %lld trainable parameters (%.3f%%), "
+        printf("  LoRA rank %lld%s on %s: %lld trainable parameters (%.3f%%), "
                "base %s%s%s\n",
-               (long long)c->lora_rank, targets,
+               (long long)c->lora_rank, c->dora ? " (DoRA)" : "", targets,
                (long long)p->trainable_params,
                100.0 * (double)p->trainable_params / (double)p->params,
                tplan_base_precision_name(c->base_precision),
@@ -863,6 +879,18 @@ static void print_table(const tplan_plan *p, const calc_out *o)
         if (m->nvme_bytes > 0)
             printf(", NVMe %.2f GiB", gib(m->nvme_bytes));
         printf("\n");
+        if (c->offload_optimizer != TPLAN_OFFLOAD_NONE ||
+            c->offload_params != TPLAN_OFFLOAD_NONE) {
+            if (c->host_buffer_factor > 1.0)
+                printf("  host basis: offloaded bytes x %g, DeepSpeed's "
+                       "pinned-buffer allowance (host_buffer_factor%s%s)\n",
+                       c->host_buffer_factor,
+                       c->framework[0] ? ", framework " : "", c->framework);
+            else
+                printf("  host basis: offloaded bytes alone; DeepSpeed's "
+                       "estimators add 1.5x for pinned buffers "
+                       "(--host-buffer-factor 1.5)\n");
+        }
     }
     printf("fits: %s (confidence: %s)\n", m->fits ? "yes" : "NO",
            tplan_fit_confidence_name(m->fit_confidence));

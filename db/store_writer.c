@@ -253,7 +253,9 @@ int tplan_store_writer_prepare(tplan_store *s, tplan_err *err)
 
 sqlite3_stmt *tplan_store_values_insert(tplan_store *s, tplan_err *err)
 {
-    char sql[4096], values[512];
+    /* ", ?" per column: room for the field table's most fields (a
+     * 512-byte list cut off the 170th column: "incomplete input") */
+    char sql[8192], values[16 + 3 * (LEAD_COLS + TPLAN_MAX_FIELDS)];
     size_t n = (size_t)snprintf(values, sizeof values, "VALUES (?");
 
     if (s->insert_values)

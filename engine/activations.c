@@ -872,7 +872,7 @@ int tplan_act_list(const tplan_model *m, const tplan_act_ctx *ctx, int64_t seq,
     return k;
 }
 
-double tplan_act_lora_layer(const tplan_config *c)
+double tplan_act_lora_layer(const tplan_config *c, bool moe)
 {
     const tplan_model *m = &c->model;
     tplan_linear lin[TPLAN_LORA_NLINEAR];
@@ -886,18 +886,22 @@ double tplan_act_lora_layer(const tplan_config *c)
 
     if (c->lora_rank <= 0 || m->arch == TPLAN_ARCH_GENERIC)
         return 0.0;
-    n = tplan_block_linears(m, c->tp, lin);
+    n = tplan_layer_linears(m, moe, c->tp, c->ep, lin);
     for (int i = 0; i < n; i++) {
         /* a column-parallel linear's input is whole on every rank (split
          * by t under sequence parallelism); a row-parallel one's is split */
         double in = lin[i].row_parallel ? lin[i].in
                                         : (c->sp ? lin[i].in / t : lin[i].in);
+        /* a routed expert's adapters see the tokens routed to the rank's
+         * experts: s x top_k on average over the expert group (balanced
+         * routing; the router's imbalance is left out here) */
+        double tok = lin[i].expert ? s * (double)m->top_k : s;
 
         if (!(lin[i].target & c->lora_targets))
             continue;
-        sum += s * r * w; /* A's output, B's input */
+        sum += tok * r * w; /* A's output, B's input */
         if (c->lora_dropout > 0.0)
-            sum += s * in * (1.0 + w); /* mask + dropped input */
+            sum += tok * in * (1.0 + w); /* mask + dropped input */
     }
     return sum;
 }

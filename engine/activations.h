@@ -93,8 +93,10 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
  * (docs/MODEL.md section 12.6): per targeted linear, A's output (s x r,
  * saved for B's weight gradient) and, with adapter dropout, its mask (1
  * byte) and the dropped copy of the input A saves; without dropout A saves
- * the base linear's input, counted already. 0 without adapters. */
-double tplan_act_lora_layer(const tplan_config *c);
+ * the base linear's input, counted already. 0 without adapters. moe: a
+ * mixture-of-experts layer's, whose routed experts' adapters see top_k
+ * copies of each token. */
+double tplan_act_lora_layer(const tplan_config *c, bool moe);
 
 /* List the tensors counted, up to cap items; returns how many exist. */
 int tplan_act_list(const tplan_model *m, const tplan_act_ctx *ctx, int64_t seq,

@@ -116,6 +116,7 @@ void tplan_config_init(tplan_config *c)
      * layer's 16-bit weights and gradients */
     c->gather_sets = 2.0;
     c->zero12_overlap = 1.0;
+    c->host_buffer_factor = 1.0;
     c->overlap = DEFAULT_OVERLAP;
     c->pue = DEFAULT_PUE;
     c->power_util = DEFAULT_POWER_UTIL;
@@ -285,7 +286,8 @@ static int validate_finetune(const tplan_config *c, tplan_err *err)
     if (c->lora_targets == 0 || (c->lora_targets & ~TPLAN_LORA_ALL))
         return tplan_err_set(err, TPLAN_EINVAL, "lora_targets",
                              "lora_targets must name some of q, k, v, o, "
-                             "gate, up, down (mask=%u)",
+                             "gate, up, down, mla, router, shared_experts, "
+                             "experts (mask=%u)",
                              c->lora_targets);
     if (c->lora_rank > 0 && m->arch == TPLAN_ARCH_GENERIC)
         return tplan_err_set(err, TPLAN_EINVAL, "lora_rank",
@@ -298,6 +300,22 @@ static int validate_finetune(const tplan_config *c, tplan_err *err)
                              "lora_targets: gate: a GELU MLP has no gate "
                              "(model %s)",
                              m->name);
+    if (c->lora_rank > 0 && m->arch != TPLAN_ARCH_GENERIC) {
+        const char *why;
+        char names[160];
+
+        if (!tplan_lora_targets_fit(m, c->lora_targets, &why)) {
+            tplan_lora_targets_format(c->lora_targets, names, sizeof names);
+            return tplan_err_set(err, TPLAN_EINVAL, "lora_targets",
+                                 "lora_targets: %s (model %s, "
+                                 "lora_targets=%s)",
+                                 why, m->name, names);
+        }
+    }
+    if (c->dora && c->lora_rank == 0)
+        return tplan_err_set(err, TPLAN_EINVAL, "dora",
+                             "dora decomposes LoRA adapters: it needs "
+                             "lora_rank > 0");
     if (c->base_precision != TPLAN_BASE_AUTO && c->lora_rank == 0)
         return tplan_err_set(err, TPLAN_EINVAL, "base_precision",
                              "base_precision: %s: a stored base is frozen, "
@@ -418,6 +436,8 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         (rc = need_range("optim_temp", c->optim_temp, 0.0, 10.0, err)) ||
         (rc = need_range("gather_sets", c->gather_sets, 0.0, 100.0, err)) ||
         (rc = need_range("zero12_overlap", c->zero12_overlap, 0.0, 1.0, err)) ||
+        (rc = need_range("host_buffer_factor", c->host_buffer_factor, 1.0,
+                         16.0, err)) ||
         (rc = need_range("tp_overlap", c->tp_overlap, 0.0, 1.0, err)))
         return rc;
     {
@@ -463,11 +483,6 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         return tplan_err_set(err, TPLAN_EINVAL, "cp",
                              "2*cp must divide seq (seq=%lld, cp=%lld)",
                              (long long)c->seq, (long long)c->cp);
-    if (c->lora_rank > 0 && (tplan_model_moe(m) || tplan_model_mla(m)))
-        return tplan_err_set(err, TPLAN_EINVAL, "lora_rank",
-                             "LoRA on mixture-of-experts or latent-attention "
-                             "models is not modelled (lora_rank=%lld)",
-                             (long long)c->lora_rank);
     return TPLAN_OK;
 }
 

@@ -158,6 +158,7 @@ typedef struct tplan_config {
     int64_t lora_rank;     /* LoRA adapters of this rank; 0: full training */
     unsigned lora_targets; /* TPLAN_LORA_* bits (default all-linear) */
     double lora_dropout;   /* dropout on the adapters' input */
+    bool dora;             /* DoRA: a magnitude vector per adapted linear */
     tplan_base_precision base_precision; /* frozen weights (needs LoRA) */
     bool double_quant;     /* nested quantization of 4-bit statistics */
     tplan_offload offload_optimizer; /* master copy, states, fp32 grads */
@@ -228,6 +229,10 @@ typedef struct tplan_config {
     /* the share of `overlap` data-parallel traffic gets under ZeRO 0-2
      * (section 14): DeepSpeed overlaps only ZeRO-3's (overlap_comm) */
     double zero12_overlap;
+    /* host memory's allowance for pinned buffers, a factor on the bytes
+     * offloaded to the host (DeepSpeed's estimators'
+     * additional_buffer_factor 1.5; 1: the bytes alone) */
+    double host_buffer_factor;
     /* the share of tensor-parallel traffic hidden under the GEMMs */
     double tp_overlap;
     /* era terms and fp8 recipes (issue 34): the attention kernel the

@@ -183,6 +183,10 @@ enum {
     /* recomputation modules, fp8 caching, MTP, routers (issue 34) */
     F_RECOMPUTE_MODULES,
     F_FP8_ACTIVATIONS,
+    /* LoRA on mixtures of experts and latent attention, DeepSpeed's
+     * pinned-buffer allowance (issue 37, items 1 and 6) */
+    F_DORA,
+    F_HOST_BUFFER_FACTOR,
     F_COUNT
 };
 
@@ -223,8 +227,9 @@ static const char *const base_names[] = {"auto", "bf16", "fp16", "int8",
 static const char *const offload_names[] = {"none", "cpu", "nvme", NULL};
 /* SET fields: the names, joined by commas (aliases in the doc) */
 static const char *const target_names[] = {
-    "q", "k", "v", "o", "gate", "up", "down", "attn", "mlp", "all-linear",
-    NULL};
+    "q",      "k",      "v",    "o",   "gate",       "up",
+    "down",   "mla",    "router", "shared_experts", "experts", "attn",
+    "mlp",    "all-linear", NULL};
 static const char *const rc_module_names[] = {
     "core_attn", "moe_act", "layernorm",      "mla_up_proj",
     "mlp",       "moe",     "shared_experts", NULL};
@@ -454,6 +459,14 @@ static const tplan_field fields[F_COUNT] = {
     I(F_LORA_DROPOUT, "lora_dropout", REAL, REAL, AX, "", "--lora-dropout",
       "lora_dropout", 0, 0.99, NULL, "0",
       "dropout on the adapters' input"),
+    I(F_DORA, "dora", BOOL, BOOL, AX | TPLAN_FIELD_FLAG, "", "--dora", "dora",
+      0, 1, NULL, "false",
+      "DoRA: adapters plus a trainable magnitude per output feature"),
+    I(F_HOST_BUFFER_FACTOR, "host_buffer_factor", REAL, REAL, AX, "",
+      "--host-buffer-factor", "host_buffer_factor", 1, 16, NULL,
+      "1 (deepspeed profiles: 1.5)",
+      "framework: host memory's pinned-buffer allowance, a factor on "
+      "offloaded bytes (DeepSpeed's estimators: 1.5)"),
     I(F_BASE_PRECISION, "base_precision", TEXT, ENUM, AX, "",
       "--base-precision", "base_precision", 0, 0, base_names,
       "auto (as the recipe stores weights)",
@@ -1065,6 +1078,12 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_LORA_DROPOUT:
         c->lora_dropout = v;
         break;
+    case F_DORA:
+        c->dora = iv != 0;
+        break;
+    case F_HOST_BUFFER_FACTOR:
+        c->host_buffer_factor = v;
+        break;
     case F_BASE_PRECISION:
         c->base_precision = (tplan_base_precision)iv;
         break;
@@ -1463,6 +1482,10 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vi(c->lora_rank);
     case F_LORA_DROPOUT:
         return vr(c->lora_dropout);
+    case F_DORA:
+        return vi(c->dora);
+    case F_HOST_BUFFER_FACTOR:
+        return vr(c->host_buffer_factor);
     case F_BASE_PRECISION:
         return vs(base_names[c->base_precision]);
     case F_DOUBLE_QUANT:

@@ -12,9 +12,17 @@
 
 #include "model.h"
 
-/* The linear layers of a transformer block an adapter can target, with
+/* The linear layers of a transformer layer an adapter can target, with
  * PEFT's names for Llama-style models (q_proj ... down_proj). A GELU MLP
- * has `up` (fc1) and `down` (fc2) and no `gate`. */
+ * has `up` (fc1) and `down` (fc2) and no `gate`. gate, up and down are a
+ * dense layer's MLP; in a mixture-of-experts layer (issue 37) `router` is
+ * the router's linear (Mixtral's block_sparse_moe.gate), `shared_experts`
+ * the shared experts' gate, up and down (and Qwen2-MoE's shared expert
+ * gate), `experts` every routed expert's gate, up and down (Mixtral's w1,
+ * w3, w2). `mla` is latent attention's q_a_proj, q_b_proj (q_proj without
+ * a query rank), kv_a_proj_with_mqa and kv_b_proj; its output is `o`
+ * (DeepSeek-V3's o_proj). q, k and v select nothing on latent attention,
+ * mla nothing on standard attention. */
 enum {
     TPLAN_LORA_Q = 1u << 0,
     TPLAN_LORA_K = 1u << 1,
@@ -23,11 +31,20 @@ enum {
     TPLAN_LORA_GATE = 1u << 4,
     TPLAN_LORA_UP = 1u << 5,
     TPLAN_LORA_DOWN = 1u << 6,
-    TPLAN_LORA_ATTN = 0x0fu, /* q, k, v, o */
-    TPLAN_LORA_ALL = 0x7fu   /* PEFT's "all-linear": every block linear */
+    TPLAN_LORA_MLA = 1u << 7,
+    TPLAN_LORA_ROUTER = 1u << 8,
+    TPLAN_LORA_SHARED = 1u << 9,
+    TPLAN_LORA_EXPERTS = 1u << 10,
+    TPLAN_LORA_ATTN = 0x8fu, /* q, k, v, o, mla: the attention's linears */
+    TPLAN_LORA_MLP = 0x70u,  /* gate, up, down of a dense layer */
+    TPLAN_LORA_ALL = 0x7ffu  /* PEFT's "all-linear": every layer linear */
 };
 
-#define TPLAN_LORA_NLINEAR 7
+/* target names (bits 0 .. TPLAN_LORA_NTARGETS - 1) */
+#define TPLAN_LORA_NTARGETS 11
+/* the most linear kinds of one layer: 5 of latent attention, the router,
+ * the shared experts' 3 and gate, a routed expert's 3 */
+#define TPLAN_LORA_NLINEAR 13
 
 /* How frozen base weights are stored. AUTO: as the recipe stores weights. */
 typedef enum {
@@ -54,24 +71,59 @@ typedef struct tplan_linear {
     double in, out;  /* on this rank */
     double full_in, full_out;
     bool row_parallel; /* Megatron splits its input (o, down), else its
-                          output (q, k, v, gate, up) */
+                          output (q, k, v, gate, up); MLA's down
+                          projections and the router are whole */
+    double count;      /* copies on this rank: experts / ep for a routed
+                          expert's linear, else 1 */
+    bool expert;       /* a routed expert's: sharded over ep, its states
+                          over the expert-data-parallel group */
 } tplan_linear;
 
-/* The linears of one block of a transformer m on a rank of tp ranks, in
- * target order; returns how many (6 for a GELU MLP, 7 for SwiGLU). */
+/* The linears of one layer of a transformer m on a rank of tp ranks (and
+ * ep expert ranks), a mixture-of-experts layer's when moe, in target
+ * order; returns how many kinds (6 for a dense GELU layer, 7 for SwiGLU). */
+int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp,
+                        int64_t ep, tplan_linear out[TPLAN_LORA_NLINEAR]);
+
+/* A dense layer's: tplan_layer_linears(m, false, tp, 1, out). */
 int tplan_block_linears(const tplan_model *m, int64_t tp,
                         tplan_linear out[TPLAN_LORA_NLINEAR]);
 
-/* LoRA (Hu et al. 2021) parameters of one block on one rank: A (r x in)
- * and B (out x r) per targeted linear; on a rank, the factor on the split
- * side is split with its base and the other replicated. */
+/* Adapter parameters of one linear: LoRA's A (r x in) and B (out x r),
+ * and with DoRA (Liu et al. 2024) the magnitude vector of out. */
+double tplan_lora_linear_params(const tplan_linear *l, int64_t rank,
+                                bool dora);
+
+/* LoRA (Hu et al. 2021) parameters of one dense block on one rank: A (r x
+ * in) and B (out x r) per targeted linear; on a rank, the factor on the
+ * split side is split with its base and the other replicated. */
 double tplan_lora_block_params(const tplan_model *m, int64_t rank,
                                unsigned targets, int64_t tp);
 
+/* The same for one layer (moe: a mixture-of-experts layer) on a rank of
+ * tp and ep ranks, with DoRA's magnitudes when dora; *experts (may be
+ * NULL) gets the routed experts' share. */
+double tplan_lora_layer_params(const tplan_model *m, bool moe, int64_t rank,
+                               unsigned targets, bool dora, int64_t tp,
+                               int64_t ep, double *experts);
+
 /* Trainable parameters of a whole model under LoRA: exactly PEFT's
- * count, r x (in + out) per targeted linear of every block. */
+ * count, r x (in + out) per targeted linear of every layer (every expert
+ * of an MoE layer), plus out per linear under DoRA. The MTP modules
+ * (transformers does not load them) get none. */
 int64_t tplan_lora_params(const tplan_model *m, int64_t rank,
-                          unsigned targets);
+                          unsigned targets, bool dora);
+
+/* Of those, the ones a token runs through: a routed expert's adapters
+ * count top_k / experts (for FLOPs). */
+double tplan_lora_active_params(const tplan_model *m, int64_t rank,
+                                unsigned targets, bool dora);
+
+/* Does targets select a linear of m? *why names the target m lacks when
+ * a set names one (q on latent attention, experts on a dense model):
+ * NULL when all is well. */
+bool tplan_lora_targets_fit(const tplan_model *m, unsigned targets,
+                            const char **why);
 
 /* Bytes of one frozen matrix of n elements and `rows` output rows stored
  * as base (AUTO and 16-bit: 2 bytes per element); dq: bitsandbytes'
@@ -85,8 +137,9 @@ double tplan_base_elem_bytes(tplan_base_precision base, bool dq);
 
 bool tplan_base_quantized(tplan_base_precision base);
 
-/* "q,v", "attn", "all-linear" (any of q,k,v,o,gate,up,down, attn, mlp,
- * all-linear, joined by commas) into a mask; false for anything else. */
+/* "q,v", "attn", "all-linear" (any of q, k, v, o, gate, up, down, mla,
+ * router, shared_experts, experts, attn, mlp, all-linear, joined by
+ * commas) into a mask; false for anything else. */
 bool tplan_lora_targets_parse(const char *text, unsigned *mask);
 
 /* The canonical text of a mask: "all-linear", "attn" or "q,v". */

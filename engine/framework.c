@@ -81,6 +81,13 @@ typedef struct builtin {
         {"nccl_nvls_mib", NCCL_NVLS_MIB}, {"context_mib", CONTEXT_MIB},      \
         {"blas_ws", "true"}
 
+/* DeepSpeed's memory estimators size host memory for offloading at 1.5x
+ * the offloaded bytes, an allowance for pinned buffers
+ * (deepspeed/runtime/zero/stage3.py estimate_zero3_model_states_mem_needs
+ * and stage_1_and_2.py estimate_zero2_model_states_mem_needs:
+ * additional_buffer_factor=1.5 on cpu_mem; DeepSpeed edaa722, 2026-08) */
+#define HOST_BUFFERS {"host_buffer_factor", "1.5"}
+
 static const builtin builtins[] = {
     /* tplan's time defaults are fitted to llm-foundry's FSDP runs
      * (scripts/calibrate_efficiency.py on
@@ -313,7 +320,8 @@ static const builtin builtins[] = {
        * 0-2 reduce their gradients in the open */
       {"zero12_overlap", "0"},
       /* DeepSpeed's FusedAdam: no list of temporaries */
-      {"optim_temp", "0"}}},
+      {"optim_temp", "0"},
+      HOST_BUFFERS}},
     /* DeepSpeed since 2023 runs ZeRO-3 at FSDP's pace: measured on the same
      * model and GPUs, granite-7b-base (Llama-2 7B's shape) on 4 A100s
      * gave 3094.5 tokens/s per device against FSDP's 3158.7 (0.98x;
@@ -338,7 +346,8 @@ static const builtin builtins[] = {
        * only, FusedAdam */
       {"reduce_bucket", "5e8"},
       {"zero12_overlap", "0"},
-      {"optim_temp", "0"}}},
+      {"optim_temp", "0"},
+      HOST_BUFFERS}},
 };
 
 enum { N_BUILTIN = sizeof builtins / sizeof builtins[0] };
@@ -361,7 +370,9 @@ static const char *const terms[] = {
     /* a calibration's left-out error (issue 34, item 6) */
     "calib_time_err", "calib_mem_err",
     /* era terms (issue 34) */
-    "fit_attention", NULL};
+    "fit_attention",
+    /* DeepSpeed's pinned-buffer allowance (issue 37, item 6) */
+    "host_buffer_factor", NULL};
 
 int tplan_framework_count(void)
 {

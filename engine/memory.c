@@ -420,55 +420,94 @@ static double optim_bytes(const tplan_config *c, double trainable,
            tplan_optimizer_bytes_per_param(c->precision, c->optimizer);
 }
 
-/* LoRA (Hu et al. 2021) on a frozen base, one device of a stage with
- * `layers` blocks and `params` parameters: adapters train under the
- * recipe, the base is stored as base_precision says and has no gradients,
- * master copy or states. Autocast caches 16-bit copies of leaf weights
- * that require grad only (torch autocast_mode.cpp, cached_cast), so the
- * frozen base keeps no working copies. docs/MODEL.md section 12.1. */
-static void lora_states(const tplan_config *c, stage_mem *s, double wdiv,
-                        double gdiv, double odiv)
+/* One layer's linears on a device for lora_states, split into the
+ * routed experts' (ex) and the rest (rs): elements, stored bytes,
+ * adapters and their factored statistics. */
+typedef struct lora_part {
+    double elems, base, train, stats;
+} lora_part;
+
+static void lora_layer(const tplan_config *c, bool moe, lora_part *rs,
+                       lora_part *ex, double *largest)
 {
-    const tplan_model *m = &c->model;
-    const tplan_precision_info *pi = tplan_precision_get(c->precision);
     tplan_linear lin[TPLAN_LORA_NLINEAR];
-    int n = tplan_block_linears(m, c->tp, lin);
-    double layers = (double)s->layers, r = (double)c->lora_rank;
-    double block_elems = 0.0, base_block = 0.0, largest = 0.0, stats = 0.0;
-    double other_w, frozen;
+    int n = tplan_layer_linears(&c->model, moe, c->tp, c->ep, lin);
+    double r = (double)c->lora_rank;
 
+    memset(rs, 0, sizeof *rs);
+    memset(ex, 0, sizeof *ex);
     for (int i = 0; i < n; i++) {
-        double e = lin[i].in * lin[i].out;
+        lora_part *p = lin[i].expert ? ex : rs;
+        double e = lin[i].in * lin[i].out, k = lin[i].count;
 
-        block_elems += e;
-        base_block += tplan_base_matrix_bytes(c->base_precision,
-                                              c->double_quant, e, lin[i].out);
-        largest = tp_fmax(largest, e);
-        if (lin[i].target & c->lora_targets)
-            stats += (r + lin[i].in) + (lin[i].out + r);
+        p->elems += k * e;
+        p->base += k * tplan_base_matrix_bytes(c->base_precision,
+                                               c->double_quant, e, lin[i].out);
+        *largest = tp_fmax(*largest, e);
+        if (!(lin[i].target & c->lora_targets))
+            continue;
+        p->train += tplan_lora_linear_params(&lin[i], c->lora_rank, c->dora);
+        /* A and B are matrices; DoRA's magnitude a vector */
+        p->stats += k * ((r + lin[i].in) + (lin[i].out + r) +
+                         (c->dora ? lin[i].out : 0.0));
     }
-    s->trainable =
-        layers * tplan_lora_block_params(m, c->lora_rank, c->lora_targets,
-                                         c->tp);
-    /* bitsandbytes quantizes the blocks' linears only: embeddings, the
-     * LM head (llm_int8_skip_modules) and norms stay at the load width */
+}
+
+/* LoRA (Hu et al. 2021) on a frozen base, one device of a stage with
+ * `layers` blocks (moe_layers of them mixtures of experts) and `params`
+ * parameters: adapters train under the recipe, the base is stored as
+ * base_precision says and has no gradients, master copy or states.
+ * Autocast caches 16-bit copies of leaf weights that require grad only
+ * (torch autocast_mode.cpp, cached_cast), so the frozen base keeps no
+ * working copies. Routed experts and their adapters are sharded over ep
+ * (tplan_layer_linears), and ZeRO shards them over the
+ * expert-data-parallel group (ew, eg, eo) as in full training.
+ * docs/MODEL.md section 12.1. */
+static void lora_states(const tplan_config *c, stage_mem *s, double wdiv,
+                        double gdiv, double odiv, double ew, double eg,
+                        double eo)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    double nm = (double)s->moe_layers, nd = (double)s->layers - nm;
+    double largest = 0.0, other_w, frozen_rs, frozen_ex, gb;
+    lora_part drs, dex, mrs = {0}, mex = {0}, rs, ex;
+
+    lora_layer(c, false, &drs, &dex, &largest);
+    if (nm > 0)
+        lora_layer(c, true, &mrs, &mex, &largest);
+#define SUM(f) rs.f = nd * drs.f + nm * mrs.f, ex.f = nm * mex.f
+    SUM(elems);
+    SUM(base);
+    SUM(train);
+    SUM(stats);
+#undef SUM
+    s->trainable = rs.train + ex.train;
+    /* bitsandbytes quantizes the layers' linears only (every expert's
+     * too: transformers replaces each nn.Linear): embeddings, the LM head
+     * (llm_int8_skip_modules) and norms stay at the load width */
     other_w = c->base_precision == TPLAN_BASE_BF16 ||
                       c->base_precision == TPLAN_BASE_FP16
                   ? 2.0
                   : pi->weight_bytes;
     if (tplan_base_quantized(c->base_precision)) {
-        frozen = layers * base_block +
-                 (s->params - layers * block_elems) * other_w;
-        s->quant = layers * block_elems;
+        frozen_rs = rs.base + (s->params - s->experts - rs.elems) * other_w;
+        frozen_ex = ex.base + (s->experts - ex.elems) * other_w;
+        s->quant = rs.elems + ex.elems;
         /* the kernel dequantizes one matrix at a time to 16 bits */
         s->dequant = 2.0 * largest;
     } else {
-        frozen = s->params * other_w;
+        frozen_rs = (s->params - s->experts) * other_w;
+        frozen_ex = s->experts * other_w;
     }
-    s->weights = (frozen + s->trainable * pi->weight_bytes) / wdiv;
-    s->work = s->trainable * pi->work_copy_bytes / wdiv;
-    s->grads = s->trainable * (c->fp32_grads ? 4.0 : pi->grad_bytes) / gdiv;
-    s->optim = optim_bytes(c, s->trainable, layers * stats) / odiv;
+    gb = c->fp32_grads ? 4.0 : pi->grad_bytes;
+    s->weights = (frozen_rs + rs.train * pi->weight_bytes) / wdiv +
+                 (frozen_ex + ex.train * pi->weight_bytes) / ew;
+    s->work = rs.train * pi->work_copy_bytes / wdiv +
+              ex.train * pi->work_copy_bytes / ew;
+    s->grads = rs.train * gb / gdiv + ex.train * gb / eg;
+    s->optim = optim_bytes(c, rs.train, rs.stats) / odiv +
+               optim_bytes(c, ex.train, ex.stats) / eo;
+    s->opt_params = rs.train / odiv + ex.train / eo;
 }
 
 /* ZeRO-Offload and ZeRO-Infinity (Ren et al. 2021; Rajbhandari et al.
@@ -480,9 +519,11 @@ static void lora_states(const tplan_config *c, stage_mem *s, double wdiv,
  * the 16-bit weights there too, the GPU holding only the layers being
  * gathered. On NVMe the states (or weights) go to the drive; the fp32
  * gradients stay in host memory. docs/MODEL.md section 12.4. */
-static void offload(const tplan_config *c, stage_mem *s, double odiv)
+static void offload(const tplan_config *c, stage_mem *s)
 {
-    double fp32_grads = s->trainable * 4.0 / odiv;
+    /* the fp32 gradient partition of the states the device holds
+     * (routed experts' over the expert-data-parallel group) */
+    double fp32_grads = s->opt_params * 4.0;
 
     if (c->offload_optimizer != TPLAN_OFFLOAD_NONE) {
         s->off_states = s->optim;
@@ -665,11 +706,17 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
     /* adapters' tensors: kept per layer, or rebuilt with the layer under
      * full recomputation */
     if (c->lora_rank > 0) {
-        double lora = tplan_act_lora_layer(c);
+        double lora = tplan_act_lora_layer(c, false);
+        double lora_moe = tplan_model_moe(&c->model)
+                              ? tplan_act_lora_layer(c, true)
+                              : 0.0;
 
         act->layer_full += lora;
-        if (c->recompute != TPLAN_RECOMPUTE_FULL)
+        act->moe_layer_full += lora_moe;
+        if (c->recompute != TPLAN_RECOMPUTE_FULL) {
             act->layer += lora;
+            act->moe_layer += lora_moe;
+        }
     }
 }
 
@@ -701,8 +748,10 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
         s->moe_layers = tplan_model_moe_layers(&c->model, st->lo, st->hi);
     }
     if (c->lora_rank > 0) {
-        lora_states(c, s, wdiv, gdiv, odiv);
-        s->opt_params = s->trainable / odiv;
+        lora_states(c, s, wdiv, gdiv, odiv,
+                    c->zero >= 3 ? (double)edp : 1.0,
+                    c->zero >= 2 ? (double)edp : 1.0,
+                    c->zero >= 1 ? (double)edp : 1.0);
     } else {
         /* Routed experts shard over edp instead of dp; their weights are
          * all matmul weights. Working copies of sharded weights exist only
@@ -730,7 +779,7 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
                        odiv +
                    optim_bytes(c, ex, 0.0) / eo;
     }
-    offload(c, s, odiv);
+    offload(c, s);
     if (tplan_optimizer_get(c->optimizer)->paged)
         s->paged = s->optim;
     *matmul_out = matmul;
@@ -1033,7 +1082,10 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->offload_state_bytes = llround(s->off_states);
     out->offload_weight_bytes = llround(s->off_w);
     /* every GPU of the job on a node holds its share there */
-    out->host_bytes = llround((s->host + spill) * on_node);
+    /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
+     * is offloaded (framework.c), not on paged states */
+    out->host_bytes =
+        llround((s->host * c->host_buffer_factor + spill) * on_node);
     out->nvme_bytes = llround(s->nvme * on_node);
     out->host_capacity_bytes = llround(tplan_config_host_memory(c));
     out->host_fits = out->host_bytes <= out->host_capacity_bytes;

@@ -688,8 +688,8 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
                            tplan_config_rc_modules(c), &fl);
     if (c->lora_rank > 0)
         tplan_flops_lora(&c->model,
-                         (double)tplan_lora_params(&c->model, c->lora_rank,
-                                                   c->lora_targets),
+                         tplan_lora_active_params(&c->model, c->lora_rank,
+                                                  c->lora_targets, c->dora),
                          c->seq, samples, c->recompute, &fl);
     out->flops_per_step = fl.model;
     out->hw_flops_per_step = fl.hardware;

@@ -123,7 +123,8 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         out->mtp_params = pc.mtp;
         out->trainable_params =
             c->lora_rank > 0
-                ? tplan_lora_params(&c->model, c->lora_rank, c->lora_targets)
+                ? tplan_lora_params(&c->model, c->lora_rank, c->lora_targets,
+                                    c->dora)
                 : pc.total;
         out->dp = tplan_config_dp(c);
     }

@@ -536,7 +536,18 @@ jq_is "a plan that fits has no advice" '.advice == []' calc --model gpt2 --gpu a
 jq_is "offload: host and NVMe per node, offload time in the step" '.memory.host_bytes > 0 and .memory.nvme_bytes > 0 and .perf.offload_time_s > 0 and .memory.weights_bytes == 0' calc --model llama2-7b --gpu a100-80g --zero 3 --offload-optimizer nvme --offload-params nvme --micro-batch 1 --seq 512
 jq_is "a small host does not fit" '(.memory.fits | not) and (.memory.host_fits | not) and (.warnings[0] | startswith("does not fit: host memory per node"))' calc --model llama2-7b --gpu a100-80g --offload-optimizer cpu --host-memory 64 --micro-batch 1 --seq 512
 expect_error 2 "tplan: base_precision: nf4: a stored base is frozen, so it needs adapters (give lora_rank > 0)" calc --model llama2-7b --gpu rtx4090 --base-precision nf4
-expect_error 2 "tplan: lora_targets: qkv: unknown name (valid: some of q, k, v, o, gate, up, down, attn, mlp, all-linear)" calc --model llama2-7b --gpu rtx4090 --lora-targets qkv
+expect_error 2 "tplan: lora_targets: qkv: unknown name (valid: some of q, k, v, o, gate, up, down, mla, router, shared_experts, experts, attn, mlp, all-linear)" calc --model llama2-7b --gpu rtx4090 --lora-targets qkv
+# issue 37: LoRA on mixtures of experts and latent attention (PEFT's counts
+# worked by hand in tests/test_finetune.c), DeepSpeed's host allowance
+jq_is "LoRA on Mixtral: PEFT's q,k,v,o count" '.model.trainable_params == 13631488' calc --model mixtral-8x7b --gpu h100-sxm --finetune --lora-rank 16 --lora-targets attn --seq 512
+jq_is "Mixtral QLoRA fits on 2 x 80 GB, experts sharded by ep 2" '.memory.fits and .parallel.ep == 2 and .model.trainable_params > 0' calc --model mixtral-8x7b --gpu h100-sxm --gpus 2 --ep 2 --qlora
+expect_error 2 "tplan: lora_targets: latent attention has no q, k, v projections (use mla: q_a, q_b, kv_a, kv_b) (model deepseek-v3, lora_targets=q,v)" calc --model deepseek-v3 --gpu h200 --finetune --lora-rank 16 --lora-targets q,v
+expect_error 2 "tplan: lora_targets: experts, shared_experts, router: the model has no mixture-of-experts layers (model llama3-8b, lora_targets=experts)" calc --model llama3-8b --gpu h200 --finetune --lora-rank 16 --lora-targets experts
+expect_error 2 "tplan: dora decomposes LoRA adapters: it needs lora_rank > 0" calc --model llama3-8b --gpu h200 --dora
+D7=(calc --model llama2-7b --gpu a100-80g --zero 3 --offload-optimizer cpu --offload-params cpu --micro-batch 1 --seq 512)
+jq_is "DeepSpeed's host allowance: 18 P x 1.5 under --framework deepspeed" '.memory.host_bytes == 181937221632 and .memory.host_buffer_factor == 1.5 and (.memory.host_basis | test("pinned-buffer"))' "${D7[@]}" --framework deepspeed
+jq_is "the default profile: the offloaded bytes alone, 18 P" '.memory.host_bytes == 121291481088 and .memory.host_buffer_factor == 1 and (.memory.host_basis | startswith("offloaded bytes alone"))' "${D7[@]}"
+"$tplan" "${D7[@]}" --framework deepspeed | grep -q "^  host basis: offloaded bytes x 1.5, DeepSpeed's pinned-buffer allowance (host_buffer_factor, framework deepspeed)$" && ok || bad "calc names the host figure's basis"
 expect_error 2 "tplan: offload_params: cpu: parameters are offloaded by ZeRO-3 (FSDP full shard): give zero = 3 (zero=0)" calc --model llama2-7b --gpu rtx4090 --offload-params cpu
 out=$("$tplan" calc --model llama-7b --gpu rtx4090 --finetune --lora-rank 64 --base-precision nf4 --double-quant --optimizer paged-adamw-32bit --recompute full --seq 512 --micro-batch 8)
 echo "$out" | grep -q "LoRA rank 64 on all-linear: 159907840 trainable parameters" && echo "$out" | grep -q "dequantize" && ok || bad "calc text shows the adapters and the dequantization: $out"

@@ -8,6 +8,7 @@
 #include "activations.h"
 #include "finetune.h"
 #include "flops.h"
+#include "framework.h"
 #include "memory.h"
 #include "plan.h"
 
@@ -80,15 +81,17 @@ static void test_peft_counts(void **state)
     assert_int_equal(p.trainable_params, 2 * 79953920LL);
 
     llama_shape(&m, 36, 2048, 16, 2, 11008); /* Qwen2.5-3B */
-    assert_int_equal(tplan_lora_params(&m, 16, TPLAN_LORA_Q | TPLAN_LORA_V),
+    assert_int_equal(
+        tplan_lora_params(&m, 16, TPLAN_LORA_Q | TPLAN_LORA_V, false),
                      3686400);
     llama_shape(&m, 24, 1024, 16, 16, 4096); /* OPT-350m attention */
-    assert_int_equal(tplan_lora_params(&m, 16, TPLAN_LORA_Q | TPLAN_LORA_V),
+    assert_int_equal(
+        tplan_lora_params(&m, 16, TPLAN_LORA_Q | TPLAN_LORA_V, false),
                      1572864);
     llama_shape(&m, 16, 2048, 32, 8, 8192); /* Llama-3.2-1B */
-    assert_int_equal(tplan_lora_params(&m, 8, TPLAN_LORA_Q), 524288);
+    assert_int_equal(tplan_lora_params(&m, 8, TPLAN_LORA_Q, false), 524288);
     /* aliases: attn = q,k,v,o; all-linear = all seven */
-    assert_int_equal(tplan_lora_params(&m, 8, TPLAN_LORA_ATTN),
+    assert_int_equal(tplan_lora_params(&m, 8, TPLAN_LORA_ATTN, false),
                      16LL * 8 * (2 * 4096 + 2 * (2048 + 512)));
 }
 
@@ -244,8 +247,9 @@ static void test_qlora_headlines(void **state)
 /* DeepSpeed's estimators (deepspeed/runtime/zero/stage_1_and_2.py
  * estimate_zero2_model_states_mem_needs, stage3.py
  * estimate_zero3_model_states_mem_needs) for one node of N GPUs with the
- * default additional_buffer_factor 1.5 on the host side, which tplan does
- * not add (it is DeepSpeed's margin, not memory the states use):
+ * default additional_buffer_factor 1.5 on the host side, which tplan adds
+ * only under host_buffer_factor (the deepspeed profiles set 1.5; by
+ * default it is DeepSpeed's margin, not memory the states use):
  *  ZeRO-2, optimizer offloaded: GPU 2P; host P x max(4N, 16) x 1.5
  *  ZeRO-3, optimizer offloaded: GPU 4L + 2P/N; host 16P x 1.5 (zero_init)
  *  ZeRO-3, both offloaded:      GPU 4L;        host 18P x 1.5 (zero_init)
@@ -291,6 +295,13 @@ static void test_deepspeed_estimators(void **state)
                              p.mem.optimizer_bytes,
                          0);
         assert_near((double)p.mem.host_bytes, 18.0 * P, 16.0);
+        /* with DeepSpeed's allowance: its estimator's cpu_mem exactly
+         * (llround of the per-GPU share times the GPUs of the node: 16
+         * bytes of rounding at most) */
+        c.host_buffer_factor = 1.5;
+        eval_ok(&c, &p);
+        assert_near((double)p.mem.host_bytes, 18.0 * P * 1.5, 16.0);
+        c.host_buffer_factor = 1.0;
         /* the gathered unit: a block (FSDP) against DeepSpeed's largest
          * module, the 32000 x 4096 embedding */
         block = 4.0 * 4096.0 * 4096.0 + 3.0 * 4096.0 * 11008.0 + 2 * 4096.0;
@@ -309,6 +320,149 @@ static void test_deepspeed_estimators(void **state)
     assert_near((double)p.mem.nvme_bytes, 14.0 * (double)p.params, 16.0);
     assert_near((double)p.mem.host_bytes, 4.0 * (double)p.params, 16.0);
     assert_true(p.perf.offload_s > 0);
+}
+
+/* Issue 37, item 6: a 7B ZeRO-3 plan with optimizer and weights on the
+ * CPU under --framework deepspeed gives DeepSpeed's estimator figure
+ * (stage3.py estimate_zero3_model_states_mem_needs, zero_init, one node:
+ * cpu_mem = total_params x 18 x 1.5 = 6,738,415,616 x 27 =
+ * 181,937,221,632 bytes, the 169.44 "GB" DeepSpeed prints, which are
+ * GiB: it divides by 2**30); the default profile keeps the states'
+ * 18 x P = 121,291,481,088 (112.96 GiB). Both profiles model the same
+ * states: only the allowance differs. */
+static void test_deepspeed_host_allowance(void **state)
+{
+    static const char *const fws[] = {"deepspeed", "deepspeed-2025"};
+    tplan_config c;
+    tplan_plan p;
+    tplan_framework f;
+    tplan_err err;
+
+    (void)state;
+    config_for(&c, "llama2-7b", "a100-80g");
+    c.seq = 512;
+    c.micro_batch = 1;
+    c.zero = 3;
+    c.offload_optimizer = TPLAN_OFFLOAD_CPU;
+    c.offload_params = TPLAN_OFFLOAD_CPU;
+    eval_ok(&c, &p);
+    assert_int_equal(p.params, 6738415616LL);
+    assert_near((double)p.mem.host_bytes, 121291481088.0, 1.0);
+    for (size_t i = 0; i < sizeof fws / sizeof fws[0]; i++) {
+        tplan_config d = c;
+
+        assert_int_equal(tplan_framework_lookup(fws[i], &f, &err), TPLAN_OK);
+        tplan_framework_apply(&f, &d);
+        assert_true(d.host_buffer_factor == 1.5);
+        eval_ok(&d, &p);
+        assert_near((double)p.mem.host_bytes, 181937221632.0, 1.0);
+        assert_near((double)p.mem.host_bytes / GIB, 169.44, 0.005);
+    }
+    /* the other frameworks keep the bytes alone */
+    assert_int_equal(tplan_framework_lookup("fsdp", &f, &err), TPLAN_OK);
+    tplan_framework_apply(&f, &c);
+    assert_true(c.host_buffer_factor == 1.0);
+}
+
+/* Issue 37, item 1: LoRA on mixtures of experts and latent attention,
+ * against PEFT's counting (r x (in + out) per nn.Linear it wraps; DoRA
+ * adds a magnitude of out). Counted by hand from the config.json files:
+ *  - Mixtral-8x7B (h 4096, 8 kv heads of 128, 8 experts of 14336, 32
+ *    layers), r 16 on q,k,v,o: 32 x 16 x [(4096 + 4096) + 2 (4096 +
+ *    1024) + (4096 + 4096)] = 13,631,488, PEFT's printed count.
+ *  - its all-linear: PEFT's _maybe_include_all_linear_layers takes every
+ *    nn.Linear but the output embedding (lm_head): per layer q,k,v,o
+ *    425,984, the router gate (Linear(4096, 8)) 16 x 4104 = 65,664, and
+ *    8 experts' w1, w3 (4096 -> 14336) and w2 (14336 -> 4096), 8 x 3 x 16
+ *    x 18432 = 7,077,888: 32 x 7,569,536 = 242,225,152 (transformers up
+ *    to 4.57, whose MixtralBlockSparseTop2MLP holds nn.Linear experts).
+ *    The issue asks for 1%; the count is exact.
+ *  - DeepSeek-V3's attention (h 7168, 128 heads, q_lora_rank 1536,
+ *    kv_lora_rank 512, rope 64, nope 128, v 128), r 16 on q_a_proj (7168
+ *    -> 1536), q_b_proj (1536 -> 24576), kv_a_proj_with_mqa (7168 ->
+ *    576), kv_b_proj (512 -> 32768) and o_proj (16384 -> 7168): 16 x
+ *    (8704 + 26112 + 7744 + 33280 + 23552) = 1,590,272 a layer, x 61 =
+ *    97,006,592.
+ *  - DoRA on Llama-3-8B q,v r 16: LoRA's 32 x 16 x [(4096 + 4096) +
+ *    (4096 + 1024)] = 6,815,744 plus 32 x (4096 + 1024) magnitudes. */
+static void test_moe_mla_counts(void **state)
+{
+    tplan_config c;
+    tplan_plan p;
+
+    (void)state;
+    config_for(&c, "mixtral-8x7b", "h100-sxm");
+    lora(&c, 16, TPLAN_LORA_ATTN);
+    c.seq = 512;
+    eval_ok(&c, &p);
+    assert_int_equal(p.trainable_params, 13631488);
+    lora(&c, 16, TPLAN_LORA_ALL);
+    eval_ok(&c, &p);
+    assert_true(fabs((double)p.trainable_params - 242225152.0) <
+                0.01 * 242225152.0);
+    assert_int_equal(p.trainable_params, 242225152);
+    /* the parts: the router, the experts */
+    lora(&c, 16, TPLAN_LORA_ROUTER);
+    eval_ok(&c, &p);
+    assert_int_equal(p.trainable_params, 32 * 65664);
+    lora(&c, 16, TPLAN_LORA_EXPERTS);
+    eval_ok(&c, &p);
+    assert_int_equal(p.trainable_params, 32 * 7077888);
+
+    config_for(&c, "deepseek-v3", "h200");
+    lora(&c, 16, TPLAN_LORA_ATTN);
+    c.seq = 512;
+    c.gpus = 64;
+    c.ep = 64;
+    eval_ok(&c, &p);
+    assert_int_equal(p.trainable_params, 97006592);
+    lora(&c, 16, TPLAN_LORA_MLA);
+    eval_ok(&c, &p);
+    assert_int_equal(p.trainable_params, 97006592 - 61 * 16 * 23552);
+
+    config_for(&c, "llama3-8b", "h100-sxm");
+    lora(&c, 16, TPLAN_LORA_Q | TPLAN_LORA_V);
+    c.seq = 512;
+    eval_ok(&c, &p);
+    assert_int_equal(p.trainable_params, 6815744);
+    c.dora = true;
+    eval_ok(&c, &p);
+    assert_int_equal(p.trainable_params, 6815744 + 32 * (4096 + 1024));
+}
+
+/* Expert parallelism shards the frozen experts and their adapters: from
+ * ep 1 to ep 2 a GPU of Mixtral's QLoRA keeps half its experts, so its
+ * weights fall by half the experts' NF4 bytes (bitsandbytes' layout,
+ * tplan_base_matrix_bytes, checked against the paper in
+ * test_bitsandbytes_bytes) and half their adapters' 16-bit bytes. A
+ * Mixtral QLoRA plan fits on 2 x 80 GB (issue 37). */
+static void test_moe_qlora_ep(void **state)
+{
+    tplan_config c;
+    tplan_plan p1, p2;
+    double w13, w2, adapters, experts;
+
+    (void)state;
+    qlora_cfg(&c, "mixtral-8x7b", "h100-sxm");
+    c.gpus = 2;
+    eval_ok(&c, &p1);
+    assert_true(p1.mem.fits);
+    c.ep = 2;
+    eval_ok(&c, &p2);
+    assert_true(p2.mem.fits);
+    w13 = tplan_base_matrix_bytes(TPLAN_BASE_NF4, true, 4096.0 * 14336.0,
+                                  14336.0);
+    w2 = tplan_base_matrix_bytes(TPLAN_BASE_NF4, true, 4096.0 * 14336.0,
+                                 4096.0);
+    adapters = 3.0 * 64.0 * (4096.0 + 14336.0) * 2.0; /* bf16 A and B */
+    experts = 32.0 * 8.0 * (2.0 * w13 + w2 + adapters);
+    /* each figure is rounded to a byte once */
+    assert_near((double)(p1.mem.weights_bytes - p2.mem.weights_bytes),
+                experts / 2.0, 2.0);
+    /* and the experts' adapters' gradients and states with them */
+    assert_true(p2.mem.grads_bytes < p1.mem.grads_bytes);
+    assert_true(p2.mem.optimizer_bytes + p2.mem.paged_spill_bytes <
+                p1.mem.optimizer_bytes + p1.mem.paged_spill_bytes);
 }
 
 /* A node whose host memory is too small does not fit, and says so. */
@@ -351,7 +505,7 @@ static void test_lora_flops(void **state)
     tplan_flops_eval(&c.model, 2048, 4.0, TPLAN_RECOMPUTE_NONE,
                      TPLAN_ATTN_FLASH, true, &full);
     l = full;
-    a = (double)tplan_lora_params(&c.model, 16, TPLAN_LORA_ALL);
+    a = (double)tplan_lora_params(&c.model, 16, TPLAN_LORA_ALL, false);
     tplan_flops_lora(&c.model, a, 2048, 4.0, TPLAN_RECOMPUTE_NONE, &l);
     mm = 2.0 * 32.0 * (4.0 * 4096.0 * 4096.0 + 3.0 * 4096.0 * 11008.0);
     head = 2.0 * 4096.0 * 32000.0;
@@ -378,9 +532,9 @@ static void test_lora_activations(void **state)
     config_for(&c, "llama2-7b", "a100-80g");
     c.seq = 1024;
     lora(&c, 16, TPLAN_LORA_Q | TPLAN_LORA_V | TPLAN_LORA_DOWN);
-    assert_near(tplan_act_lora_layer(&c), 3.0 * s * r * 2.0, 0);
+    assert_near(tplan_act_lora_layer(&c, false), 3.0 * s * r * 2.0, 0);
     c.lora_dropout = 0.1;
-    assert_near(tplan_act_lora_layer(&c),
+    assert_near(tplan_act_lora_layer(&c, false),
                 3.0 * s * r * 2.0 + s * (4096.0 + 4096.0 + 11008.0) * 3.0, 0);
 }
 
@@ -421,10 +575,24 @@ static void test_targets_text(void **state)
     assert_int_equal(m, TPLAN_LORA_Q | TPLAN_LORA_V);
     tplan_lora_targets_format(m, buf, sizeof buf);
     assert_string_equal(buf, "q,v");
+    /* attn and mlp are a dense layer's linears: all-linear also has the
+     * router and the experts (issue 37) */
     assert_true(tplan_lora_targets_parse("attn,mlp", &m));
+    assert_int_equal(m, TPLAN_LORA_ATTN | TPLAN_LORA_MLP);
+    tplan_lora_targets_format(m, buf, sizeof buf);
+    assert_string_equal(buf, "attn,mlp");
+    assert_true(tplan_lora_targets_parse("attn,mlp,router,shared_experts,"
+                                         "experts", &m));
     assert_int_equal(m, TPLAN_LORA_ALL);
     tplan_lora_targets_format(m, buf, sizeof buf);
     assert_string_equal(buf, "all-linear");
+    assert_true(tplan_lora_targets_parse("experts,mla,o", &m));
+    assert_int_equal(m, TPLAN_LORA_EXPERTS | TPLAN_LORA_MLA | TPLAN_LORA_O);
+    tplan_lora_targets_format(m, buf, sizeof buf);
+    assert_string_equal(buf, "o,mla,experts");
+    assert_true(tplan_lora_targets_parse("attn,router", &m));
+    tplan_lora_targets_format(m, buf, sizeof buf);
+    assert_string_equal(buf, "attn,router");
     assert_true(tplan_lora_targets_parse("o,k,q,v", &m));
     tplan_lora_targets_format(m, buf, sizeof buf);
     assert_string_equal(buf, "attn");
@@ -447,6 +615,9 @@ int main(void)
         cmocka_unit_test(test_lora_activations),
         cmocka_unit_test(test_finetune_errors),
         cmocka_unit_test(test_targets_text),
+        cmocka_unit_test(test_deepspeed_host_allowance),
+        cmocka_unit_test(test_moe_mla_counts),
+        cmocka_unit_test(test_moe_qlora_ep),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

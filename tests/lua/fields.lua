@@ -63,6 +63,7 @@ local GOOD = {
   fit_attention = {"eager"}, fp8_recipe = {"blockwise"},
   recompute_modules = {"layernorm,mlp"},
   fp8_activations = {true, nil, {precision = "fp8"}},
+  dora = {true, nil, {lora_rank = 8}}, host_buffer_factor = {1.5},
 }
 
 local fields, by_input = tplan.fields(), {}
