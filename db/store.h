@@ -5,6 +5,7 @@
 #ifndef TPLAN_STORE_H
 #define TPLAN_STORE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -119,5 +120,10 @@ typedef int (*tplan_row_fn)(void *ud, int ncols, const char *const *names,
 int tplan_store_query(tplan_store *db, const char *sql,
                       const tplan_cell *params, int nparams, tplan_row_fn fn,
                       void *ud, tplan_err *err);
+
+/* A flag a signal handler sets: a writer waiting for another writer's
+ * lock (which it does without a time limit) gives up at once, with
+ * "database is locked". NULL: none. */
+void tplan_store_set_stop(volatile sig_atomic_t *stop);
 
 #endif
