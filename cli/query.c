@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "paths.h"
+#include "interrupt.h"
 #include "status.h"
 #include "csv_out.h"
 #include "json.h"
@@ -516,6 +517,10 @@ static int select_list(const char *columns, char *out, size_t len)
         return 0;
     }
     out[0] = '\0';
+    if (!columns[0] || columns[strlen(columns) - 1] == ',')
+        return usage_error("--columns takes names separated by commas "
+                           "(--columns '%s')",
+                           columns);
     for (const char *c = columns; *c;) {
         const char *end = strchr(c, ',');
         size_t k = end ? (size_t)(end - c) : strlen(c);
@@ -687,11 +692,18 @@ int cmd_export(int argc, char **argv)
         if (!top) /* no LIMIT: cut the trailing 0 */
             sql[strlen(sql) - 1] = '\0';
     }
+    /* SIGINT/SIGTERM from here: the query stops, the temporary goes, the
+     * file that was there stays (interrupt.h) */
+    interrupt_catch();
     if (!(s.csv = tplan_csv_create(csv, &err)))
         goto fail;
-    if ((rc = tplan_store_query(db, sql, NULL, 0, on_row, &s, &err))) {
+    interrupt_set_tmp(tplan_csv_tmp_path(s.csv));
+    if ((rc = tplan_store_query(db, sql, NULL, 0, on_row, &s, &err)) ||
+        interrupt_sig) {
         tplan_csv_abort(s.csv); /* no partial file under the name */
         s.csv = NULL;
+        if (interrupt_sig)
+            goto stopped;
         if (s.err.code)
             err = s.err;
         else if (where) { /* the user's SQL is the likely culprit */
@@ -705,14 +717,29 @@ int cmd_export(int argc, char **argv)
     }
     rc = tplan_csv_close(s.csv, &err);
     s.csv = NULL;
+    interrupt_set_tmp(NULL);
     if (rc)
         goto fail;
     fprintf(stderr, "tplan: wrote %lld plans to %s\n", (long long)s.rows, csv);
     free(sql);
     tplan_store_close(db);
+    interrupt_restore();
     return 0;
+stopped:
+    free(sql);
+    tplan_store_close(db);
+    interrupt_restore();
+    fprintf(stderr, "tplan: interrupted: the export stopped; %s%s\n", csv,
+            strcmp(csv, "-") ? " stays as it was" : " got part of the rows");
+    return exit_signal(interrupt_sig);
 fail:
     free(sql);
     tplan_store_close(db);
+    interrupt_restore();
+    if (interrupt_sig && err.code == TPLAN_EINTR) {
+        fprintf(stderr, "tplan: interrupted: the export stopped; %s stays "
+                "as it was\n", csv);
+        return exit_signal(interrupt_sig);
+    }
     return report(&err);
 }

@@ -799,7 +799,6 @@ int cmd_run(int argc, char **argv)
     ctx.lo.stop = &stop_signal;
     ctx.lo.sweeping = &sweeping;
     tplan_csv_set_stop(&stop_signal);
-    tplan_store_set_stop(&stop_signal);
     if ((status = parse_args(&ctx, argc, argv)))
         return status < 0 ? 0 : status;
     find_script(&ctx);

@@ -8,10 +8,12 @@
 #include "merge.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fields.h"
 #include "paths.h"
@@ -547,6 +549,7 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
     tplan_store *out = NULL;
     char sweeps[512];
     int rc = TPLAN_OK, n_groups = 0;
+    bool existed;
 
     memset(rep, 0, sizeof *rep);
     memset(&m, 0, sizeof m);
@@ -581,6 +584,8 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
     if (rc == TPLAN_OK)
         rc = group_rows(&m, &n_groups, err);
     rep->reruns = m.set_aside;
+    /* a new OUT is removed when the merge fails: "nothing is written" */
+    existed = access(out_path, F_OK) == 0;
     if (rc == TPLAN_OK && !(out = tplan_store_open(out_path, err)))
         rc = err->code;
     /* one transaction: a failed merge leaves out as it was */
@@ -593,6 +598,8 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
         (rc = tplan_store_exec(out, "COMMIT", err)) == TPLAN_OK)
         out->in_tx = out->hold_tx = false;
     tplan_store_close(out); /* rolls back what is open */
+    if (out && rc != TPLAN_OK && !existed)
+        unlink(out_path);
     for (int i = 0; i < m.n_in; i++)
         tplan_store_close(m.in[i]);
     free(m.in);

@@ -144,6 +144,16 @@ void tplan_store_set_stop(volatile sig_atomic_t *stop)
     stop_flag = stop;
 }
 
+/* SQLite's progress handler on every connection: a statement stops with
+ * SQLITE_INTERRUPT (TPLAN_EINTR) once the stop flag is set, so a long
+ * export query or merge ends at the next 1000 VM steps (each a few
+ * nanoseconds to microseconds) and its transaction rolls back. */
+static int stop_requested(void *arg)
+{
+    (void)arg;
+    return stop_flag && *stop_flag;
+}
+
 /* A writer's busy handler. Inside its own write transaction (a spill or
  * the COMMIT waiting for readers to leave) BUSY_MS in all for the
  * transaction, not for each lock request in it. With a small page cache
@@ -237,6 +247,7 @@ static tplan_store *open_db(const char *path, int flags, const char *vfs,
         return NULL;
     }
     sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_progress_handler(s->db, 1000, stop_requested, NULL);
     if (flags & SQLITE_OPEN_READWRITE) {
         sqlite3_busy_handler(s->db, busy_wait, s);
         sqlite3_commit_hook(s->db, tx_committed, s);

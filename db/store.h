@@ -121,9 +121,11 @@ int tplan_store_query(tplan_store *db, const char *sql,
                       const tplan_cell *params, int nparams, tplan_row_fn fn,
                       void *ud, tplan_err *err);
 
-/* A flag a signal handler sets: a writer waiting for another writer's
- * lock (which it does without a time limit) gives up at once, with
- * "database is locked". NULL: none. */
+/* A flag a signal handler sets (export, merge): once it is non-zero every
+ * statement stops (TPLAN_EINTR, its transaction rolled back) and a writer
+ * waiting for another writer's lock (which it does without a time limit)
+ * gives up. NULL: none (tplan run, whose first signal stops the sweep and
+ * still saves its plans). */
 void tplan_store_set_stop(volatile sig_atomic_t *stop);
 
 #endif
