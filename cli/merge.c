@@ -58,6 +58,11 @@ int cmd_merge(int argc, char **argv)
                 "tplan: %lld sweep rows superseded by a later run of "
                 "the same shard in the same file were left out\n",
                 (long long)rep.reruns);
+    if (rep.duplicates > 0)
+        fprintf(stderr,
+                "tplan: %lld sweeps already in %s (merged before: the same "
+                "sweep_key and run times) were skipped\n",
+                (long long)rep.duplicates, argv[1]);
     fprintf(stderr,
             "tplan: merged %lld sweep rows into %lld sweeps, %lld "
             "plans, in %s\n",

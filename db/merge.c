@@ -412,6 +412,16 @@ static int ignore_rows(void *ud, int ncols, const char *const *names,
     return 0;
 }
 
+/* the first column of the one row, as an integer, into *ud */
+static int count_rows(void *ud, int ncols, const char *const *names,
+                      const tplan_cell *row)
+{
+    (void)names;
+    if (row && ncols > 0)
+        *(int64_t *)ud = row[0].i;
+    return 0;
+}
+
 static int merge_group(merge_ctx *m, tplan_store *out, int group,
                        tplan_merge_report *rep, tplan_err *err)
 {
@@ -427,6 +437,38 @@ static int merge_group(merge_ctx *m, tplan_store *out, int group,
 
     memset(&total, 0, sizeof total);
     m->n_cands = 0;
+    /* a sweep merged into out before (the same sweep_key, started and
+     * finished at the same times, completed) is skipped, not doubled */
+    for (int i = 0; i < m->n_rows; i++) {
+        const shard_row *r = &m->rows[i];
+
+        if (r->group != group)
+            continue;
+        if (!started[0] || strcmp(r->started, started) < 0)
+            snprintf(started, sizeof started, "%s", r->started);
+        if (strcmp(r->finished, finished) > 0)
+            snprintf(finished, sizeof finished, "%s", r->finished);
+        if (!first)
+            first = r;
+    }
+    if (first) {
+        tplan_cell same[3] = {{TPLAN_CELL_TEXT, 0, 0, first->key},
+                              {TPLAN_CELL_TEXT, 0, 0, started},
+                              {TPLAN_CELL_TEXT, 0, 0, finished}};
+        int64_t found = 0;
+
+        if ((rc = tplan_store_query(out,
+                                    "SELECT count(*) FROM sweeps WHERE "
+                                    "sweep_key = ?1 AND started_at = ?2 AND "
+                                    "finished_at = ?3 AND completed = 1",
+                                    same, 3, count_rows, &found, err)))
+            return rc;
+        if (found > 0) {
+            rep->duplicates++;
+            return TPLAN_OK;
+        }
+    }
+    first = NULL;
     for (int i = 0; i < m->n_rows; i++) {
         const shard_row *r = &m->rows[i];
         tplan_cell id = {TPLAN_CELL_INT, r->id, 0, NULL};
