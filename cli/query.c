@@ -222,6 +222,7 @@ typedef struct latest {
     char axes[640];
     bool mixed; /* fits_first = 0 */
     bool print; /* say which sweep (the table's first line) */
+    char head[400]; /* that line, printed once the query has run */
 } latest;
 
 /* A sweep row's axes and fits_first cells (tplan_store_sweep_spec_cols)
@@ -245,7 +246,8 @@ static int read_latest(void *ud, int ncols, const char *const *names,
     l->id = row[0].i;
     spec_cells(l, &row[5]);
     if (l->print)
-        printf("sweep %lld '%s': %lld kept of %lld evaluated (%s)\n",
+        snprintf(l->head, sizeof l->head,
+                 "sweep %lld '%s': %lld kept of %lld evaluated (%s)\n",
                (long long)row[0].i, row[1].s,
                (long long)(row[2].type == TPLAN_CELL_INT ? row[2].i : 0),
                (long long)(row[3].type == TPLAN_CELL_INT ? row[3].i : 0),
@@ -357,7 +359,7 @@ static void query_usage(void)
 int cmd_query(int argc, char **argv)
 {
     const char *path = NULL, *sql = NULL;
-    latest last = {-1, "", false, false};
+    latest last = {-1, "", false, false, ""};
     closest near = {""};
     char def[4096];
     sink s;
@@ -408,10 +410,9 @@ int cmd_query(int argc, char **argv)
             return report(&err);
         }
         default_sql(&last, def, sizeof def);
-        if (near.line[0])
-            fprintf(s.mode == OUT_TABLE ? stdout : stderr,
-                    "%sno plan fits; the closest: %s\n",
-                    s.mode == OUT_TABLE ? "" : "tplan: warning: ", near.line);
+        if (near.line[0] && s.mode != OUT_TABLE)
+            fprintf(stderr, "tplan: warning: no plan fits; the closest: %s\n",
+                    near.line);
     }
     if (s.mode == OUT_CSV && !(s.csv = tplan_csv_create("-", &err))) {
         tplan_store_close(db);
@@ -421,6 +422,11 @@ int cmd_query(int argc, char **argv)
         json_init(&s.json, stdout);
     rc = tplan_store_query(db, sql ? sql : def, NULL, 0, on_row, &s, &err);
     if (rc == TPLAN_OK) {
+        /* the sweep's line and the closest plan only above a table that
+         * follows: a query that fails prints nothing on stdout */
+        fputs(last.head, stdout);
+        if (near.line[0] && s.mode == OUT_TABLE)
+            printf("no plan fits; the closest: %s\n", near.line);
         if (s.mode == OUT_TABLE)
             print_table(&s);
         else if (s.mode == OUT_JSON) {
@@ -578,7 +584,7 @@ int cmd_export(int argc, char **argv)
     const char *columns = NULL;
     int64_t top = 0, found[2] = {-1, 0}, id;
     char cols[8192], *sql = NULL;
-    latest spec = {-1, "", false, false};
+    latest spec = {-1, "", false, false, ""};
     closest near = {""};
     tplan_cell param;
     tplan_store *db = NULL;
