@@ -31,8 +31,13 @@
 #include "progress.h"
 #include "run_outputs.h"
 #include "status.h"
+#include "store.h"
 #include "sha256.h"
 #include "tplan_lua.h"
+
+/* SQLite heap the run's own --db writer may use beyond --max-memory under
+ * --safe (cmd_run) */
+#define SQLITE_RUN_ALLOWANCE ((int64_t)64 << 20)
 
 static volatile sig_atomic_t stop_signal;
 /* signals that count (not a repeat within a second of the first): one
@@ -804,6 +809,13 @@ int cmd_run(int argc, char **argv)
     find_script(&ctx);
     if ((status = prepare(&ctx, argc, argv)))
         return status;
+    /* Under --safe, SQLite's own heap is capped too: a script's
+     * db:query("SELECT randomblob(...)") builds its blob there, outside
+     * the Lua allocator's --max-memory. The cap is --max-memory plus
+     * SQLITE_RUN_ALLOWANCE for the run's own --db writer (a 4 MiB page
+     * cache, 64 KiB pages, its statements: an assumption with room). */
+    if (ctx.out.safe)
+        tplan_store_heap_limit((int64_t)ctx.cap.cap + SQLITE_RUN_ALLOWANCE);
     if (!(L = lua_newstate(limits_alloc, &ctx.cap))) {
         fputs("tplan: cannot create a Lua state (out of memory)\n", stderr);
         outputs_finish(&ctx.out, true, &err);

@@ -139,6 +139,11 @@ static double monotonic_s(void)
 
 static volatile sig_atomic_t *stop_flag;
 
+void tplan_store_heap_limit(int64_t bytes)
+{
+    sqlite3_hard_heap_limit64(bytes);
+}
+
 void tplan_store_set_stop(volatile sig_atomic_t *stop)
 {
     stop_flag = stop;

@@ -128,4 +128,10 @@ int tplan_store_query(tplan_store *db, const char *sql,
  * still saves its plans). */
 void tplan_store_set_stop(volatile sig_atomic_t *stop);
 
+/* Cap the memory SQLite itself allocates in this process (every
+ * connection: a query's strings and blobs are built in SQLite's heap
+ * before a caller sees them); past it a statement fails with "out of
+ * memory". 0: no cap. */
+void tplan_store_heap_limit(int64_t bytes);
+
 #endif
