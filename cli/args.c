@@ -33,7 +33,10 @@ int usage_error(const char *fmt, ...)
     for (char *p = buf; *p; p++)
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';
-    fprintf(stderr, "tplan: %s\n", buf);
+    /* a message that names its command ("tplan export: ...") is its own
+     * prefix, not "tplan: tplan export: ..." */
+    fprintf(stderr, "%s%s\n", strncmp(buf, "tplan ", 6) == 0 ? "" : "tplan: ",
+            buf);
     return exit_status(TPLAN_EUSAGE);
 }
 

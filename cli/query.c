@@ -11,6 +11,7 @@
 
 #include "args.h"
 #include "paths.h"
+#include "interrupt.h"
 #include "status.h"
 #include "csv_out.h"
 #include "json.h"
@@ -221,6 +222,7 @@ typedef struct latest {
     char axes[640];
     bool mixed; /* fits_first = 0 */
     bool print; /* say which sweep (the table's first line) */
+    char head[400]; /* that line, printed once the query has run */
 } latest;
 
 /* A sweep row's axes and fits_first cells (tplan_store_sweep_spec_cols)
@@ -244,7 +246,8 @@ static int read_latest(void *ud, int ncols, const char *const *names,
     l->id = row[0].i;
     spec_cells(l, &row[5]);
     if (l->print)
-        printf("sweep %lld '%s': %lld kept of %lld evaluated (%s)\n",
+        snprintf(l->head, sizeof l->head,
+                 "sweep %lld '%s': %lld kept of %lld evaluated (%s)\n",
                (long long)row[0].i, row[1].s,
                (long long)(row[2].type == TPLAN_CELL_INT ? row[2].i : 0),
                (long long)(row[3].type == TPLAN_CELL_INT ? row[3].i : 0),
@@ -356,7 +359,7 @@ static void query_usage(void)
 int cmd_query(int argc, char **argv)
 {
     const char *path = NULL, *sql = NULL;
-    latest last = {-1, "", false, false};
+    latest last = {-1, "", false, false, ""};
     closest near = {""};
     char def[4096];
     sink s;
@@ -407,10 +410,9 @@ int cmd_query(int argc, char **argv)
             return report(&err);
         }
         default_sql(&last, def, sizeof def);
-        if (near.line[0])
-            fprintf(s.mode == OUT_TABLE ? stdout : stderr,
-                    "%sno plan fits; the closest: %s\n",
-                    s.mode == OUT_TABLE ? "" : "tplan: warning: ", near.line);
+        if (near.line[0] && s.mode != OUT_TABLE)
+            fprintf(stderr, "tplan: warning: no plan fits; the closest: %s\n",
+                    near.line);
     }
     if (s.mode == OUT_CSV && !(s.csv = tplan_csv_create("-", &err))) {
         tplan_store_close(db);
@@ -420,6 +422,11 @@ int cmd_query(int argc, char **argv)
         json_init(&s.json, stdout);
     rc = tplan_store_query(db, sql ? sql : def, NULL, 0, on_row, &s, &err);
     if (rc == TPLAN_OK) {
+        /* the sweep's line and the closest plan only above a table that
+         * follows: a query that fails prints nothing on stdout */
+        fputs(last.head, stdout);
+        if (near.line[0] && s.mode == OUT_TABLE)
+            printf("no plan fits; the closest: %s\n", near.line);
         if (s.mode == OUT_TABLE)
             print_table(&s);
         else if (s.mode == OUT_JSON) {
@@ -516,6 +523,10 @@ static int select_list(const char *columns, char *out, size_t len)
         return 0;
     }
     out[0] = '\0';
+    if (!columns[0] || columns[strlen(columns) - 1] == ',')
+        return usage_error("--columns takes names separated by commas "
+                           "(--columns '%s')",
+                           columns);
     for (const char *c = columns; *c;) {
         const char *end = strchr(c, ',');
         size_t k = end ? (size_t)(end - c) : strlen(c);
@@ -573,7 +584,7 @@ int cmd_export(int argc, char **argv)
     const char *columns = NULL;
     int64_t top = 0, found[2] = {-1, 0}, id;
     char cols[8192], *sql = NULL;
-    latest spec = {-1, "", false, false};
+    latest spec = {-1, "", false, false, ""};
     closest near = {""};
     tplan_cell param;
     tplan_store *db = NULL;
@@ -687,11 +698,18 @@ int cmd_export(int argc, char **argv)
         if (!top) /* no LIMIT: cut the trailing 0 */
             sql[strlen(sql) - 1] = '\0';
     }
+    /* SIGINT/SIGTERM from here: the query stops, the temporary goes, the
+     * file that was there stays (interrupt.h) */
+    interrupt_catch();
     if (!(s.csv = tplan_csv_create(csv, &err)))
         goto fail;
-    if ((rc = tplan_store_query(db, sql, NULL, 0, on_row, &s, &err))) {
+    interrupt_set_tmp(tplan_csv_tmp_path(s.csv));
+    if ((rc = tplan_store_query(db, sql, NULL, 0, on_row, &s, &err)) ||
+        interrupt_sig) {
         tplan_csv_abort(s.csv); /* no partial file under the name */
         s.csv = NULL;
+        if (interrupt_sig)
+            goto stopped;
         if (s.err.code)
             err = s.err;
         else if (where) { /* the user's SQL is the likely culprit */
@@ -705,14 +723,29 @@ int cmd_export(int argc, char **argv)
     }
     rc = tplan_csv_close(s.csv, &err);
     s.csv = NULL;
+    interrupt_set_tmp(NULL);
     if (rc)
         goto fail;
     fprintf(stderr, "tplan: wrote %lld plans to %s\n", (long long)s.rows, csv);
     free(sql);
     tplan_store_close(db);
+    interrupt_restore();
     return 0;
+stopped:
+    free(sql);
+    tplan_store_close(db);
+    interrupt_restore();
+    fprintf(stderr, "tplan: interrupted: the export stopped; %s%s\n", csv,
+            strcmp(csv, "-") ? " stays as it was" : " got part of the rows");
+    return exit_signal(interrupt_sig);
 fail:
     free(sql);
     tplan_store_close(db);
+    interrupt_restore();
+    if (interrupt_sig && err.code == TPLAN_EINTR) {
+        fprintf(stderr, "tplan: interrupted: the export stopped; %s stays "
+                "as it was\n", csv);
+        return exit_signal(interrupt_sig);
+    }
     return report(&err);
 }

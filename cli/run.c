@@ -31,8 +31,13 @@
 #include "progress.h"
 #include "run_outputs.h"
 #include "status.h"
+#include "store.h"
 #include "sha256.h"
 #include "tplan_lua.h"
+
+/* SQLite heap the run's own --db writer may use beyond --max-memory under
+ * --safe (cmd_run) */
+#define SQLITE_RUN_ALLOWANCE ((int64_t)64 << 20)
 
 static volatile sig_atomic_t stop_signal;
 /* signals that count (not a repeat within a second of the first): one
@@ -112,6 +117,7 @@ typedef struct run_ctx {
                     finaliser must not finish them again, and may make a
                     success a failure but never a failure a success */
     int status;  /* the run's status when ending */
+    bool out_closed; /* print met a closed standard output (EPIPE) */
 } run_ctx;
 
 /* os.exit for scripts: finish the run's output files first (rename the
@@ -147,6 +153,34 @@ static int os_exit(lua_State *L)
     if (lua_toboolean(L, 2))
         lua_close(L);
     exit(status);
+}
+
+/* print for scripts: Lua's own (upvalue 2), then a check that the line
+ * reached standard output. SIGPIPE is ignored during a run (a reader
+ * such as `head -1` that closes the pipe must not kill the process before
+ * the --csv file is renamed into place), so a closed output shows as a
+ * failed write (EPIPE); the script stops there with one line saying so,
+ * and cmd_run exits 141 (128 + SIGPIPE, what a shell shows for a process
+ * a broken pipe ended) after finishing the outputs. */
+static int checked_print(lua_State *L)
+{
+    run_ctx *ctx = lua_touserdata(L, lua_upvalueindex(1));
+    int n = lua_gettop(L);
+
+    lua_pushvalue(L, lua_upvalueindex(2));
+    lua_insert(L, 1);
+    lua_call(L, n, 0);
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 0;
+    {
+        int e = errno;
+
+        clearerr(stdout);
+        ctx->out_closed = ctx->out_closed || e == EPIPE;
+        return luaL_error(L, "print: %s: %s; stopping the script",
+                          e == EPIPE ? "output closed" : "cannot write",
+                          strerror(e));
+    }
 }
 
 /* A second signal: raise an error at the next Lua instruction. */
@@ -622,6 +656,10 @@ static int run_in_state(lua_State *L)
     lua_pushcclosure(L, os_exit, 1);    /* os exit */
     lua_setfield(L, -2, "exit");        /* os */
     lua_pop(L, 1);                      /* */
+    lua_pushlightuserdata(L, ctx);      /* ctx */
+    lua_getglobal(L, "print");          /* ctx print */
+    lua_pushcclosure(L, checked_print, 2); /* checked */
+    lua_setglobal(L, "print");          /* */
     /* tplan is a global too, as in the examples */
     luaL_requiref(L, "tplan", luaopen_tplan, 1); /* tplan */
     lua_pop(L, 1);                               /* */
@@ -668,7 +706,7 @@ static int stopped_status(int status, int interrupted, unsigned timeout)
 
 /* SIGINT, SIGTERM and SIGALRM (--timeout, the hard stop) to on_signal
  * while L runs; old keeps what they were. */
-static void signals_catch(lua_State *L, struct sigaction old[3],
+static void signals_catch(lua_State *L, struct sigaction old[4],
                           unsigned timeout)
 {
     struct sigaction sa;
@@ -680,17 +718,25 @@ static void signals_catch(lua_State *L, struct sigaction old[3],
     sigaction(SIGINT, &sa, &old[0]);
     sigaction(SIGTERM, &sa, &old[1]);
     sigaction(SIGALRM, &sa, &old[2]);
+    /* a closed standard output is an error to say (checked_print), not a
+     * silent death that loses the --csv file */
+    sa.sa_handler = SIG_IGN;
+    sigaction(SIGPIPE, &sa, &old[3]);
     if (timeout)
         alarm(timeout);
 }
 
-static void signals_restore(const struct sigaction old[3])
+/* pipe_closed: SIGPIPE stays ignored, for stdio's flush at exit of what
+ * a closed standard output could not take */
+static void signals_restore(const struct sigaction old[4], bool pipe_closed)
 {
     signal_state = NULL;
     sigaction(SIGINT, &old[0], NULL);
     sigaction(SIGTERM, &old[1], NULL);
     alarm(0);
     sigaction(SIGALRM, &old[2], NULL);
+    if (!pipe_closed)
+        sigaction(SIGPIPE, &old[3], NULL);
 }
 
 /* Sweeps without a Lua hook use every core unless told: the results are
@@ -746,7 +792,7 @@ static int prepare(run_ctx *ctx, int argc, char **argv)
 int cmd_run(int argc, char **argv)
 {
     run_ctx ctx;
-    struct sigaction old[3];
+    struct sigaction old[4];
     int status, interrupted = 0;
     lua_State *L;
     tplan_err err;
@@ -763,6 +809,13 @@ int cmd_run(int argc, char **argv)
     find_script(&ctx);
     if ((status = prepare(&ctx, argc, argv)))
         return status;
+    /* Under --safe, SQLite's own heap is capped too: a script's
+     * db:query("SELECT randomblob(...)") builds its blob there, outside
+     * the Lua allocator's --max-memory. The cap is --max-memory plus
+     * SQLITE_RUN_ALLOWANCE for the run's own --db writer (a 4 MiB page
+     * cache, 64 KiB pages, its statements: an assumption with room). */
+    if (ctx.out.safe)
+        tplan_store_heap_limit((int64_t)ctx.cap.cap + SQLITE_RUN_ALLOWANCE);
     if (!(L = lua_newstate(limits_alloc, &ctx.cap))) {
         fputs("tplan: cannot create a Lua state (out of memory)\n", stderr);
         outputs_finish(&ctx.out, true, &err);
@@ -793,6 +846,7 @@ int cmd_run(int argc, char **argv)
     if (outputs_finish(&ctx.out, status != 0 || stop_signal, &err)) {
         fprintf(stderr, "tplan: %s: %s\n", err.field, err.msg);
         status = exit_status(err.code);
+        ctx.out_closed = false; /* that failure is the one to report */
     }
     signal_state = NULL;
     ctx.ending = true;
@@ -800,11 +854,22 @@ int cmd_run(int argc, char **argv)
     lua_close(L);
     free(ctx.args);
     free(ctx.src);
-    signals_restore(old);
+    /* what io.write left buffered, while SIGPIPE is still ignored: a
+     * closed pipe found here is said as print's is */
+    if (fflush(stdout) != 0 && errno == EPIPE && status == 0)
+        ctx.out_closed = true;
+    signals_restore(old, ctx.out_closed || ferror(stdout));
     if (ctx.cap.hit && status != 0)
         fprintf(stderr,
                 "tplan: the script's Lua state reached --max-memory %zu MiB\n",
                 ctx.cap.cap >> 20);
+    if (ctx.out_closed && !stop_signal) {
+        fprintf(stderr, "tplan: standard output was closed (broken pipe)%s\n",
+                ctx.out.csv_path || ctx.out.db_path
+                    ? "; the sweeps that finished are in --csv/--db"
+                    : "");
+        return exit_signal(SIGPIPE);
+    }
     return stop_signal ? stopped_status(status, interrupted, ctx.timeout)
                        : status;
 }

@@ -536,6 +536,11 @@ static void name_from_path(const char *path, char *out, size_t cap)
         snprintf(out, cap, "config");
     else
         snprintf(out, cap, "%.*s", (int)n, start);
+    /* a name goes into tables, CSV and reports on one line: control
+     * characters of a directory's name become '?', as in error messages */
+    for (char *p = out; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
 }
 
 int tplan_hf_config_load(const char *path, tplan_model *out, tplan_err *err)

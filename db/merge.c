@@ -8,10 +8,12 @@
 #include "merge.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fields.h"
 #include "paths.h"
@@ -410,6 +412,16 @@ static int ignore_rows(void *ud, int ncols, const char *const *names,
     return 0;
 }
 
+/* the first column of the one row, as an integer, into *ud */
+static int count_rows(void *ud, int ncols, const char *const *names,
+                      const tplan_cell *row)
+{
+    (void)names;
+    if (row && ncols > 0)
+        *(int64_t *)ud = row[0].i;
+    return 0;
+}
+
 static int merge_group(merge_ctx *m, tplan_store *out, int group,
                        tplan_merge_report *rep, tplan_err *err)
 {
@@ -425,6 +437,38 @@ static int merge_group(merge_ctx *m, tplan_store *out, int group,
 
     memset(&total, 0, sizeof total);
     m->n_cands = 0;
+    /* a sweep merged into out before (the same sweep_key, started and
+     * finished at the same times, completed) is skipped, not doubled */
+    for (int i = 0; i < m->n_rows; i++) {
+        const shard_row *r = &m->rows[i];
+
+        if (r->group != group)
+            continue;
+        if (!started[0] || strcmp(r->started, started) < 0)
+            snprintf(started, sizeof started, "%s", r->started);
+        if (strcmp(r->finished, finished) > 0)
+            snprintf(finished, sizeof finished, "%s", r->finished);
+        if (!first)
+            first = r;
+    }
+    if (first) {
+        tplan_cell same[3] = {{TPLAN_CELL_TEXT, 0, 0, first->key},
+                              {TPLAN_CELL_TEXT, 0, 0, started},
+                              {TPLAN_CELL_TEXT, 0, 0, finished}};
+        int64_t found = 0;
+
+        if ((rc = tplan_store_query(out,
+                                    "SELECT count(*) FROM sweeps WHERE "
+                                    "sweep_key = ?1 AND started_at = ?2 AND "
+                                    "finished_at = ?3 AND completed = 1",
+                                    same, 3, count_rows, &found, err)))
+            return rc;
+        if (found > 0) {
+            rep->duplicates++;
+            return TPLAN_OK;
+        }
+    }
+    first = NULL;
     for (int i = 0; i < m->n_rows; i++) {
         const shard_row *r = &m->rows[i];
         tplan_cell id = {TPLAN_CELL_INT, r->id, 0, NULL};
@@ -547,6 +591,7 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
     tplan_store *out = NULL;
     char sweeps[512];
     int rc = TPLAN_OK, n_groups = 0;
+    bool existed;
 
     memset(rep, 0, sizeof *rep);
     memset(&m, 0, sizeof m);
@@ -581,6 +626,8 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
     if (rc == TPLAN_OK)
         rc = group_rows(&m, &n_groups, err);
     rep->reruns = m.set_aside;
+    /* a new OUT is removed when the merge fails: "nothing is written" */
+    existed = access(out_path, F_OK) == 0;
     if (rc == TPLAN_OK && !(out = tplan_store_open(out_path, err)))
         rc = err->code;
     /* one transaction: a failed merge leaves out as it was */
@@ -593,6 +640,8 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
         (rc = tplan_store_exec(out, "COMMIT", err)) == TPLAN_OK)
         out->in_tx = out->hold_tx = false;
     tplan_store_close(out); /* rolls back what is open */
+    if (out && rc != TPLAN_OK && !existed)
+        unlink(out_path);
     for (int i = 0; i < m.n_in; i++)
         tplan_store_close(m.in[i]);
     free(m.in);

@@ -13,6 +13,8 @@ typedef struct tplan_merge_report {
     int64_t plans;  /* plan rows written */
     int64_t shards; /* input sweep rows read */
     int64_t reruns; /* rows left out: superseded by a rerun in one file */
+    int64_t duplicates; /* sweeps left out: out holds them already (the
+                           same sweep_key, times and completion) */
 } tplan_merge_report;
 
 /* Merge the sweeps of n input databases into out (created when new;

@@ -2,6 +2,8 @@
 #include "store.h"
 
 #include <math.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,9 @@
 #include "store_int.h"
 
 /* How long a connection waits for another process's lock: a read-only
- * one per statement (sqlite3_busy_timeout), a writer per transaction. */
+ * one per statement (sqlite3_busy_timeout), a writer inside its write
+ * transaction per transaction; a writer before it holds the write lock
+ * waits without a limit (busy_wait). */
 #define BUSY_MS 10000
 
 /* The kind of an SQLite failure. */
@@ -133,14 +137,42 @@ static double monotonic_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* A writer's busy handler: BUSY_MS in all for one transaction, not for
- * each lock request in it. With a small page cache every INSERT may
- * spill and ask for the exclusive lock; with a per-request timeout
- * (SQLite's own) a reader holding a read transaction open stalled a run
- * for as long as it held it, and the pending lock the writer keeps
- * meanwhile shut out every new reader. Now the transaction's COMMIT
- * fails after BUSY_MS with "database is locked" and the locks go. The
- * delays are SQLite's own default handler's. */
+static volatile sig_atomic_t *stop_flag;
+
+void tplan_store_heap_limit(int64_t bytes)
+{
+    sqlite3_hard_heap_limit64(bytes);
+}
+
+void tplan_store_set_stop(volatile sig_atomic_t *stop)
+{
+    stop_flag = stop;
+}
+
+/* SQLite's progress handler on every connection: a statement stops with
+ * SQLITE_INTERRUPT (TPLAN_EINTR) once the stop flag is set, so a long
+ * export query or merge ends at the next 1000 VM steps (each a few
+ * nanoseconds to microseconds) and its transaction rolls back. */
+static int stop_requested(void *arg)
+{
+    (void)arg;
+    return stop_flag && *stop_flag;
+}
+
+/* A writer's busy handler. Inside its own write transaction (a spill or
+ * the COMMIT waiting for readers to leave) BUSY_MS in all for the
+ * transaction, not for each lock request in it. With a small page cache
+ * every INSERT may spill and ask for the exclusive lock; with a
+ * per-request timeout (SQLite's own) a reader holding a read transaction
+ * open stalled a run for as long as it held it, and the pending lock the
+ * writer keeps meanwhile shut out every new reader. Now the transaction's
+ * COMMIT fails after BUSY_MS with "database is locked" and the locks go.
+ * Outside one (opening the file, BEGIN IMMEDIATE) the writer holds no
+ * lock while it waits (SQLite drops its shared lock between tries), so
+ * it waits without a limit for another writer's sweep to commit, however
+ * long that sweep writes: two runs sharing a --db both land (issue 36).
+ * Only a stop (SIGINT/SIGTERM, tplan_store_set_stop) ends that wait.
+ * The delays are SQLite's own default handler's. */
 static int busy_wait(void *arg, int n)
 {
     static const int delay_ms[] = {1,  2,  5,  10, 15, 20,
@@ -149,19 +181,28 @@ static int busy_wait(void *arg, int n)
     double now = monotonic_s(), left_ms;
     int ms = delay_ms[n < 12 ? n : 11];
     struct timespec ts;
+    int txn = sqlite3_txn_state(s->db, NULL);
 
-    /* A wait that does not hold the write lock yet (a read, BEGIN, an
-     * autocommit statement) starts its own deadline; spills and COMMIT
-     * inside a write transaction share the transaction's. (Not
-     * sqlite3_get_autocommit: it already reads 1 during COMMIT.) */
-    if (s->busy_deadline_s == 0 ||
-        (n == 0 && sqlite3_txn_state(s->db, NULL) != SQLITE_TXN_WRITE))
-        s->busy_deadline_s = now + BUSY_MS / 1000.0;
-    left_ms = (s->busy_deadline_s - now) * 1000;
-    if (left_ms <= 0)
+    if (stop_flag && *stop_flag)
         return 0;
-    if (ms > left_ms)
-        ms = (int)left_ms + 1;
+    /* No transaction (opening the file, BEGIN IMMEDIATE): no lock held,
+     * no deadline. A read transaction that wants the write lock (an
+     * autocommit write) holds a shared lock another writer may wait on,
+     * so it gets its own BUSY_MS (a wait forever there could block that
+     * writer's COMMIT); spills and COMMIT inside a write transaction
+     * share the transaction's. (Not sqlite3_get_autocommit: it already
+     * reads 1 during COMMIT.) */
+    if (txn == SQLITE_TXN_NONE) {
+        s->busy_deadline_s = 0;
+    } else {
+        if (s->busy_deadline_s == 0 || (n == 0 && txn != SQLITE_TXN_WRITE))
+            s->busy_deadline_s = now + BUSY_MS / 1000.0;
+        left_ms = (s->busy_deadline_s - now) * 1000;
+        if (left_ms <= 0)
+            return 0;
+        if (ms > left_ms)
+            ms = (int)left_ms + 1;
+    }
     ts.tv_sec = ms / 1000;
     ts.tv_nsec = (long)(ms % 1000) * 1000000L;
     nanosleep(&ts, NULL);
@@ -211,6 +252,7 @@ static tplan_store *open_db(const char *path, int flags, const char *vfs,
         return NULL;
     }
     sqlite3_extended_result_codes(s->db, 1);
+    sqlite3_progress_handler(s->db, 1000, stop_requested, NULL);
     if (flags & SQLITE_OPEN_READWRITE) {
         sqlite3_busy_handler(s->db, busy_wait, s);
         sqlite3_commit_hook(s->db, tx_committed, s);

@@ -5,6 +5,7 @@
 #ifndef TPLAN_STORE_H
 #define TPLAN_STORE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -119,5 +120,18 @@ typedef int (*tplan_row_fn)(void *ud, int ncols, const char *const *names,
 int tplan_store_query(tplan_store *db, const char *sql,
                       const tplan_cell *params, int nparams, tplan_row_fn fn,
                       void *ud, tplan_err *err);
+
+/* A flag a signal handler sets (export, merge): once it is non-zero every
+ * statement stops (TPLAN_EINTR, its transaction rolled back) and a writer
+ * waiting for another writer's lock (which it does without a time limit)
+ * gives up. NULL: none (tplan run, whose first signal stops the sweep and
+ * still saves its plans). */
+void tplan_store_set_stop(volatile sig_atomic_t *stop);
+
+/* Cap the memory SQLite itself allocates in this process (every
+ * connection: a query's strings and blobs are built in SQLite's heap
+ * before a caller sees them); past it a statement fails with "out of
+ * memory". 0: no cap. */
+void tplan_store_heap_limit(int64_t bytes);
 
 #endif

@@ -90,8 +90,8 @@ expect 1 "tplan: query: one SQL statement at a time (more after: SELECT 2)" quer
 expect 1 "tplan: cannot open nosuch.db: unable to open database file" query nosuch.db
 # export never writes over its database
 cp r.db r.orig
-expect 2 "tplan: tplan export: --csv r.db is the database itself: refusing to write over it" export r.db --csv r.db
-expect 2 "tplan: tplan export: --csv ./r.db is the database itself: refusing to write over it" export r.db --csv ./r.db
+expect 2 "tplan export: --csv r.db is the database itself: refusing to write over it" export r.db --csv r.db
+expect 2 "tplan export: --csv ./r.db is the database itself: refusing to write over it" export r.db --csv ./r.db
 cmp -s r.db r.orig && ok || bad "a refused export changed the database"
 printf 'not a database, just text\n' >text.db
 expect 1 "tplan: text.db is not a tplan result database: file is not a database" query text.db
@@ -108,8 +108,8 @@ rc=$?
 [ "$rc" = 1 ] && [ "$(wc -l <err)" = 1 ] && grep -q "^tplan: " err && ok || bad "truncated file: exit $rc $(cat err)"
 "$tplan" merge x.db trunc.db >/dev/null 2>err
 [ $? = 1 ] && [ ! -e x.db ] && ok || bad "merge of a truncated file: $(cat err)"
-expect 2 "tplan: tplan query: give a database; see tplan query --help" query
-expect 2 "tplan: tplan query: unknown option '--xml'; see tplan query --help" query r.db --xml
+expect 2 "tplan query: give a database; see tplan query --help" query
+expect 2 "tplan query: unknown option '--xml'; see tplan query --help" query r.db --xml
 
 # --- export ------------------------------------------------------------------
 "$tplan" export r.db --csv e.csv 2>err && grep -q "wrote" err || bad "export: $(cat err)"
@@ -129,7 +129,7 @@ expect 1 "tplan: no sweep 'nope' in r.db" export r.db --csv x.csv --sweep nope
 expect 2 "tplan: --columns: unknown column 'bogus'; the plan columns are the CSV header's" \
     export r.db --csv x.csv --columns gpus,bogus
 expect 1 "tplan: --where bogus > 1: no such column: bogus" export r.db --csv x.csv --where "bogus > 1"
-expect 2 "tplan: tplan export: give a database and --csv FILE; see tplan export --help" export r.db
+expect 2 "tplan export: give a database and --csv FILE; see tplan export --help" export r.db
 [ ! -e x.csv ] && ! ls x.csv.tmp.* >/dev/null 2>&1 && ok || bad "a failed export left a file"
 
 # --- res:save and running again into the same file ---------------------------
@@ -457,7 +457,7 @@ expect 1 "tplan: the output s0.db is also an input" merge s0.db s0.db s1.db
 expect 1 "tplan: the output ./s0.db is also an input" merge ./s0.db s0.db s1.db
 expect 1 "tplan: text.db is not a tplan result database: file is not a database" merge x.db text.db
 [ ! -e x.db ] && ok || bad "a refused merge wrote x.db"
-expect 2 "tplan: tplan merge: give OUT.db and at least one input; see tplan merge --help" merge x.db
+expect 2 "tplan merge: give OUT.db and at least one input; see tplan merge --help" merge x.db
 # a shard killed and run again into its file: the rerun is taken
 "$tplan" run "$dir/lua/db_sweep.lua" --shard 0/2 --db rr0.db >/dev/null 2>&1
 "$tplan" run "$dir/lua/db_sweep.lua" --shard 1/2 --db rr1.db >/dev/null 2>&1

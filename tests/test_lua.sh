@@ -192,14 +192,14 @@ expect_run 1 "tplan: hf_none.lua:1: tplan.model: model_config: nosuch.json: No s
 
 # --- usage errors: exit 2 ---------------------------------------------------
 printf 'print(1)\n' >one.lua
-expect_run 2 "tplan: tplan run: give a script; see tplan run --help" run
+expect_run 2 "tplan run: give a script; see tplan run --help" run
 expect_run 2 "tplan: --threads must be an integer >= 1 (--threads=0)" run one.lua --threads 0
 expect_run 2 "tplan: --threads takes 1 to 256 (--threads 999)" run one.lua --threads 999
 expect_run 2 "tplan: --threads needs a value" run one.lua --threads
 expect_run 2 "tplan: --shard takes K/N with 0 <= K < N <= 1000000 (--shard 3/3)" run one.lua --shard 3/3
 expect_run 2 "tplan: --shard takes K/N, as 0/4 (--shard x)" run one.lua --shard x
-expect_run 2 "tplan: tplan run: unknown option '--bogus'; see tplan run --help" run one.lua --bogus
-expect_run 2 "tplan: tplan run: one script only ('two.lua' after 'one.lua'); script arguments go after --" run one.lua two.lua
+expect_run 2 "tplan run: unknown option '--bogus'; see tplan run --help" run one.lua --bogus
+expect_run 2 "tplan run: one script only ('two.lua' after 'one.lua'); script arguments go after --" run one.lua two.lua
 expect_run 2 "tplan: --db needs a value" run one.lua --db
 "$tplan" run --help >"$tmp/out" 2>&1 && grep -q '^usage: tplan run' "$tmp/out" && ok || bad "run --help"
 
