@@ -63,8 +63,11 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
  * sweep evaluates the same model, sequence and parallel layout over and over while other
  * axes (GPU count, ZeRO, micro-batch, overlap...) vary; the inventory walk
  * is the costliest part of an evaluation. Results are bit-identical with
- * or without it. */
-#define TPLAN_ACT_CACHE_SLOTS 64
+ * or without it. 256 slots (about 80 KB): a written sweep's plans come in
+ * rank order, across every sequence, layout, recomputation and precision
+ * of its space at once (issue 38: 96 of them in tests/bench/
+ * keep_all_paths.lua, which thrashed 64 slots). */
+#define TPLAN_ACT_CACHE_SLOTS 256
 
 typedef struct tplan_act_key {
     tplan_act_ctx ctx;

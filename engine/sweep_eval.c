@@ -29,16 +29,48 @@ typedef struct eval_job {
  */
 #define TAKE             8
 
+/* Activation caches kept from one call to the next: a sweep's plans are
+ * written a chunk at a time, in rank order, and a cache that started
+ * cold with every chunk missed most of the time. An entry is a function
+ * of its key alone (activations.h), so any call may reuse any cache. */
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static tplan_act_cache *pool[TPLAN_MAX_THREADS];
+static int pool_n;
+
+static tplan_act_cache *cache_take(void)
+{
+    tplan_act_cache *c = NULL;
+
+    pthread_mutex_lock(&pool_lock);
+    if (pool_n > 0)
+        c = pool[--pool_n];
+    pthread_mutex_unlock(&pool_lock);
+    return c ? c : calloc(1, sizeof *c);
+}
+
+static void cache_give(tplan_act_cache *c)
+{
+    if (!c)
+        return;
+    pthread_mutex_lock(&pool_lock);
+    if (pool_n < TPLAN_MAX_THREADS) {
+        pool[pool_n++] = c;
+        c = NULL;
+    }
+    pthread_mutex_unlock(&pool_lock);
+    free(c);
+}
+
 static void *eval_work(void *arg)
 {
     eval_job *j = arg;
     tplan_config c;
     tplan_err e;
     /* kept plans share models, sequences and layouts: the activation
-     * tables are built once a thread (issue 38: rebuilt for every plan
-     * they were a third of a written row's cost); bit-identical either
-     * way, and without memory for it the plans are evaluated without */
-    tplan_act_cache *cache = calloc(1, sizeof *cache);
+     * tables are built once, not for every plan (issue 38: rebuilt they
+     * were a third of a written row's cost); bit-identical either way, and
+     * without memory for it the plans are evaluated without */
+    tplan_act_cache *cache = cache_take();
 
     for (;;) {
         int64_t from = atomic_fetch_add(&j->next, TAKE);
@@ -59,7 +91,7 @@ static void *eval_work(void *arg)
             pthread_mutex_unlock(&j->lock);
         }
     }
-    free(cache);
+    cache_give(cache);
     return NULL;
 }
 
