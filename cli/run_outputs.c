@@ -296,8 +296,8 @@ static int may_read(void *ud, const char *path, tplan_err *err)
 
     if (opt)
         return tplan_err_set(err, TPLAN_EUSAGE, "catalog",
-                             "%.200s is this run's %s output: a catalog "
-                             "must be a file of its own",
+                             "%.200s is this run's %s output: a file the "
+                             "script reads must be a file of its own",
                              path, opt);
     if (o->safe && limits_proc_path(path))
         return tplan_err_set(err, TPLAN_EUSAGE, "safe",

@@ -218,7 +218,8 @@ tplan_csv *tplan_csv_create(const char *path, tplan_err *err)
         tplan_err_set(err, TPLAN_EINVAL, "csv", "csv path is empty");
         return NULL;
     }
-    if (strcmp(path, "-") == 0) { /* standard output, as it goes */
+    fd = tplan_path_fd(path);
+    if (strcmp(path, "-") == 0 || fd == 1) { /* standard output, as it goes */
         if (!w) {
             tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
             return NULL;
@@ -234,6 +235,27 @@ tplan_csv *tplan_csv_create(const char *path, tplan_err *err)
     if (!w) {
         tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
         return NULL;
+    }
+    if (fd >= 0) {
+        /* another of the process's own streams (/dev/stderr, /dev/fd/3):
+         * written through a copy of the descriptor, appending where the
+         * caller opened it so (`3>> log`), as "-" is; the file it leads
+         * to is never replaced (issue 36) */
+        int d = dup(fd);
+
+        if (d < 0 || !(w->f = fdopen(d, "w"))) {
+            io_error(err, path, "cannot write to");
+            if (d >= 0)
+                close(d);
+            free(w);
+            return NULL;
+        }
+        if (!(w->path = strdup(path))) {
+            tplan_csv_abort(w);
+            tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
+            return NULL;
+        }
+        return w;
     }
     {
         struct stat st;
@@ -395,8 +417,10 @@ int tplan_csv_close(tplan_csv *w, tplan_err *err)
 {
     int rc = TPLAN_OK;
 
-    if (w->f == stdout) {
-        if (fflush(stdout) != 0 || ferror(stdout))
+    if (!w->tmp) { /* standard output or another descriptor: no rename */
+        if (fflush(w->f) != 0 || ferror(w->f))
+            rc = io_error(err, w->path, "cannot write");
+        if (w->f != stdout && fclose(w->f) != 0 && rc == TPLAN_OK)
             rc = io_error(err, w->path, "cannot write");
         w->f = NULL;
         tplan_csv_abort(w);

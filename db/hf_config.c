@@ -580,10 +580,18 @@ int tplan_hf_config_load(const char *path, tplan_model *out, tplan_err *err)
     fclose(f);
     root = json_loadb(buf, n, JSON_REJECT_DUPLICATES, &jerr);
     free(buf);
-    if (!root)
+    if (!root) {
+        /* jansson's text ends " near 'TOKEN'", the file's own bytes: a
+         * file that is not JSON (config="/etc/shadow") would have its
+         * first word echoed (issue 36); the position says where */
+        char *near = strstr(jerr.text, " near ");
+
+        if (near)
+            *near = '\0';
         return tplan_err_set(err, TPLAN_EINVAL, "model_config",
-                             "model_config: %.200s:%d:%d: %s", path,
-                             jerr.line, jerr.column, jerr.text);
+                             "model_config: %.200s:%d:%d: not valid JSON (%s)",
+                             path, jerr.line, jerr.column, jerr.text);
+    }
     rc = TPLAN_OK;
     r.obj = root;
     if (!json_is_object(root)) {

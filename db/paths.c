@@ -5,6 +5,30 @@
 #include <string.h>
 #include <sys/stat.h>
 
+int tplan_path_fd(const char *path)
+{
+    static const char *const named[] = {"/dev/stdin", "/dev/stdout",
+                                        "/dev/stderr"};
+    static const char *const dirs[] = {"/dev/fd/", "/proc/self/fd/"};
+
+    for (int i = 0; i < 3; i++)
+        if (strcmp(path, named[i]) == 0)
+            return i;
+    for (int i = 0; i < 2; i++) {
+        size_t n = strlen(dirs[i]);
+        const char *p = path + n;
+        long fd = 0;
+
+        if (strncmp(path, dirs[i], n) != 0 || !*p)
+            continue;
+        for (; *p >= '0' && *p <= '9' && fd < 1000000; p++)
+            fd = fd * 10 + (*p - '0');
+        if (!*p && p > path + n)
+            return (int)fd;
+    }
+    return -1;
+}
+
 const char *tplan_path_split(const char *path, char *dir, size_t len)
 {
     const char *slash = strrchr(path, '/');

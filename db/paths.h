@@ -12,6 +12,13 @@
  * one that does not are different. */
 bool tplan_same_file(const char *a, const char *b);
 
+/* The descriptor path names, by its spelling: /dev/stdin, /dev/stdout,
+ * /dev/stderr (0, 1, 2), /dev/fd/N and /proc/self/fd/N (N); -1 for any
+ * other path. Such an output is the process's own stream, opened by its
+ * caller (`>> log`): written through the descriptor, never replaced by a
+ * file renamed over whatever it leads to (issue 36). */
+int tplan_path_fd(const char *path);
+
 /* The directory part of path into dir (len bytes: "." when it has none,
  * "/" for a file at the root); returns its last name. */
 const char *tplan_path_split(const char *path, char *dir, size_t len);

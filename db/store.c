@@ -12,6 +12,7 @@
 #include <sqlite3.h>
 
 #include "async_vfs.h"
+#include "paths.h"
 #include "fields.h"
 #include "schema_sql.h"
 #include "store_int.h"
@@ -509,8 +510,19 @@ tplan_store *tplan_store_open_ro(const char *path, tplan_err *err)
 
 tplan_store *tplan_store_open(const char *path, tplan_err *err)
 {
+    tplan_store *s;
+
+    /* a database is a file it rewrites in place: the process's own
+     * streams (/dev/stdout >> log) are refused, not written (issue 36) */
+    if (tplan_path_fd(path) >= 0) {
+        tplan_err_set(err, TPLAN_EINVAL, "db",
+                      "%.200s is one of this process's streams: a "
+                      "database must be a file (--csv writes to a stream)",
+                      path);
+        return NULL;
+    }
     /* pages are written on an I/O thread (async_vfs.c) */
-    tplan_store *s = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
+    s = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                              tplan_async_vfs(), err);
     /* A small page cache (4 MiB: 64 pages of 64 KiB, the I/O queue's
      * size): SQLite then spills the pages a batch fills while it goes,

@@ -213,7 +213,8 @@ static int on_record(void *ud, int64_t line, bool header, int n,
     return a.rc;
 }
 
-/* The catalogs the script loaded: a list of paths in the registry. */
+/* The files the script read (catalogs, modules, config.json, files it
+ * opened: lt_track_inputs): a list of paths in the registry. */
 static const char INPUTS_KEY[] = "tplan.inputs";
 
 bool lt_catalog_loaded(lua_State *L, const char *path)
@@ -230,9 +231,7 @@ bool lt_catalog_loaded(lua_State *L, const char *path)
     return found;
 }
 
-/* May the script read path as a catalog? Not one of the run's outputs
- * (err says why); a catalog it may read is remembered as an input. */
-static int may_read(lua_State *L, const char *path, tplan_err *err)
+int lt_may_read(lua_State *L, const char *path, tplan_err *err)
 {
     const lt_state *st = lt_get_state(L);
     int rc = st->o.may_read ? st->o.may_read(st->o.ud, path, err) : TPLAN_OK;
@@ -283,7 +282,7 @@ static int load(lua_State *L, bool gpus)
     const char *what = gpus ? "tplan.gpus.load" : "tplan.models.load";
     tplan_err err;
 
-    if (may_read(L, path, &err) || load_file(L, path, gpus, &err))
+    if (lt_may_read(L, path, &err) || load_file(L, path, gpus, &err))
         return lu_error(L, what, "%s", err.msg);
     return 1;
 }
@@ -433,7 +432,7 @@ static int frameworks_load(lua_State *L)
     tplan_err err;
     int rc;
 
-    if (may_read(L, path, &err))
+    if (lt_may_read(L, path, &err))
         return lu_error(L, "tplan.frameworks.load", "%s", err.msg);
     if (tplan_framework_csv_read(path, collect_framework, &l, &err)) {
         free(l.f);

@@ -118,8 +118,11 @@ static void model_from_table(lua_State *L, int idx, tplan_model *m)
         lu_int(L, idx, "tplan.model", "largest_layer_params", 0, (int64_t)1e15,
                &m->generic_largest_layer_params);
     } else if (config) {
-        /* a Hugging Face config.json; fields given too override it */
-        if (tplan_hf_config_load(config, m, &err))
+        /* a Hugging Face config.json; fields given too override it. It
+         * is an input as a catalog is (issue 36): not one of the run's
+         * outputs, not /proc or /sys under --safe */
+        if (lt_may_read(L, config, &err) ||
+            tplan_hf_config_load(config, m, &err))
             lu_engine_error(L, "tplan.model", &err);
         preset = m->name;
     } else if (preset) {

@@ -374,7 +374,7 @@ int lt_may_write(lua_State *L, const char *path, tplan_err *err)
 
     if (lt_catalog_loaded(L, path))
         return tplan_err_set(err, TPLAN_EUSAGE, "catalog",
-                             "%.200s is a catalog this script loaded: "
+                             "%.200s is a file this script read: "
                              "refusing to write over it",
                              path);
     return st->o.may_write ? st->o.may_write(st->o.ud, path, err) : TPLAN_OK;

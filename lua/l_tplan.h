@@ -99,9 +99,20 @@ lt_state *lt_get_state(lua_State *L);
  * non-zero (err says why) when it does not. */
 int lt_may_write(lua_State *L, const char *path, tplan_err *err);
 
-/* Whether path is a catalog the script loaded (the same file by device
- * and inode): res:csv and res:save refuse to write over one. */
+/* Whether path is a file the script read (a catalog, a module, a
+ * config.json, a file it opened for reading: the same file by device and
+ * inode): res:csv and res:save refuse to write over one. */
 bool lt_catalog_loaded(lua_State *L, const char *path);
+
+/* May the script read path? Not one of the run's outputs, which the run
+ * would write over, nor under --safe /proc or /sys (err says why). A file
+ * it may read is remembered as an input (lt_catalog_loaded). */
+int lt_may_read(lua_State *L, const char *path, tplan_err *err);
+
+/* Route every way a script reads a file (require's Lua searcher, dofile,
+ * loadfile, io.open for reading, io.lines, io.input) through
+ * lt_may_read, after --safe's own limits (issue 36). */
+void lt_track_inputs(lua_State *L);
 
 /* The run's watch over a write of path by the script (res:csv, res:save). */
 tplan_save_watch lt_save_watch(lua_State *L, const char *path);

@@ -36,6 +36,7 @@ void tplan_lua_setup(lua_State *L, const tplan_lua_options *o)
         st->o.shard = 0;
         st->o.shards = 1;
     }
+    lt_track_inputs(L);
     luaL_getsubtable(L, LUA_REGISTRYINDEX, LUA_PRELOAD_TABLE); /* preload */
     lua_pushcfunction(L, luaopen_tplan);
     lua_setfield(L, -2, "tplan");

@@ -255,9 +255,9 @@ expect_error 2 "tplan: model_config: $tmp/str.json: hidden_size must be an integ
 echo '{"hidden_size": 64}' >"$tmp/nomt.json"
 expect_error 2 "tplan: model_config: $tmp/nomt.json: model_type is missing (a Hugging Face config.json names its model_type)" calc --model-config "$tmp/nomt.json"
 printf '{"model_type": "llama",\n "hidden_size": 64,,}' >"$tmp/bad.json"
-expect_error 2 "tplan: model_config: $tmp/bad.json:2:20: string or '}' expected near ','" calc --model-config "$tmp/bad.json"
+expect_error 2 "tplan: model_config: $tmp/bad.json:2:20: not valid JSON (string or '}' expected)" calc --model-config "$tmp/bad.json"
 echo '{"model_type": "llama", "model_type": "gpt2"}' >"$tmp/dup.json"
-expect_error 2 "tplan: model_config: $tmp/dup.json:1:36: duplicate object key near '\"model_type\"'" calc --model-config "$tmp/dup.json"
+expect_error 2 "tplan: model_config: $tmp/dup.json:1:36: not valid JSON (duplicate object key)" calc --model-config "$tmp/dup.json"
 printf 'name,config,layers\nq3half,%s,18\n' "$dir/data/hf/qwen3-8b.json" >"$tmp/hfmodels.csv"
 # Qwen3-8B cut to 18 layers: 18 x 192,946,432 + 4096 + 2 x 151936 x 4096
 jq_is "a model CSV's config column, its other columns overriding it" '.model.name == "q3half" and .model.params == 4717699584' calc --model-file "$tmp/hfmodels.csv" --model q3half

@@ -281,19 +281,81 @@ cmp -s w.lua w.orig && ok || bad "res:csv wrote over the script"
 printf 'name,base,price\nmy-gpu,a100-80g,1\n' >cat.csv
 cp cat.csv cat.orig
 printf 'tplan.gpus.load("cat.csv")\nlocal r = tplan.sweep{model = "gpt2", gpu = "my-gpu"}\nprint(r:count())\n' >catrun.lua
-expect_run 1 "tplan: catrun.lua:1: tplan.gpus.load: cat.csv is this run's --csv output: a catalog must be a file of its own" run catrun.lua --csv ./cat.csv
+expect_run 1 "tplan: catrun.lua:1: tplan.gpus.load: cat.csv is this run's --csv output: a file the script reads must be a file of its own" run catrun.lua --csv ./cat.csv
 "$tplan" run catrun.lua --db catdb.db >/dev/null 2>&1
 cp catdb.db catdb.orig
 printf 'tplan.gpus.load("catdb.db")\n' >catdb.lua
-expect_run 1 "tplan: catdb.lua:1: tplan.gpus.load: catdb.db is this run's --db output: a catalog must be a file of its own" run catdb.lua --db catdb.db
+expect_run 1 "tplan: catdb.lua:1: tplan.gpus.load: catdb.db is this run's --db output: a file the script reads must be a file of its own" run catdb.lua --db catdb.db
 cmp -s catdb.db catdb.orig && ok || bad "the database was changed"
 printf 'tplan.gpus.load("cat.csv")\nlocal r = tplan.sweep{model = "gpt2", gpu = "my-gpu"}\nr:csv("./cat.csv")\n' >catover.lua
-expect_run 1 "tplan: catover.lua:3: tplan.result:csv: ./cat.csv is a catalog this script loaded: refusing to write over it" run catover.lua
+expect_run 1 "tplan: catover.lua:3: tplan.result:csv: ./cat.csv is a file this script read: refusing to write over it" run catover.lua
 printf 'tplan.gpus.load("cat.csv")\nlocal r = tplan.sweep{model = "gpt2", gpu = "my-gpu"}\nr:save("cat.csv")\n' >catsave.lua
-expect_run 1 "tplan: catsave.lua:3: tplan.result:save: cat.csv is a catalog this script loaded: refusing to write over it" run catsave.lua
+expect_run 1 "tplan: catsave.lua:3: tplan.result:save: cat.csv is a file this script read: refusing to write over it" run catsave.lua
 cmp -s cat.csv cat.orig && ok || bad "a catalog was written over"
 out=$("$tplan" run catrun.lua --csv catplans.csv 2>&1) && [ "$out" = 1 ] && [ -s catplans.csv ] && ok ||
     bad "a catalog beside a --csv of its own: $out"
+# every other way a script reads a file is an input too (issue 36: each
+# of these ran to exit 0 and replaced the file with the run's CSV): a
+# module it requires, a file it runs with dofile or loadfile, reads with
+# io.open or io.lines, a config.json it builds a model from
+printf 'return {gpus = 8}\n' >mymod.lua
+cp mymod.lua mymod.orig
+printf 'local m = require("mymod")\nprint(tplan.sweep{model = "gpt2", gpus = m.gpus}:count())\n' >usem.lua
+expect_run 1 "tplan: usem.lua:1: require: ./mymod.lua is this run's --csv output: a file the script reads must be a file of its own" run usem.lua --csv mymod.lua
+cmp -s mymod.lua mymod.orig && ok || bad "--csv over a required module changed it"
+printf 'local m = dofile("mymod.lua")\nprint(m.gpus)\n' >dof.lua
+expect_run 1 "tplan: dof.lua:1: dofile: mymod.lua is this run's --csv output: a file the script reads must be a file of its own" run dof.lua --csv mymod.lua
+# (--db over it is refused before the script runs: not a database)
+"$tplan" run dof.lua --db mymod.lua >/dev/null 2>&1 && bad "--db over a module ran" || ok
+printf 'local f = assert(loadfile("./mymod.lua"))\nprint(f().gpus)\n' >lf.lua
+expect_run 1 "tplan: lf.lua:1: loadfile: ./mymod.lua is this run's --csv output: a file the script reads must be a file of its own" run lf.lua --csv mymod.lua
+printf 'local f = assert(io.open("mymod.lua"))\nprint(f:read("a"))\n' >io1.lua
+expect_run 1 "tplan: io1.lua:1: io.open: mymod.lua is this run's --csv output: a file the script reads must be a file of its own" run io1.lua --csv mymod.lua
+printf 'for l in io.lines("mymod.lua") do print(l) end\n' >io2.lua
+expect_run 1 "tplan: io2.lua:1: io.lines: mymod.lua is this run's --csv output: a file the script reads must be a file of its own" run io2.lua --csv ./mymod.lua
+cmp -s mymod.lua mymod.orig && ok || bad "--csv/--db over a file the script read changed it"
+cp "$dir/data/hf_configs/llama3-8b.json" cfg.json 2>/dev/null || printf '{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32, "num_key_value_heads": 8, "vocab_size": 128256}\n' >cfg.json
+cp cfg.json cfg.orig
+printf 'local m = tplan.model{config = "cfg.json"}\nprint(tplan.sweep{model = m}:count())\n' >cfg.lua
+expect_run 1 "tplan: cfg.lua:1: tplan.model: cfg.json is this run's --csv output: a file the script reads must be a file of its own" run cfg.lua --csv cfg.json
+cmp -s cfg.json cfg.orig && ok || bad "--csv over a config.json changed it"
+# res:csv over a module the script read is refused as over a catalog
+printf 'local m = require("mymod")\ntplan.sweep{model = "gpt2", gpus = m.gpus}:csv("mymod.lua")\n' >usem2.lua
+expect_run 1 "tplan: usem2.lua:2: tplan.result:csv: mymod.lua is a file this script read: refusing to write over it" run usem2.lua
+cmp -s mymod.lua mymod.orig && ok || bad "res:csv over a required module changed it"
+# a config that is not JSON: the parse error names the place, never the
+# file's own words
+printf 'root:$6$secret:19000:0:99999:7:::\n' >notjson
+printf 'tplan.model{config = "notjson"}\n' >nj.lua
+"$tplan" run nj.lua >/dev/null 2>nj.err
+! grep -q 'root\|secret' nj.err && grep -q 'notjson:1:[0-9]*: not valid JSON' nj.err && ok ||
+    bad "a config that is not JSON echoed its content: $(cat nj.err)"
+# the process's own streams as outputs are written through their
+# descriptors, appending where the shell opened them so (issue 36: --csv
+# /dev/stdout >> log replaced log.txt, its earlier lines and what the
+# script printed lost)
+printf 'print("printed by the script")\ntplan.sweep{name = "st", model = "gpt2", axes = {gpus = {1, 2}}}\n' >st.lua
+echo "earlier line" >log.txt
+"$tplan" run st.lua --csv /dev/stdout >>log.txt 2>/dev/null
+[ "$(head -1 log.txt)" = "earlier line" ] && grep -qx "printed by the script" log.txt &&
+    [ "$(grep -c '^st,' log.txt)" = 2 ] && grep -q '^sweep,rank,' log.txt && ok ||
+    bad "--csv /dev/stdout >> log: $(head -c 300 log.txt)"
+echo "earlier line" >log3.txt
+"$tplan" run st.lua --csv /dev/fd/3 3>>log3.txt >/dev/null 2>&1
+[ "$(head -1 log3.txt)" = "earlier line" ] && [ "$(grep -c '^st,' log3.txt)" = 2 ] && ok ||
+    bad "--csv /dev/fd/3 3>> log: $(head -c 300 log3.txt)"
+"$tplan" run st.lua --db st.db >/dev/null 2>&1
+echo "earlier line" >log4.txt
+"$tplan" export st.db --csv /dev/stdout >>log4.txt 2>/dev/null
+[ "$(head -1 log4.txt)" = "earlier line" ] && [ "$(grep -c '^st,' log4.txt)" = 2 ] && ok ||
+    bad "export --csv /dev/stdout >> log: $(head -c 300 log4.txt)"
+echo "earlier line" >log5.txt
+expect_run 1 "tplan: --db: /dev/stdout is one of this process's streams: a database must be a file (--csv writes to a stream)" run st.lua --db /dev/stdout
+"$tplan" run st.lua --db /dev/stdout >>log5.txt 2>/dev/null
+[ "$(cat log5.txt)" = "earlier line" ] && ok || bad "--db /dev/stdout >> log changed the log"
+# under --safe config= is read as a catalog is: not /proc or /sys
+printf 'tplan.model{config = "/sys/kernel/mm/transparent_hugepage/enabled"}\n' >sys.lua
+expect_run 1 "tplan: sys.lua:1: tplan.model: --safe: a script may not read /sys/kernel/mm/transparent_hugepage/enabled (/proc and /sys hold other processes' secrets)" run --safe sys.lua
 # a script that fails before any sweep leaves a good CSV as it was
 "$tplan" run s.lua --csv good.csv >/dev/null 2>&1
 cp good.csv good.orig
@@ -600,7 +662,7 @@ safe_case 'package.loadlib("x.so", "f")' "--safe: package.loadlib is not allowed
 safe_case 'assert(load(string.dump(function() end)))' "attempt to load a binary chunk (mode is 't')"
 safe_case 'assert(debug == nil and package.loaded.debug == nil); error("checked")' "checked"
 safe_case 'io.tmpfile()' "--safe: io.tmpfile is not allowed"
-safe_case 'io.open("/proc/self/environ")' "--safe: io.open may not read /proc/self/environ (/proc and /sys hold other processes' secrets)"
+safe_case 'io.open("/proc/self/environ")' "io.open: --safe: a script may not read /proc/self/environ (/proc and /sys hold other processes' secrets)"
 printf 'return 1\n' >textmod.lua
 printf 'package.path = "./?.lua"; assert(require("textmod") == 1); print("ok")\n' >req.lua
 [ "$("$tplan" run req.lua --safe)" = ok ] && ok || bad "--safe must still require text modules"
