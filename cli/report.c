@@ -1,3 +1,5 @@
+/* realpath (X/Open): report paths follow symbolic links */
+#define _XOPEN_SOURCE 700
 /* The HTML document of a report (report.h): head, style, sections,
  * tables; written to a temporary and renamed into place. */
 #include "report.h"
@@ -92,26 +94,62 @@ static int replaceable(const char *path, tplan_err *err)
     return TPLAN_OK;
 }
 
+/* The head of the document, once r->f is open. */
+static void head(report *r, const char *title, const char *subtitle);
+
 int report_open(report *r, const char *path, const char *title,
                 const char *subtitle, tplan_err *err)
 {
     struct stat st;
-    char dir[4096];
-    int rc, fd;
+    char dir[4096], *real = NULL;
+    int rc, fd = tplan_path_fd(path);
 
     memset(r, 0, sizeof *r);
-    /* a link would be replaced by the file, not written through */
-    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-        return tplan_err_set(err, TPLAN_EINVAL, "report",
-                             "report: %s is a symbolic link: give the file "
-                             "it names",
-                             path);
-    if ((rc = replaceable(path, err)))
+    /* "-" and the process's own streams (/dev/stdout, /dev/fd/N) are
+     * written as they go, as --csv writes them (issue 36: "-" made a file
+     * named "-", /dev/stdout >> log replaced the log) */
+    if (strcmp(path, "-") == 0 || fd >= 0) {
+        int d = strcmp(path, "-") == 0 ? 1 : fd;
+
+        snprintf(r->path, sizeof r->path, "%s", path);
+        if (d == 1) {
+            r->f = stdout;
+        } else if ((d = dup(d)) < 0 || !(r->f = fdopen(d, "w"))) {
+            if (d >= 0)
+                close(d);
+            return tplan_err_set(err, TPLAN_EIO, "report", "report: %s: %s",
+                                 path, strerror(errno));
+        }
+        head(r, title, subtitle);
+        return TPLAN_OK;
+    }
+    /* a link is followed, as --csv follows one: the file it names is
+     * replaced and the link stays (issue 36: refused, where the docs said
+     * outputs follow links); a link to nothing is refused */
+    if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+        if (!(real = realpath(path, NULL)))
+            return tplan_err_set(err, TPLAN_EINVAL, "report",
+                                 "report: %s is a symbolic link to a file "
+                                 "that does not exist: give the file's own "
+                                 "path",
+                                 path);
+        path = real;
+    }
+    if ((rc = replaceable(path, err))) {
+        free(real);
         return rc;
+    }
+    if (strlen(path) >= sizeof r->path) {
+        free(real);
+        return tplan_err_set(err, TPLAN_EINVAL, "report",
+                             "report: path too long");
+    }
     if (strlen(path) >= sizeof r->path)
         return tplan_err_set(err, TPLAN_EINVAL, "report",
                              "report: path too long");
     snprintf(r->path, sizeof r->path, "%s", path);
+    free(real);
+    path = r->path;
     /* the temporary beside the target, under a short name of its own */
     tplan_path_split(path, dir, sizeof dir);
     snprintf(r->tmp, sizeof r->tmp, "%s/.tplan-report-XXXXXX", dir);
@@ -126,13 +164,20 @@ int report_open(report *r, const char *path, const char *title,
                              strerror(e));
     }
     /* mkstemp makes it 0600; a report is for reading, as any new file
-     * under the user's umask */
+     * under the user's umask, or as the report it replaces (issue 36) */
     {
         mode_t mask = umask(0);
 
         umask(mask);
-        (void)fchmod(fd, 0666 & ~mask);
+        (void)fchmod(fd, stat(path, &st) == 0 ? st.st_mode & 07777
+                                              : 0666 & ~mask);
     }
+    head(r, title, subtitle);
+    return TPLAN_OK;
+}
+
+static void head(report *r, const char *title, const char *subtitle)
+{
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta name=\"viewport\" content=\"width=device-width\">"
           "<meta name=\"color-scheme\" content=\"light dark\">"
@@ -146,7 +191,6 @@ int report_open(report *r, const char *path, const char *title,
     fputs("</h1>\n<p class=\"sub\">", r->f);
     svg_text(r->f, subtitle);
     fputs("</p>\n", r->f);
-    return TPLAN_OK;
 }
 
 void report_section(report *r, const char *heading, const char *text)
@@ -164,9 +208,11 @@ void report_section(report *r, const char *heading, const char *text)
 void report_abort(report *r)
 {
     if (r->f) {
-        fclose(r->f);
+        if (r->f != stdout)
+            fclose(r->f);
         r->f = NULL;
-        unlink(r->tmp);
+        if (r->tmp[0])
+            unlink(r->tmp);
     }
 }
 
@@ -179,6 +225,14 @@ int report_close(report *r, tplan_err *err)
           "calc --json, the result database).</p>\n</body></html>\n",
           r->f);
     bad = ferror(r->f) | fflush(r->f);
+    if (!r->tmp[0]) { /* a stream: written as it went */
+        if (r->f != stdout)
+            bad |= fclose(r->f) != 0;
+        r->f = NULL;
+        return bad ? tplan_err_set(err, TPLAN_EIO, "report",
+                                   "report: %s: cannot write", r->path)
+                   : TPLAN_OK;
+    }
     bad |= fsync(fileno(r->f)) != 0;
     bad |= fclose(r->f) != 0;
     r->f = NULL;

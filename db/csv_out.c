@@ -317,13 +317,16 @@ tplan_csv *tplan_csv_create(const char *path, tplan_err *err)
         tplan_csv_abort(w);
         return NULL;
     }
-    /* mkstemp makes the file private; give it the mode a plain create
-     * would (0666 less the umask) */
+    /* mkstemp makes the file private; give it the mode of the file it
+     * replaces (issue 36: a replaced CSV took a new one), or the mode a
+     * plain create would (0666 less the umask) */
     {
+        struct stat old;
         mode_t mask = umask(0);
 
         umask(mask);
-        (void)fchmod(fd, 0666 & ~mask);
+        (void)fchmod(fd, stat(path, &old) == 0 ? old.st_mode & 07777
+                                               : 0666 & ~mask);
     }
     if (!(w->f = fdopen(fd, "w"))) {
         io_error(err, path, "cannot open");

@@ -521,6 +521,22 @@ tplan_store *tplan_store_open(const char *path, tplan_err *err)
                       path);
         return NULL;
     }
+    /* SQLite writes NAME-journal beside it: a name that leaves no room
+     * for the suffix made a file and then failed with "unable to open
+     * database file" (issue 36); NAME_MAX is 255 on Linux file systems */
+    {
+        const char *base = strrchr(path, '/');
+        size_t n = strlen(base ? base + 1 : path);
+
+        if (n + strlen("-journal") > 255) {
+            tplan_err_set(err, TPLAN_EINVAL, "db",
+                          "%.40s...: a name of %zu bytes leaves no room for "
+                          "SQLite's journal beside it (NAME-journal, 255 "
+                          "bytes at most): give a name of at most 247 bytes",
+                          base ? base + 1 : path, n);
+            return NULL;
+        }
+    }
     /* pages are written on an I/O thread (async_vfs.c) */
     s = open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
                              tplan_async_vfs(), err);

@@ -202,4 +202,40 @@ cp "$dir/data/hf/qwen2.5-0.5b.json" "$d/config.json"
 printf 'print(tplan.model{config = arg[1] .. "/config.json"}.name)\n' >nm.lua
 [ "$("$tplan" run nm.lua -- "$d")" = "my?mo?del" ] && ok || bad "model name from a directory with control characters"
 
+# --- path-related low items (issue 36) ---------------------------------
+printf 'tplan.sweep{name = "r", model = "gpt2", axes = {gpus = {1, 2}}}\n' >r.lua
+"$tplan" run r.lua --db r.db >/dev/null 2>&1
+# "-" is standard output for report -o and calc --report, as for --csv
+"$tplan" report r.db -o - >rep.out 2>/dev/null && grep -q '^<!DOCTYPE html>' rep.out && [ ! -e ./- ] && ok ||
+    bad "report -o - made a file named '-'"
+"$tplan" calc --model gpt2 --report - >calc.out 2>/dev/null && grep -q '^<!DOCTYPE html>' calc.out && [ ! -e ./- ] && ok ||
+    bad "calc --report - made a file named '-'"
+echo "earlier line" >rlog.txt
+"$tplan" report r.db -o /dev/stdout >>rlog.txt 2>/dev/null
+[ "$(head -1 rlog.txt)" = "earlier line" ] && grep -q '<!DOCTYPE html>' rlog.txt && ok ||
+    bad "report -o /dev/stdout >> log replaced the log"
+# report -o follows a link to an earlier report, as --csv does; the link
+# stays; a link to nothing is refused
+"$tplan" report r.db -o real.html >/dev/null 2>&1
+ln -s real.html link.html
+"$tplan" report r.db -o link.html >/dev/null 2>err && [ -L link.html ] && [ -s real.html ] && ok ||
+    bad "report -o through a link: $(cat err)"
+ln -s nothing.html dangling.html
+"$tplan" report r.db -o dangling.html >/dev/null 2>err; rc=$?
+[ $rc != 0 ] && grep -q "a symbolic link to a file that does not exist" err && [ ! -e nothing.html ] && ok ||
+    bad "report -o to a dangling link: exit $rc $(cat err)"
+# a replaced CSV or report keeps its mode
+"$tplan" run r.lua --csv m.csv >/dev/null 2>&1
+chmod 640 m.csv real.html
+"$tplan" run r.lua --csv m.csv >/dev/null 2>&1
+"$tplan" report r.db -o real.html >/dev/null 2>&1
+[ "$(stat -c %a m.csv)" = 640 ] && [ "$(stat -c %a real.html)" = 640 ] && ok ||
+    bad "a replaced file took a new mode: $(stat -c '%n %a' m.csv real.html)"
+# --db with a name that leaves no room for SQLite's journal says so
+long=$(printf 'a%.0s' $(seq 252)).db
+"$tplan" run r.lua --db "$long" >/dev/null 2>err; rc=$?
+[ $rc = 1 ] && grep -q "leaves no room for SQLite's journal" err && [ ! -e "$long" ] && ok ||
+    bad "--db with a 255-byte name: exit $rc $(cat err)"
+no_temp "the path items"
+
 finish
