@@ -5,13 +5,13 @@
 # runs in a scratch directory (build-fuzz/run/TARGET), so a file an input
 # makes tplan write lands there; a crash stops the run with the
 # reproducer in build-fuzz/crashes/.
-# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: calc calibrate catalog lua_api db expr)
+# Usage: scripts/fuzz.sh [SECONDS] [TARGET...]   (targets: calc calibrate catalog lua_api db expr paths)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(calc calibrate catalog lua_api db expr)
+[ ${#targets[@]} -gt 0 ] || targets=(calc calibrate catalog lua_api db expr paths)
 CC=clang cmake -S . -B build-fuzz -DTPLAN_FUZZ=ON -DTPLAN_TESTS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build build-fuzz -j "$(nproc)" >/dev/null
