@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # keep = "all" at storage speed (issue 38): the rate at which each output
-# path writes a 393,216-plan sweep (tests/bench/keep_all_paths.lua, 59% of
-# the plans do not fit), against the rate at which SQLite itself copies
+# path writes a 393,216-plan sweep (tests/bench/keep_all_bench.lua at one PUE,
+# -- pue=1: 59% of the plans do not fit), against the rate at which SQLite itself copies
 # the same rows into a new file with the same schema (INSERT ... SELECT
 # from the database --db wrote). A path's rate is rows / (its wall time -
 # the walk's alone), the median of RUNS runs; peak RSS from /usr/bin/time.
@@ -15,7 +15,7 @@ runs=${1:-5}
 threads=${2:-$(nproc)}
 dir=${3:-/tmp}
 tplan=${TPLAN:-build/cli/tplan}
-script=tests/bench/keep_all_paths.lua
+script=tests/bench/keep_all_bench.lua
 out="$dir/tplan_keep_all_$$"
 trap 'rm -f "$out".*' EXIT
 
@@ -46,18 +46,18 @@ measure() {
     rss[$name]=$(sort -n "$out.rss" | tail -1)
 }
 
-measure walk "$tplan" run "$script" --threads "$threads" -- out=none
-measure db "$tplan" run "$script" --threads "$threads" --db "$out.db" -- out=db
+measure walk "$tplan" run "$script" --threads "$threads" -- pue=1 out=none
+measure db "$tplan" run "$script" --threads "$threads" --db "$out.db" -- pue=1 out=db
 rows=$(sqlite3 "$out.db" 'SELECT count(*) FROM plans')
 unfit=$(sqlite3 "$out.db" 'SELECT count(*) FROM plans WHERE fits = 0')
-measure csv "$tplan" run "$script" --threads "$threads" --csv "$out.csv" -- out=csv
-measure save "$tplan" run "$script" --threads "$threads" -- out=save path="$out.db"
-measure rcsv "$tplan" run "$script" --threads "$threads" -- out=rcsv path="$out.csv"
-measure sdb "$tplan" run "$script" --threads "$threads" --db "$out.db" -- out=db ranked=1000
-measure scsv "$tplan" run "$script" --threads "$threads" --csv "$out.csv" -- out=csv ranked=1000
+measure csv "$tplan" run "$script" --threads "$threads" --csv "$out.csv" -- pue=1 out=csv
+measure save "$tplan" run "$script" --threads "$threads" -- pue=1 out=save path="$out.db"
+measure rcsv "$tplan" run "$script" --threads "$threads" -- pue=1 out=rcsv path="$out.csv"
+measure sdb "$tplan" run "$script" --threads "$threads" --db "$out.db" -- pue=1 out=db ranked=1000
+measure scsv "$tplan" run "$script" --threads "$threads" --csv "$out.csv" -- pue=1 out=csv ranked=1000
 
 # SQLite's own copy of the same rows into a new file of the same schema
-"$tplan" run "$script" --threads "$threads" --db "$out.db" -- out=db >/dev/null 2>&1
+"$tplan" run "$script" --threads "$threads" --db "$out.db" -- pue=1 out=db >/dev/null 2>&1
 sqlite3 "$out.db" .schema >"$out.sql"
 : >"$out.walls"
 for _ in $(seq "$runs"); do

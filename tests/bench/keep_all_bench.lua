@@ -10,7 +10,13 @@
 -- than `ranked` are kept; `-- ranked=N` sets it, default 1,000,000):
 --
 --   /usr/bin/time -f "%e s %M KB" tplan run tests/bench/keep_all_bench.lua --threads 2 --db plans.db
-local a = tplan.args(arg, {pue = 25, ranked = 1000000})
+--
+-- scripts/bench_keep_all.sh runs it at `-- pue=1` (393,216 plans, 59% of
+-- them do not fit) with `-- out=` saying how the plans are written:
+--   none (default), db, csv: nothing here (tplan run --db/--csv writes)
+--   save: res:save(path)   rcsv: res:csv(path)   (`-- path=FILE`)
+local a = tplan.args(arg, {pue = 25, ranked = 1000000, out = "none",
+                           path = "/tmp/tplan_keep_all_bench"})
 local pue = {}
 -- (`-- pue=255`: 100,270,080 configurations, PUE 1.04 to 10)
 local step = a.pue <= 25 and 0.1 or 9 / a.pue
@@ -30,6 +36,8 @@ local res = tplan.sweep{
   },
   keep = "all", keep_equivalents = true, ranked = a.ranked,
 }
+if a.out == "save" then res:save(a.path) end
+if a.out == "rcsv" then res:csv(a.path) end
 local st = res:stats()
 print(string.format("%d plans kept, sweep %.2f s, %.2f M kept/s", st.kept,
                     st.seconds, st.kept / st.seconds / 1e6))
