@@ -10,6 +10,7 @@
 #include "calc_opts.h"
 #include "fields.h"
 #include "args.h"
+#include "ft_text.h"
 #include "json.h"
 #include "plan.h"
 #include "precision.h"
@@ -674,19 +675,11 @@ static void print_recipe(const tplan_plan *p)
 static void print_finetune(const tplan_plan *p)
 {
     const tplan_config *c = &p->config;
-    char targets[96];
+    char text[300];
 
-    if (c->lora_rank > 0) {
-        tplan_lora_targets_format(c->lora_targets, targets, sizeof targets);
-        printf("  LoRA rank %lld%s on %s: %lld trainable parameters (%.3f%%), "
-               "base %s%s%s\n",
-               (long long)c->lora_rank, c->dora ? " (DoRA)" : "", targets,
-               (long long)p->trainable_params,
-               100.0 * (double)p->trainable_params / (double)p->params,
-               tplan_base_precision_name(c->base_precision),
-               c->base_precision == TPLAN_BASE_AUTO ? " (as the recipe)" : "",
-               c->double_quant ? " with double quantization" : "");
-    }
+    ft_text(text, sizeof text, p);
+    if (text[0])
+        printf("  %s\n", text);
     if (c->offload_optimizer != TPLAN_OFFLOAD_NONE ||
         c->offload_params != TPLAN_OFFLOAD_NONE)
         printf("  offload: optimizer to %s, parameters to %s\n",

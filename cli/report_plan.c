@@ -1,6 +1,7 @@
 /* The charts of one plan in a report (report.h): each figure is the
  * engine's, evaluated again where a chart varies one input (micro-batch,
  * sequence, precision, GPU count). */
+#include "ft_text.h"
 #include "report.h"
 
 #include <math.h>
@@ -160,7 +161,11 @@ static void max_batch_vs_seq(report *r, const tplan_config *base)
     if (base->model.arch == TPLAN_ARCH_GENERIC)
         return;
     precs[np++] = base->precision;
-    for (size_t i = 0; i < sizeof alts / sizeof *alts; i++)
+    /* a frozen quantized base (QLoRA) trains in its own precision only:
+     * fp32 and fp8 lines would be choices the plan cannot make (issue 35) */
+    for (size_t i = 0; i < sizeof alts / sizeof *alts &&
+                       !tplan_base_quantized(base->base_precision);
+         i++)
         if (alts[i] != base->precision)
             precs[np++] = alts[i];
     for (double s = 256.0;
@@ -451,9 +456,41 @@ static void plan_table(report *r, const tplan_plan *p)
     report_table_end(r);
 }
 
+/* What a fine-tune trains and how long an epoch takes, under the plan's
+ * table (issue 35: a QLoRA plan's report never said LoRA, QLoRA or nf4). */
+static void finetune_facts(report *r, const tplan_plan *p)
+{
+    const tplan_config *c = &p->config;
+    char text[300], epoch[200];
+
+    ft_text(text, sizeof text, p);
+    if (!text[0] && !c->finetune)
+        return;
+    if (!text[0])
+        snprintf(text, sizeof text, "Full fine-tune: every one of %lld "
+                                    "parameters trains",
+                 (long long)p->params);
+    epoch[0] = '\0';
+    if (p->run.has_budget && c->dataset_samples > 0 && p->perf.timed) {
+        double epochs = p->run.per_epoch || c->epochs <= 0 ? 1.0 : c->epochs;
+
+        snprintf(epoch, sizeof epoch,
+                 "; %g epoch%s of %.0f samples, %.3g h per epoch", epochs,
+                 epochs == 1.0 ? "" : "s", c->dataset_samples,
+                 p->run.time_h / epochs);
+    }
+    {
+        char all[520];
+
+        snprintf(all, sizeof all, "%s%s.", text, epoch);
+        report_section(r, "Fine-tune", all);
+    }
+}
+
 void report_plan(report *r, const tplan_config *c, const tplan_plan *p)
 {
     plan_table(r, p);
+    finetune_facts(r, p);
     report_section(r, "Memory", NULL);
     memory_breakdown(r, p);
     memory_vs_micro_batch(r, c, p);

@@ -77,6 +77,16 @@ if "$tplan" calc --params 7B --act-bytes 1e6 --gpu l40s --report generic.html >/
    ! grep -q 'data-chart="step-time-breakdown"' generic.html; then ok
 else bad "generic model report: $(cat generic.err)"; fi
 
+# a QLoRA plan's report names the method, the base and the epoch (issue
+# 35), and draws no fp32 or fp8 line for its frozen 4-bit base
+if "$tplan" calc --model llama3-8b --qlora --gpu rtx4090 --dataset 10000 --epochs 3 \
+    --report qlora.html >/dev/null 2>qlora.err &&
+    grep -q '<h2>Fine-tune</h2>' qlora.html &&
+    grep -q '<p>QLoRA: LoRA rank 64 on all-linear: .*base nf4 with double quantization; 3 epochs of 10000 samples, .* h per epoch.</p>' qlora.html &&
+    ! grep -q 'data-series="fp32"\|data-series="fp8"' qlora.html &&
+    grep -q 'data-series="fp32"' calc.html; then ok
+else bad "QLoRA report header: $(cat qlora.err; grep -A1 'Fine-tune' qlora.html | head -3)"; fi
+
 # fits WIDTH PAGE: no table of PAGE is wider than its box in a WIDTH-px
 # window (issue 33: the ranked table clipped columns at 1400 px). A copy
 # of the page gets a script that marks each table's overflow; Chromium
