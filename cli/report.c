@@ -68,7 +68,17 @@ static const char css[] =
      * (a 1400-px window holds 1368 px of it), scrolling only past that */
     ".wide{overflow-x:auto;margin-left:calc(50% - 50vw + 1em);"
     "margin-right:calc(50% - 50vw + 1em)}"
-    "@media (max-width:1012px){.wide{margin-left:0;margin-right:0}}\n";
+    "@media (max-width:1012px){.wide{margin-left:0;margin-right:0}}\n"
+    /* printed (to PDF, A4 or Letter, the printer's choice of size): tables
+     * wrap and shrink to the page instead of being clipped, charts fit its
+     * width and never split across pages, colours as on a light screen
+     * (issue 35) */
+    "@page{margin:12mm}\n"
+    "@media print{body{max-width:none;margin:0;font-size:9pt}"
+    ".wide{overflow:visible;margin:0}table{width:100%;font-size:7pt;"
+    "table-layout:auto}th,td{white-space:normal;padding:.15em .3em}"
+    "th{position:static}figure,tr{break-inside:avoid}"
+    "svg{max-width:100%;height:auto}}\n";
 
 /* A report may replace an earlier tplan report, never another file: a
  * typo in -o must not cost a user a script or a database. */

@@ -624,10 +624,17 @@ static int scaling(report *r, tplan_store *db, int64_t sweep, tplan_err *err)
         eff[i] = tps[i] / g[i] / (tps[0] / g[0]) * 100.0;
     {
         svg_axis x = {g[0], g[n - 1], true, false, "GPUs", 0.0};
-        svg_axis y = {0.0, 0.0, false, false, "throughput (tokens/s)", 0.0};
+        /* log-log, as the GPU axis is log2: linear scaling draws as a
+         * straight line, not a convex curve that reads super-linear
+         * (issue 35) */
+        svg_axis y = {(double)INFINITY, 0.0, false, true,
+                      "throughput (tokens/s)", 0.0};
 
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             y.hi = fmax(y.hi, tps[i]);
+            if (tps[i] > 0.0)
+                y.lo = fmin(y.lo, tps[i]);
+        }
         svg_begin(&ch, r->f, "kept-throughput-vs-gpus",
                   "Best throughput among the kept plans that fit at each GPU "
                   "count",
@@ -636,6 +643,7 @@ static int scaling(report *r, tplan_store *db, int64_t sweep, tplan_err *err)
         svg_end(&ch, NULL);
         y.lo = 0.0;
         y.hi = 100.0;
+        y.log10 = false;
         for (int i = 0; i < n; i++)
             y.hi = fmax(y.hi, eff[i]);
         y.label = "scaling efficiency (%)";

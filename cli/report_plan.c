@@ -333,15 +333,24 @@ static void gpu_scaling(report *r, const tplan_config *base,
     }
     {
         svg_axis x = {g[0], g[n - 1], true, false, "GPUs", 0.0};
-        svg_axis y = {0.0, 0.0, false, false, "throughput (tokens/s)", 0.0};
+        /* log-log, as the GPU axis is log2: linear scaling draws as a
+         * straight line, not a convex curve that reads super-linear
+         * (issue 35) */
+        svg_axis y = {(double)INFINITY, 0.0, false, true,
+                      "throughput (tokens/s)", 0.0};
 
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
             y.hi = fmax(y.hi, tps[i]);
+            if (tps[i] > 0.0)
+                y.lo = fmin(y.lo, tps[i]);
+        }
         svg_begin(&ch, r->f, "throughput-vs-gpus",
                   "Throughput against GPU count, same global batch", x, y);
         svg_series(&ch, "tokens_per_s", 0, n, g, tps);
         svg_end(&ch, NULL);
+        y.lo = 0.0;
         y.hi = 100.0;
+        y.log10 = false;
         y.label = "scaling efficiency (%)";
         svg_begin(&ch, r->f, "efficiency-vs-gpus",
                   "Scaling efficiency against GPU count", x, y);

@@ -124,15 +124,42 @@ double svg_y(const svg_chart *c, double y)
            (to_axis(&c->y, y) - c->y_lo) / (c->y_hi - c->y_lo) * c->h;
 }
 
-/* A tick's label: the value over the axis's scale, short. */
+/* A tick's label: the value over the axis's scale, short, never in
+ * exponent notation (issue 35: "1e+06" on a money axis): millions and up
+ * with M, B, T ("2.1M"), money from a thousand up with K too and a dollar
+ * sign ("$217K"; an axis in USD), other thousands in full ("16384", a
+ * power of two), small values in plain decimals. */
 static void tick_label(char *buf, size_t len, const svg_axis *a, double v)
 {
+    static const char suffix[] = "KMBT";
     double s = a->scale > 0.0 ? a->scale : 1.0, t = v / s;
+    const char *cur = a->label && strstr(a->label, "USD") ? "$" : "";
+    int k = -1;
 
-    if (fabs(t) >= 1e6 || (t != 0.0 && fabs(t) < 1e-3))
-        snprintf(buf, len, "%.3g", t);
-    else
-        snprintf(buf, len, "%.10g", round(t * 1e6) / 1e6);
+    if (fabs(t) >= (cur[0] ? 1e3 : 1e6) && isfinite(t))
+        for (k = 0; k < 3 && fabs(t) >= 1e6; k++)
+            t /= 1e3;
+    if (k >= 0) {
+        t /= 1e3;
+        snprintf(buf, len, "%s%.10g%c", cur, round(t * 1e3) / 1e3, suffix[k]);
+    } else if (t != 0.0 && fabs(t) < 1e-3) {
+        char *e;
+
+        snprintf(buf, len, "%s%.9f", cur, t);
+        for (e = buf + strlen(buf) - 1; *e == '0'; e--)
+            *e = '\0';
+    } else {
+        snprintf(buf, len, "%s%.10g", cur, round(t * 1e6) / 1e6);
+    }
+}
+
+/* An axis of less than a decade drawn on a log scale bunches its data in
+ * a corner of whole decades (issue 35: 868-1,028 hours on 100-10,000):
+ * such an axis is linear, unless the other axis is logarithmic and spans
+ * more (a ratio chart keeps one kind on both axes). */
+static bool narrow(const svg_axis *a)
+{
+    return a->log10 && a->lo > 0.0 && a->hi >= a->lo && a->hi < 10.0 * a->lo;
 }
 
 static void ticks(svg_chart *c, bool horizontal)
@@ -194,6 +221,14 @@ void svg_begin(svg_chart *c, FILE *f, const char *kind, const char *title,
     c->f = f;
     c->x = x;
     c->y = y;
+    {
+        bool nx = narrow(&x), ny = narrow(&y);
+
+        if (nx && (!(y.log10 || y.log2) || ny))
+            c->x.log10 = false;
+        if (ny && (!(x.log10 || x.log2) || nx))
+            c->y.log10 = false;
+    }
     c->left = LEFT;
     c->top = TOP;
     c->w = VIEW_W - LEFT - RIGHT;

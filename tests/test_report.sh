@@ -218,5 +218,36 @@ if "$tplan" calc --model llama3-70b --gpu h100-sxm --gpus 64 --tp 8 --pp 4 --vpp
 else bad "one refused GPU count dropped the scaling charts"; fi
 [ ! -e x.html ] && ok || bad "a failed report left x.html"
 
+# axes fitted to the data (issue 35): kept plans within less than a decade
+# of cost and time are drawn on linear axes with 1-2-5 ticks around them,
+# not on whole decades (868-1,028 hours on 100-10,000)
+cat >narrow.lua <<'LUA'
+tplan.sweep{name = "narrow", model = "llama3-8b", gpu = "h100-sxm", tokens = 1e12,
+  axes = {gpus = {64, 128}, zero = {1, 3}, micro_batch = {1, 2}},
+  rank = {"cost_usd", "time_h"}, keep = 20}
+LUA
+if "$tplan" run narrow.lua --db narrow.db >/dev/null 2>&1 && "$tplan" report narrow.db -o narrow.html 2>/dev/null &&
+   python3 - narrow.html <<'PY'; then ok; else bad "narrow sweep: its cost-vs-time axes are not fitted to the data"; fi
+import re, sys
+page = open(sys.argv[1], encoding="utf-8").read()
+fig = re.search(r'data-chart="kept-cost-vs-time">.*?</figure>', page, re.S).group(0)
+ticks = re.findall(r'class="tick"[^>]*>([^<]*)<', fig)
+def val(t):
+    t = t.lstrip("$")
+    m = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}.get(t[-1:], 1)
+    return float(t.rstrip("KMBT")) * m
+vals = [val(t) for t in ticks]
+decades = [v for v in vals if v > 0 and abs(v - 10 ** round(__import__("math").log10(v))) < 1e-9 * v]
+# linear axes: most ticks are not powers of ten
+sys.exit(0 if len(vals) >= 6 and len(decades) < len(vals) / 2 else 1)
+PY
+# no tick label in exponent notation in any page made above (issue 35:
+# money read 1e+06), and the pages carry a print stylesheet
+for page in *.html; do
+    if grep -o 'class="tick"[^>]*>[^<]*<' "$page" | grep -q '[0-9]e[-+][0-9]'; then
+        bad "$page: a tick label in exponent notation: $(grep -o 'class="tick"[^>]*>[^<]*<' "$page" | grep '[0-9]e[-+]' | head -2)"
+    else ok; fi
+done
+grep -q '@media print{' calc.html && ok || bad "calc.html has no print stylesheet"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
