@@ -155,8 +155,9 @@ static void tick_label(char *buf, size_t len, const svg_axis *a, double v)
 
 /* An axis of less than a decade drawn on a log scale bunches its data in
  * a corner of whole decades (issue 35: 868-1,028 hours on 100-10,000):
- * such an axis is linear, unless the other axis is logarithmic and spans
- * more (a ratio chart keeps one kind on both axes). */
+ * such an axis is linear, each axis on its own, but where the other is a
+ * log2 count (GPUs): those charts show a ratio, scaling, and keep one kind
+ * on both axes. */
 static bool narrow(const svg_axis *a)
 {
     return a->log10 && a->lo > 0.0 && a->hi >= a->lo && a->hi < 10.0 * a->lo;
@@ -222,11 +223,9 @@ void svg_begin(svg_chart *c, FILE *f, const char *kind, const char *title,
     c->x = x;
     c->y = y;
     {
-        bool nx = narrow(&x), ny = narrow(&y);
-
-        if (nx && (!(y.log10 || y.log2) || ny))
+        if (narrow(&x) && !y.log2)
             c->x.log10 = false;
-        if (ny && (!(x.log10 || x.log2) || nx))
+        if (narrow(&y) && !x.log2)
             c->y.log10 = false;
     }
     c->left = LEFT;
