@@ -360,6 +360,25 @@ void svg_point(svg_chart *c, const char *series, int style, double x, double y,
     }
 }
 
+/* The words a series is labelled with at its end: a plan field's name
+ * read as a person would (issue 35: lines labelled total_bytes and
+ * tokens_per_s); others (precisions, schedules) as they are. data-series
+ * keeps the name itself. */
+static const char *series_words(const char *series)
+{
+    static const char *const map[][2] = {
+        {"tokens_per_s", "tokens/s"},
+        {"total_bytes", "total memory"},
+        {"activations_bytes", "activations"},
+        {"efficiency", "scaling efficiency"},
+    };
+
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(series, map[i][0]) == 0)
+            return map[i][1];
+    return series;
+}
+
 void svg_series(svg_chart *c, const char *series, int style, int n,
                 const double *x, const double *y)
 {
@@ -396,7 +415,7 @@ void svg_series(svg_chart *c, const char *series, int style, int n,
 
         fprintf(c->f, "<text class=\"label\" x=\"%.2f\" y=\"%.2f\">", lx,
                 place_label(c, lx, svg_y(c, y[last]) + 4.0));
-        svg_text(c->f, series);
+        svg_text(c->f, series_words(series));
         fputs("</text>", c->f);
     }
     fputs("</g>\n", c->f);
@@ -460,10 +479,11 @@ void svg_stack(svg_chart *c, int n, const char *const *fields,
         svg_text(c->f, labels[i]);
         fputs("</title></rect>\n", c->f);
         /* the legend under the bar: a swatch of the same fill and its
-         * name, two columns */
+         * name, one a row (issue 35: in two columns "data-parallel
+         * communication not hidden" ran over the frame and the step line) */
         {
-            double lx = c->left + (shown % 2) * c->w / 2.0;
-            double ly = bar_y + bar_h + 22.0 + (shown / 2) * 18.0;
+            double lx = c->left;
+            double ly = bar_y + bar_h + 22.0 + shown * 18.0;
 
             fprintf(c->f,
                     "<rect class=\"part p%d\" x=\"%.2f\" y=\"%.2f\" "

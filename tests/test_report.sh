@@ -249,5 +249,9 @@ for page in *.html; do
     else ok; fi
 done
 grep -q '@media print{' calc.html && ok || bad "calc.html has no print stylesheet"
+# series are labelled in words, not field names (issue 35)
+! grep -q '<text class="label"[^>]*>\(tokens_per_s\|total_bytes\|activations_bytes\)<' calc.html &&
+    grep -q '<text class="label"[^>]*>total memory<' calc.html && ok ||
+    bad "calc.html labels its series with field names"
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
