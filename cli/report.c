@@ -41,6 +41,13 @@ static const char css[] =
     "svg .grid{stroke:var(--grid);stroke-width:1}"
     "svg .frame{fill:none;stroke:var(--muted)}\n"
     "svg .ref{stroke:var(--fg);stroke-width:1.5;stroke-dasharray:6 3}\n"
+    "svg .leader{fill:none;stroke:var(--muted);stroke-width:.8}"
+    ".mark.open{fill:none;stroke-width:1.8}"
+    ".mark.none{fill:none;stroke:var(--c1);stroke-width:2}\n"
+    /* a best-by-axis figure's two panels side by side, one above the
+     * other on a narrow screen */
+    ".panels{display:flex;flex-wrap:wrap;gap:0 1em}"
+    ".panels>svg{flex:1 1 360px;width:auto;min-width:0}\n"
     "svg .series polyline{stroke-width:2}svg .series text{stroke:none}\n"
     ".s0{stroke:var(--c0);fill:var(--c0)}.s1{stroke:var(--c1);fill:var(--c1)}"
     ".s2{stroke:var(--c2);fill:var(--c2)}.s3{stroke:var(--c3);fill:var(--c3)}\n"

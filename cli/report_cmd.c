@@ -19,6 +19,7 @@
 #include "paths.h"
 #include "robust.h"
 #include "report.h"
+#include "report_axes.h"
 #include "store.h"
 #include "svg.h"
 
@@ -61,6 +62,7 @@ static int on_sweep(void *ud, int ncols, const char *const *names,
 typedef struct points {
     int64_t n, cap;
     double *time_h, *cost;
+    int64_t *rowid;
     bool *fits, *pareto;
 } points;
 
@@ -77,11 +79,12 @@ static int on_point(void *ud, int ncols, const char *const *names,
     points *p = ud;
 
     (void)names;
-    if (!row || ncols < 3 || p->n >= p->cap)
+    if (!row || ncols < 4 || p->n >= p->cap)
         return 0;
     p->time_h[p->n] = cell_num(&row[0]);
     p->cost[p->n] = cell_num(&row[1]);
     p->fits[p->n] = cell_num(&row[2]) != 0.0;
+    p->rowid[p->n] = row[3].type == TPLAN_CELL_INT ? row[3].i : -1;
     p->n++;
     return 0;
 }
@@ -543,8 +546,85 @@ out:
     free(out);
 }
 
-/* Cost against time for the sweep's plans, the Pareto front filled. */
-static void cost_time(report *r, const points *pt)
+/* The front's points named by the axes that tell them apart (issue 35:
+ * "tp2 ep4", not "hover a point", which a screenshot or print loses). */
+#define MAX_FRONT_LABELS 16
+#define MAX_TAG_AXES     12
+
+typedef struct front_tags {
+    int n_axes;
+    char axis[MAX_TAG_AXES][64];
+    char tag[MAX_TAG_AXES][40]; /* one row's, filled by on_tags */
+} front_tags;
+
+static int on_tags(void *ud, int ncols, const char *const *names,
+                   const tplan_cell *row)
+{
+    front_tags *t = ud;
+
+    (void)names;
+    if (!row)
+        return 0;
+    for (int i = 0; i < ncols && i < t->n_axes; i++)
+        report_axis_tag(t->tag[i], sizeof t->tag[i], t->axis[i], &row[i]);
+    return 0;
+}
+
+static void front_labels(svg_chart *ch, tplan_store *db, const points *pt,
+                         const char *axes)
+{
+    front_tags t;
+    char tags[MAX_FRONT_LABELS][MAX_TAG_AXES][40];
+    int64_t at[MAX_FRONT_LABELS];
+    int n = 0;
+    char sql[1200], name[64];
+    size_t len = (size_t)snprintf(sql, sizeof sql, "SELECT ");
+    tplan_err err;
+
+    memset(&t, 0, sizeof t);
+    while (t.n_axes < MAX_TAG_AXES && tplan_list_next(&axes, name, sizeof name))
+        if (tplan_field_find(name) >= 0 && len < sizeof sql) {
+            snprintf(t.axis[t.n_axes++], sizeof t.axis[0], "%s", name);
+            len += (size_t)snprintf(sql + len, sizeof sql - len, "%s%s",
+                                    t.n_axes > 1 ? ", " : "", name);
+        }
+    if (t.n_axes == 0 || len >= sizeof sql)
+        return;
+    snprintf(sql + len, sizeof sql - len, " FROM plans WHERE rowid = ?1");
+    /* the front's fastest points first (the points are in rank order) */
+    for (int64_t i = 0; i < pt->n && n < MAX_FRONT_LABELS; i++) {
+        tplan_cell q = {TPLAN_CELL_INT, pt->rowid[i], 0.0, NULL};
+
+        if (!pt->pareto[i] || pt->rowid[i] < 0)
+            continue;
+        memset(t.tag, 0, sizeof t.tag);
+        if (tplan_store_query(db, sql, &q, 1, on_tags, &t, &err) != TPLAN_OK)
+            return;
+        memcpy(tags[n], t.tag, sizeof t.tag);
+        at[n++] = i;
+    }
+    for (int k = 0; k < n; k++) {
+        char label[200];
+        size_t m = 0;
+
+        label[0] = '\0';
+        for (int a = 0; a < t.n_axes; a++) {
+            bool differ = n == 1;
+
+            for (int j = 0; j < n && !differ; j++)
+                differ = strcmp(tags[j][a], tags[k][a]) != 0;
+            if (differ && m < sizeof label)
+                m += (size_t)snprintf(label + m, sizeof label - m, "%s%s",
+                                      m ? " " : "", tags[k][a]);
+        }
+        svg_point_label(ch, pt->time_h[at[k]], pt->cost[at[k]], label);
+    }
+}
+
+/* Cost against time for the sweep's plans, the Pareto front filled and
+ * named. */
+static void cost_time(report *r, tplan_store *db, const points *pt,
+                      const char *axes)
 {
     svg_axis x = {(double)INFINITY,        0.0, false, true,
                   "time to train (hours)", 0.0};
@@ -565,6 +645,7 @@ static void cost_time(report *r, const points *pt)
         return;
     /* the front of these two objectives, whatever the sweep ranked by */
     report_pareto(pt->n, pt->time_h, pt->cost, pt->fits, pt->pareto);
+    svg_time_axis(&x);
     svg_begin(&ch, r->f, "kept-cost-vs-time",
               "Cost against time of the kept plans (filled: the Pareto "
               "front)",
@@ -573,12 +654,20 @@ static void cost_time(report *r, const points *pt)
     for (int pass = 0; pass < 2; pass++)
         for (int64_t i = 0; i < pt->n; i++)
             if (pt->pareto[i] == (pass == 1))
-                svg_point(&ch, pt->pareto[i] ? "pareto" : "kept",
-                          pt->pareto[i] ? 0 : 1, pt->time_h[i], pt->cost[i],
-                          pt->pareto[i], NULL);
-    svg_end(&ch, pt->n >= MAX_POINTS ? "The best 20,000 plans by rank are "
-                                       "drawn."
-                                     : NULL);
+                svg_point(&ch,
+                          pt->pareto[i] ? "pareto"
+                          : pt->fits[i] ? "kept"
+                                        : "no fit",
+                          pt->pareto[i] ? 0 : pt->fits[i] ? 1 : 3,
+                          pt->time_h[i], pt->cost[i], pt->pareto[i], NULL);
+    front_labels(&ch, db, pt, axes);
+    svg_end(&ch, pt->n >= MAX_POINTS
+                     ? "Squares: plans that fit; diamonds: plans that do not. "
+                       "The front's points are named by the axes that tell "
+                       "them apart. The best 20,000 plans by rank are drawn."
+                     : "Squares: plans that fit; diamonds: plans that do not. "
+                       "The front's points are named by the axes that tell "
+                       "them apart.");
 }
 
 /* The best throughput at each GPU count, as SQL groups it over every
@@ -641,15 +730,17 @@ static int scaling(report *r, tplan_store *db, int64_t sweep, tplan_err *err)
                   x, y);
         svg_series(&ch, "tokens_per_s", 0, n, g, tps);
         svg_end(&ch, NULL);
-        y.lo = 0.0;
-        y.hi = 100.0;
+        y.lo = y.hi = 100.0;
         y.log10 = false;
-        for (int i = 0; i < n; i++)
+        for (int i = 0; i < n; i++) {
+            y.lo = fmin(y.lo, eff[i]);
             y.hi = fmax(y.hi, eff[i]);
+        }
         y.label = "scaling efficiency (%)";
         svg_begin(&ch, r->f, "kept-efficiency-vs-gpus",
                   "Scaling efficiency of the best plan at each GPU count", x,
                   y);
+        svg_hline(&ch, "linear", 100.0, "linear scaling");
         svg_series(&ch, "efficiency", 1, n, g, eff);
         svg_end(&ch, "Per-GPU throughput of the best plan at each count "
                      "over the smallest count's (best plans may differ in "
@@ -751,7 +842,8 @@ int cmd_report(int argc, char **argv)
     pt.cost = malloc(sizeof(double) * MAX_POINTS);
     pt.pareto = malloc(sizeof(bool) * MAX_POINTS);
     pt.fits = malloc(sizeof(bool) * MAX_POINTS);
-    if (!pt.time_h || !pt.cost || !pt.pareto || !pt.fits) {
+    pt.rowid = malloc(sizeof(int64_t) * MAX_POINTS);
+    if (!pt.time_h || !pt.cost || !pt.pareto || !pt.fits || !pt.rowid) {
         fputs("tplan: out of memory\n", stderr);
         goto done;
     }
@@ -760,7 +852,7 @@ int cmd_report(int argc, char **argv)
                            {TPLAN_CELL_INT, MAX_POINTS, 0.0, NULL}};
 
         if (tplan_store_query(db,
-                              "SELECT time_h, cost_usd, fits "
+                              "SELECT time_h, cost_usd, fits, rowid "
                               "FROM plans WHERE sweep_id = ?1 ORDER BY "
                               "rank IS NULL, fits = 0, rank LIMIT ?2",
                               q, 2, on_point, &pt, &err) != TPLAN_OK) {
@@ -780,8 +872,17 @@ int cmd_report(int argc, char **argv)
         goto done;
     }
     report_section(&r, "The kept plans", NULL);
-    cost_time(&r, &pt);
+    cost_time(&r, db, &pt, sw.axes);
     if (scaling(&r, db, sw.id, &err)) {
+        report_abort(&r);
+        fprintf(stderr, "tplan: %s\n", err.msg);
+        goto done;
+    }
+    report_section(&r, "By axis value",
+                   "For each axis the sweep varied: the best plan at each of "
+                   "its values, its time, and its memory against the usable "
+                   "memory.");
+    if (report_best_by_axes(&r, db, sw.id, sw.axes, sw.rank_by, &err)) {
         report_abort(&r);
         fprintf(stderr, "tplan: %s\n", err.msg);
         goto done;
@@ -815,6 +916,7 @@ done:
     free(pt.cost);
     free(pt.pareto);
     free(pt.fits);
+    free(pt.rowid);
     tplan_store_close(db);
     return rc;
 }

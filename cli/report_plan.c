@@ -348,12 +348,18 @@ static void gpu_scaling(report *r, const tplan_config *base,
                   "Throughput against GPU count, same global batch", x, y);
         svg_series(&ch, "tokens_per_s", 0, n, g, tps);
         svg_end(&ch, NULL);
-        y.lo = 0.0;
-        y.hi = 100.0;
+        /* fitted to the data and the 100% of linear scaling, which is
+         * drawn */
+        y.lo = y.hi = 100.0;
         y.log10 = false;
+        for (int i = 0; i < n; i++) {
+            y.lo = fmin(y.lo, eff[i]);
+            y.hi = fmax(y.hi, eff[i]);
+        }
         y.label = "scaling efficiency (%)";
         svg_begin(&ch, r->f, "efficiency-vs-gpus",
                   "Scaling efficiency against GPU count", x, y);
+        svg_hline(&ch, "linear", 100.0, "linear scaling");
         svg_series(&ch, "efficiency", 1, n, g, eff);
         svg_end(&ch, "Per-GPU throughput over the smallest count's. Counts "
                      "that cannot keep the global batch exactly are left "
@@ -372,6 +378,7 @@ static void gpu_scaling(report *r, const tplan_config *base,
                 y.hi = fmax(y.hi, cost[i]);
             }
         report_pareto(n, t, cost, fits, front);
+        svg_time_axis(&x);
         svg_begin(&ch, r->f, "cost-vs-time",
                   "Cost against time at each GPU count (filled: the Pareto "
                   "front)",
@@ -379,11 +386,24 @@ static void gpu_scaling(report *r, const tplan_config *base,
         for (int i = 0; i < n; i++) {
             char label[64];
 
-            snprintf(label, sizeof label, "%lld GPUs", (long long)gpus[i]);
+            snprintf(label, sizeof label, "%lld GPU%s", (long long)gpus[i],
+                     gpus[i] == 1 ? "" : "s");
             svg_point(&ch, front[i] ? "pareto" : "dominated", front[i] ? 0 : 1,
                       t[i], cost[i], front[i], label);
         }
-        svg_end(&ch, "Hover a point for its GPU count.");
+        /* every point named where there is room (issue 35: "hover a
+         * point" is lost in a screenshot or print): the front's first */
+        for (int pass = 0; pass < 2; pass++)
+            for (int i = 0; i < n; i++)
+                if (front[i] == (pass == 0)) {
+                    char label[64];
+
+                    snprintf(label, sizeof label, "%lld GPU%s",
+                             (long long)gpus[i], gpus[i] == 1 ? "" : "s");
+                    svg_point_label(&ch, t[i], cost[i], label);
+                }
+        svg_end(&ch, "Each point is a GPU count, named where there is room "
+                     "(its tooltip names it too).");
     }
     free(rows);
 }

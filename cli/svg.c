@@ -1,19 +1,26 @@
-/* Inline SVG charts for the HTML reports (svg.h). */
+/* Inline SVG charts for the HTML reports (svg.h): the figure, the frame,
+ * the axes' bounds and ticks. Marks are in svg_marks.c, text placement in
+ * svg_label.c. */
 #include "svg.h"
 
 #include <math.h>
 #include <string.h>
 
 #include "json.h"
+#include "svg_impl.h"
 
-/* The viewBox: plot area and margins for tick labels and axis titles. */
-#define VIEW_W 720.0
-#define VIEW_H 400.0
-#define LEFT   78.0
-#define RIGHT  150.0 /* series names and reference-line labels */
-#define TOP    16.0
-#define BOTTOM 56.0
-#define STYLES 4
+/* The viewBox: plot area and margins for tick labels and axis titles.
+ * A small panel (best-by-axis) is narrower, with room on the right for a
+ * reference line's name only. */
+#define VIEW_W  720.0
+#define VIEW_H  400.0
+#define LEFT    78.0
+#define RIGHT   150.0 /* series names and reference-line labels */
+#define TOP     16.0
+#define BOTTOM  56.0
+#define PANEL_W 420.0
+#define PANEL_H 300.0
+#define PANEL_R 64.0
 
 void svg_text(FILE *f, const char *s)
 {
@@ -37,8 +44,7 @@ void svg_text(FILE *f, const char *s)
     }
 }
 
-/* An exact number for a data- attribute. */
-static void num_attr(FILE *f, const char *name, double v)
+void svg_num_attr(FILE *f, const char *name, double v)
 {
     char buf[40];
 
@@ -46,7 +52,7 @@ static void num_attr(FILE *f, const char *name, double v)
     fprintf(f, " %s=\"%s\"", name, buf);
 }
 
-static bool logged(const svg_axis *a)
+bool svg_logged(const svg_axis *a)
 {
     return a->log2 || a->log10;
 }
@@ -60,8 +66,16 @@ static double to_axis(const svg_axis *a, double v)
     return v;
 }
 
-/* Nice bounds: a log axis to whole powers, a linear one to a 1-2-5 step
- * (from 0 when the data are all positive and start near it). */
+static double from_axis(const svg_axis *a, double t)
+{
+    if (a->log2)
+        return exp2(t);
+    if (a->log10)
+        return pow(10.0, t);
+    return t;
+}
+
+/* A 1-2-5 step that cuts span in about five. */
 static double nice_step(double span)
 {
     double p = pow(10.0, floor(log10(span / 5.0))), r = span / 5.0 / p;
@@ -69,6 +83,13 @@ static double nice_step(double span)
     return p * (r <= 1.0 ? 1.0 : r <= 2.0 ? 2.0 : r <= 5.0 ? 5.0 : 10.0);
 }
 
+/* The axis's bounds, fitted to the data (issue 35: plans within 868 to
+ * 1,028 hours were drawn on 100 to 10,000):
+ * - log2 (counts): whole powers of two around the data;
+ * - log10: the data's own range and 5% of it either side;
+ * - linear: a 1-2-5 step around the data, from 0 where the data are all
+ *   positive and start below half their top (a bar or a memory line then
+ *   reads from zero). */
 static void bounds(const svg_axis *a, double *lo, double *hi)
 {
     double l = a->lo, h = a->hi;
@@ -77,13 +98,22 @@ static void bounds(const svg_axis *a, double *lo, double *hi)
         l = 0.0;
         h = 1.0;
     }
-    if (logged(a)) {
+    if (svg_logged(a)) {
         if (l <= 0.0)
             l = h > 0.0 ? h / 1024.0 : 1.0;
         if (h <= 0.0)
             h = 1.0;
-        *lo = floor(to_axis(a, l));
-        *hi = ceil(to_axis(a, h));
+        if (a->log2) {
+            *lo = floor(log2(l));
+            *hi = ceil(log2(h));
+        } else {
+            double pad = 0.05 * (log10(h) - log10(l));
+
+            if (pad < 0.02)
+                pad = 0.02; /* one value: a little either side */
+            *lo = log10(l) - pad;
+            *hi = log10(h) + pad;
+        }
         if (*hi <= *lo)
             *hi = *lo + 1.0;
         return;
@@ -163,87 +193,155 @@ static bool narrow(const svg_axis *a)
     return a->log10 && a->lo > 0.0 && a->hi >= a->lo && a->hi < 10.0 * a->lo;
 }
 
-static void ticks(svg_chart *c, bool horizontal)
+/* The values a tick goes at, in axis units, ascending; their count. */
+static int tick_values(const svg_chart *c, bool horizontal, double *t, int max)
 {
     const svg_axis *a = horizontal ? &c->x : &c->y;
     double lo = horizontal ? c->x_lo : c->y_lo;
     double hi = horizontal ? c->x_hi : c->y_hi;
-    double sc = a->scale > 0.0 ? a->scale : 1.0;
-    double st = logged(a) ? fmax(1.0, ceil((hi - lo) / 8.0))
-                          : nice_step((hi - lo) / sc) * sc;
-    char buf[40];
+    double eps = (hi - lo) * 1e-9;
+    int n = 0;
 
-    /* a log10 axis of two decades or less also gets 2 and 5 */
-    static const double mult[3] = {1.0, 2.0, 5.0};
-    int sub = a->log10 && hi - lo <= 2.0 ? 3 : 1;
+    if (horizontal && c->n_cats > 0) {
+        for (int i = 0; i < c->n_cats && n < max; i++)
+            t[n++] = i;
+        return n;
+    }
+    if (a->log2) {
+        double st = fmax(1.0, ceil((hi - lo) / 8.0));
 
-    if (!(st > 0.0) || !isfinite(st) || (hi - lo) / st > 40.0)
-        st = (hi - lo) / 8.0; /* a range the 1-2-5 steps cannot cut */
-    if (!(st > 0.0) || !isfinite(st))
-        return;
-    for (int i = 0; i <= 40; i++) {
-        double t = lo + st * i;
+        for (double e = ceil(lo - eps); e <= hi + eps && n < max; e += st)
+            t[n++] = e;
+        return n;
+    }
+    if (a->log10) {
+        /* 1, 2, 5 of each decade over up to three decades, whole decades
+         * beyond; where fewer than three fall in the range (a narrow log
+         * axis beside a GPU count), a 1-2-5 step of the values */
+        static const double mult[3] = {1.0, 2.0, 5.0};
+        /* in the unit the labels show (days, GiB): 1, 2, 5 of those */
+        double sc = a->scale > 0.0 ? a->scale : 1.0, ls = log10(sc);
+        int sub = hi - lo <= 3.0 ? 3 : 1;
+        double st = fmax(1.0, ceil((hi - lo) / 8.0));
 
-        if (t > hi + st * 1e-9)
-            break;
-        for (int k = 0; k < sub && (k == 0 || t < hi); k++) {
-            double v = (a->log2    ? exp2(t)
-                        : a->log10 ? pow(10.0, t)
-                                   : t) *
-                       mult[k];
-            double px = horizontal ? svg_x(c, v) : 0.0;
-            double py = horizontal ? 0.0 : svg_y(c, v);
+        for (double e = floor(lo - ls); e <= hi - ls && n < max; e += st)
+            for (int k = 0; k < sub && n < max; k++) {
+                double v = log10(mult[k]) + e + ls;
 
-            tick_label(buf, sizeof buf, a, v);
-            if (horizontal)
-                fprintf(c->f,
-                        "<line class=\"grid\" x1=\"%.2f\" y1=\"%.2f\" "
-                        "x2=\"%.2f\" y2=\"%.2f\"/><text class=\"tick\" "
-                        "x=\"%.2f\" y=\"%.2f\" text-anchor=\"middle\">%s"
-                        "</text>\n",
-                        px, c->top, px, c->top + c->h, px, c->top + c->h + 16.0,
-                        buf);
-            else
-                fprintf(c->f,
-                        "<line class=\"grid\" x1=\"%.2f\" y1=\"%.2f\" "
-                        "x2=\"%.2f\" y2=\"%.2f\"/><text class=\"tick\" "
-                        "x=\"%.2f\" y=\"%.2f\" text-anchor=\"end\">%s"
-                        "</text>\n",
-                        c->left, py, c->left + c->w, py, c->left - 6.0,
-                        py + 4.0, buf);
+                if (v >= lo - eps && v <= hi + eps)
+                    t[n++] = v;
+            }
+        if (n >= 3)
+            return n;
+        {
+            double vlo = pow(10.0, lo) / sc, vhi = pow(10.0, hi) / sc;
+            double vs = nice_step(vhi - vlo);
+
+            n = 0;
+            for (double v = ceil(vlo / vs) * vs; v <= vhi && n < max; v += vs)
+                t[n++] = log10(v * sc);
+            return n;
         }
+    }
+    {
+        double sc = a->scale > 0.0 ? a->scale : 1.0;
+        double st = nice_step((hi - lo) / sc) * sc;
+
+        if (!(st > 0.0) || !isfinite(st) || (hi - lo) / st > 40.0)
+            st = (hi - lo) / 8.0; /* a range the 1-2-5 steps cannot cut */
+        if (!(st > 0.0) || !isfinite(st))
+            return 0;
+        /* at multiples of the step (a bound of the data may not be) */
+        double first = ceil(lo / st - 1e-9) * st;
+
+        for (int i = 0; i <= 40 && n < max; i++) {
+            double v = first + st * i;
+
+            if (v > hi + st * 1e-9)
+                break;
+            /* 0.30000000000000004 is 0.3 */
+            t[n++] = fabs(v) < st * 1e-9 ? 0.0 : v;
+        }
+        return n;
     }
 }
 
-void svg_begin(svg_chart *c, FILE *f, const char *kind, const char *title,
-               svg_axis x, svg_axis y)
+/* The grid lines and tick labels of one axis. A label that would meet
+ * the one before it is left out (its grid line stays); a categorical
+ * axis whose names are wider than their slots staggers them on two rows. */
+static void ticks(svg_chart *c, bool horizontal)
 {
-    memset(c, 0, sizeof *c);
-    c->f = f;
-    c->x = x;
-    c->y = y;
-    {
-        if (narrow(&x) && !y.log2)
-            c->x.log10 = false;
-        if (narrow(&y) && !x.log2)
-            c->y.log10 = false;
+    const svg_axis *a = horizontal ? &c->x : &c->y;
+    double t[64];
+    int n = tick_values(c, horizontal, t, 64);
+    bool stagger = false;
+    char buf[64];
+
+    if (horizontal && c->n_cats > 1) {
+        double slot = c->w / c->n_cats;
+
+        for (int i = 0; i < c->n_cats; i++)
+            stagger = stagger ||
+                      strlen(c->cats[i]) * SVG_CHAR_W > slot - 4.0;
     }
-    c->left = LEFT;
-    c->top = TOP;
-    c->w = VIEW_W - LEFT - RIGHT;
-    c->h = VIEW_H - TOP - BOTTOM;
-    bounds(&c->x, &c->x_lo, &c->x_hi);
+    for (int i = 0; i < n; i++) {
+        double v = horizontal && c->n_cats > 0 ? t[i] : from_axis(a, t[i]);
+        double px = horizontal ? svg_x(c, v) : c->left - 6.0;
+        double py = horizontal ? c->top + c->h + 20.0 + (stagger && i % 2) * 14.0
+                               : svg_y(c, v) + 4.0;
+        svg_box b;
+
+        if (horizontal && c->n_cats > 0)
+            snprintf(buf, sizeof buf, "%s", c->cats[i]);
+        else
+            tick_label(buf, sizeof buf, a, v);
+        if (horizontal)
+            fprintf(c->f,
+                    "<line class=\"grid\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+                    "y2=\"%.2f\"/>",
+                    px, c->top, px, c->top + c->h);
+        else
+            fprintf(c->f,
+                    "<line class=\"grid\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
+                    "y2=\"%.2f\"/>",
+                    c->left, py - 4.0, c->left + c->w, py - 4.0);
+        b = svg_text_box(buf, px, py, horizontal ? "middle" : "end");
+        if (svg_box_clash(c, b)) {
+            fputc('\n', c->f);
+            continue;
+        }
+        svg_box_take(c, b);
+        fprintf(c->f,
+                "<text class=\"tick\" x=\"%.2f\" y=\"%.2f\" "
+                "text-anchor=\"%s\">",
+                px, py, horizontal ? "middle" : "end");
+        svg_text(c->f, buf);
+        fputs("</text>\n", c->f);
+    }
+}
+
+/* The <svg> of a chart or a panel: the frame, the ticks, the axes'
+ * titles. */
+static void plot_open(svg_chart *c, const char *title)
+{
+    FILE *f = c->f;
+
+    if (c->n_cats > 0) {
+        c->x.log2 = c->x.log10 = false;
+        c->x_lo = -0.5;
+        c->x_hi = c->n_cats - 0.5;
+    } else {
+        bounds(&c->x, &c->x_lo, &c->x_hi);
+    }
     bounds(&c->y, &c->y_lo, &c->y_hi);
-    fprintf(f, "<figure class=\"chart\" data-chart=\"%s\"><figcaption>", kind);
-    svg_text(f, title);
     fprintf(f,
-            "</figcaption>\n<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+            "<svg viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
             "xmlns=\"http://www.w3.org/2000/svg\"><title>",
-            VIEW_W, VIEW_H);
+            c->vw, c->vh);
     svg_text(f, title);
     fputs("</title>\n", f);
     ticks(c, true);
-    if (y.label)
+    if (c->y.label)
         ticks(c, false);
     fprintf(f,
             "<rect class=\"frame\" x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" "
@@ -252,250 +350,96 @@ void svg_begin(svg_chart *c, FILE *f, const char *kind, const char *title,
     fprintf(f,
             "<text class=\"axis\" x=\"%.2f\" y=\"%.2f\" "
             "text-anchor=\"middle\">",
-            c->left + c->w / 2.0, VIEW_H - 12.0);
-    svg_text(f, x.label);
+            c->left + c->w / 2.0, c->vh - 10.0);
+    svg_text(f, c->x.label);
     fputs("</text>\n", f);
-    if (y.label) {
+    if (c->y.label) {
         fprintf(f,
                 "<text class=\"axis\" transform=\"translate(16 %.2f) "
                 "rotate(-90)\" text-anchor=\"middle\">",
                 c->top + c->h / 2.0);
-        svg_text(f, y.label);
+        svg_text(f, c->y.label);
         fputs("</text>\n", f);
     }
 }
 
+static void chart_init(svg_chart *c, FILE *f, svg_axis x, svg_axis y)
+{
+    memset(c, 0, sizeof *c);
+    c->f = f;
+    c->x = x;
+    c->y = y;
+    if (narrow(&x) && !y.log2)
+        c->x.log10 = false;
+    if (narrow(&y) && !x.log2)
+        c->y.log10 = false;
+}
+
+void svg_figure(FILE *f, const char *kind, const char *title)
+{
+    fprintf(f, "<figure class=\"chart\" data-chart=\"%s\"><figcaption>", kind);
+    svg_text(f, title);
+    fputs("</figcaption>\n", f);
+}
+
+void svg_figure_end(FILE *f, const char *note)
+{
+    if (note) {
+        fputs("<p class=\"note\">", f);
+        svg_text(f, note);
+        fputs("</p>", f);
+    }
+    fputs("</figure>\n", f);
+}
+
+void svg_begin(svg_chart *c, FILE *f, const char *kind, const char *title,
+               svg_axis x, svg_axis y)
+{
+    chart_init(c, f, x, y);
+    c->vw = VIEW_W;
+    c->vh = VIEW_H;
+    c->left = LEFT;
+    c->top = TOP;
+    c->w = VIEW_W - LEFT - RIGHT;
+    c->h = VIEW_H - TOP - BOTTOM;
+    svg_figure(f, kind, title);
+    plot_open(c, title);
+}
+
+void svg_panel(svg_chart *c, FILE *f, const char *title, svg_axis x,
+               svg_axis y, int n_cats, const char *const *cats)
+{
+    chart_init(c, f, x, y);
+    c->n_cats = n_cats;
+    c->cats = cats;
+    c->vw = PANEL_W;
+    c->vh = PANEL_H;
+    c->left = LEFT;
+    c->top = TOP;
+    c->w = PANEL_W - LEFT - PANEL_R;
+    /* room for categories staggered on two rows */
+    c->h = PANEL_H - TOP - BOTTOM - 12.0;
+    plot_open(c, title);
+}
+
+void svg_panel_end(svg_chart *c)
+{
+    svg_end_labels(c);
+    fputs("</svg>\n", c->f);
+}
+
 void svg_end(svg_chart *c, const char *note)
 {
-    fputs("</svg>", c->f);
-    if (note) {
-        fputs("<p class=\"note\">", c->f);
-        svg_text(c->f, note);
-        fputs("</p>", c->f);
-    }
-    fputs("</figure>\n", c->f);
+    svg_panel_end(c);
+    svg_figure_end(c->f, note);
 }
 
-/* A label's baseline near (px, py), moved down past labels already
- * placed within 13 units of it. */
-static bool label_clash(const svg_chart *c, double px, double py)
+void svg_time_axis(svg_axis *a)
 {
-    for (int i = 0; i < c->n_labels; i++)
-        if (fabs(c->label_y[i] - py) < 13.0 && fabs(c->label_x[i] - px) < 90.0)
-            return true;
-    return false;
-}
+    bool days = isfinite(a->hi) && a->hi >= 1000.0;
 
-static double place_label(svg_chart *c, double px, double py)
-{
-    /* down while inside the plot, then up: never onto the tick labels */
-    double y0 = py, bottom = c->top + c->h;
-
-    for (int pass = 0; pass < 32 && label_clash(c, px, py); pass++)
-        py += 13.0;
-    if (py > bottom && py != y0)
-        for (py = y0 - 13.0; py > c->top && label_clash(c, px, py); py -= 13.0)
-            ;
-    if (c->n_labels < 32) {
-        c->label_x[c->n_labels] = px;
-        c->label_y[c->n_labels++] = py;
-    }
-    return py;
-}
-
-/* A marker of one of four shapes at (px, py). */
-static void marker(FILE *f, int style, double px, double py, double r)
-{
-    switch (style % STYLES) {
-    case 0:
-        fprintf(f, "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"%.2f\"", px, py, r);
-        break;
-    case 1:
-        fprintf(f, "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\"",
-                px - r, py - r, 2.0 * r, 2.0 * r);
-        break;
-    case 2:
-        fprintf(f, "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fZ\"", px,
-                py - 1.3 * r, px + 1.2 * r, py + r, px - 1.2 * r, py + r);
-        break;
-    default:
-        fprintf(f, "<path d=\"M%.2f %.2fL%.2f %.2fL%.2f %.2fL%.2f %.2fZ\"", px,
-                py - 1.3 * r, px + 1.3 * r, py, px, py + 1.3 * r, px - 1.3 * r,
-                py);
-    }
-}
-
-static bool drawable(const svg_chart *c, double x, double y)
-{
-    return isfinite(x) && isfinite(y) && (!logged(&c->x) || x > 0.0) &&
-           (!logged(&c->y) || y > 0.0);
-}
-
-void svg_point(svg_chart *c, const char *series, int style, double x, double y,
-               bool highlight, const char *label)
-{
-    double px, py;
-
-    if (!drawable(c, x, y))
-        return;
-    px = svg_x(c, x);
-    py = svg_y(c, y);
-    marker(c->f, style, px, py, highlight ? 5.0 : 3.5);
-    fprintf(c->f, " class=\"mark s%d%s\" data-series=\"", style % STYLES,
-            highlight ? " hi" : "");
-    svg_text(c->f, series);
-    fputc('"', c->f);
-    num_attr(c->f, "data-x", x);
-    num_attr(c->f, "data-y", y);
-    if (label) {
-        fputs("><title>", c->f);
-        svg_text(c->f, label);
-        fputs("</title></", c->f);
-        fputs(style % STYLES == 0   ? "circle>\n"
-              : style % STYLES == 1 ? "rect>\n"
-                                    : "path>\n",
-              c->f);
-    } else {
-        fputs("/>\n", c->f);
-    }
-}
-
-/* The words a series is labelled with at its end: a plan field's name
- * read as a person would (issue 35: lines labelled total_bytes and
- * tokens_per_s); others (precisions, schedules) as they are. data-series
- * keeps the name itself. */
-static const char *series_words(const char *series)
-{
-    static const char *const map[][2] = {
-        {"tokens_per_s", "tokens/s"},
-        {"total_bytes", "total memory"},
-        {"activations_bytes", "activations"},
-        {"efficiency", "scaling efficiency"},
-    };
-
-    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
-        if (strcmp(series, map[i][0]) == 0)
-            return map[i][1];
-    return series;
-}
-
-void svg_series(svg_chart *c, const char *series, int style, int n,
-                const double *x, const double *y)
-{
-    static const char *const dash[STYLES] = {"", "8 4", "2 3", "8 3 2 3"};
-    int last = -1;
-
-    fprintf(c->f, "<g class=\"series s%d\" data-series=\"", style % STYLES);
-    svg_text(c->f, series);
-    fputs("\"><polyline fill=\"none\" points=\"", c->f);
-    for (int i = 0; i < n; i++)
-        if (drawable(c, x[i], y[i])) {
-            fprintf(c->f, "%s%.2f,%.2f", last >= 0 ? " " : "", svg_x(c, x[i]),
-                    svg_y(c, y[i]));
-            last = i;
-        }
-    fprintf(c->f, "\" stroke-dasharray=\"%s\"/>\n", dash[style % STYLES]);
-    /* a dense line (a schedule) keeps its values on small dots */
-    for (int i = 0; i < n; i++)
-        if (n <= 24)
-            svg_point(c, series, style, x[i], y[i], false, NULL);
-        else if (drawable(c, x[i], y[i])) {
-            fprintf(c->f,
-                    "<circle class=\"mark dot s%d\" cx=\"%.2f\" "
-                    "cy=\"%.2f\" r=\"1.2\" data-series=\"",
-                    style % STYLES, svg_x(c, x[i]), svg_y(c, y[i]));
-            svg_text(c->f, series);
-            fputc('"', c->f);
-            num_attr(c->f, "data-x", x[i]);
-            num_attr(c->f, "data-y", y[i]);
-            fputs("/>\n", c->f);
-        }
-    if (last >= 0) {
-        double lx = svg_x(c, x[last]) + 8.0;
-
-        fprintf(c->f, "<text class=\"label\" x=\"%.2f\" y=\"%.2f\">", lx,
-                place_label(c, lx, svg_y(c, y[last]) + 4.0));
-        svg_text(c->f, series_words(series));
-        fputs("</text>", c->f);
-    }
-    fputs("</g>\n", c->f);
-}
-
-void svg_hline(svg_chart *c, const char *field, double y, const char *label)
-{
-    double py;
-
-    if (!drawable(c, logged(&c->x) ? 1.0 : 0.0, y))
-        return;
-    py = svg_y(c, y);
-    fprintf(c->f,
-            "<line class=\"ref\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
-            "y2=\"%.2f\" data-field=\"%s\"",
-            c->left, py, c->left + c->w, py, field);
-    num_attr(c->f, "data-value", y);
-    fprintf(c->f, "/><text class=\"label\" x=\"%.2f\" y=\"%.2f\">",
-            c->left + c->w + 6.0,
-            place_label(c, c->left + c->w + 6.0, py + 4.0));
-    svg_text(c->f, label);
-    fputs("</text>\n", c->f);
-}
-
-void svg_vline(svg_chart *c, const char *field, double x, const char *label)
-{
-    double px;
-
-    if (!drawable(c, x, logged(&c->y) ? 1.0 : 0.0))
-        return;
-    px = svg_x(c, x);
-    fprintf(c->f,
-            "<line class=\"ref\" x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" "
-            "y2=\"%.2f\" data-field=\"%s\"",
-            px, c->top, px, c->top + c->h, field);
-    num_attr(c->f, "data-value", x);
-    fprintf(c->f, "/><text class=\"label\" x=\"%.2f\" y=\"%.2f\">", px + 4.0,
-            place_label(c, px + 4.0, c->top + 12.0));
-    svg_text(c->f, label);
-    fputs("</text>\n", c->f);
-}
-
-void svg_stack(svg_chart *c, int n, const char *const *fields,
-               const char *const *labels, const double *parts)
-{
-    double at = 0.0, bar_y = c->top + c->h * 0.25, bar_h = c->h * 0.3;
-    int shown = 0;
-
-    for (int i = 0; i < n; i++) {
-        double x0 = svg_x(c, at), x1;
-
-        if (!(parts[i] > 0.0) || !isfinite(parts[i]))
-            continue;
-        x1 = svg_x(c, at + parts[i]);
-        fprintf(c->f,
-                "<rect class=\"part p%d\" x=\"%.2f\" y=\"%.2f\" "
-                "width=\"%.2f\" height=\"%.2f\" data-field=\"%s\"",
-                i % 8, x0, bar_y, fmax(x1 - x0, 0.5), bar_h, fields[i]);
-        num_attr(c->f, "data-value", parts[i]);
-        fputs("><title>", c->f);
-        svg_text(c->f, labels[i]);
-        fputs("</title></rect>\n", c->f);
-        /* the legend under the bar: a swatch of the same fill and its
-         * name, one a row (issue 35: in two columns "data-parallel
-         * communication not hidden" ran over the frame and the step line) */
-        {
-            double lx = c->left;
-            double ly = bar_y + bar_h + 22.0 + shown * 18.0;
-
-            fprintf(c->f,
-                    "<rect class=\"part p%d\" x=\"%.2f\" y=\"%.2f\" "
-                    "width=\"14\" height=\"12\"/><text class=\"tick\" "
-                    "x=\"%.2f\" y=\"%.2f\">",
-                    i % 8, lx, ly - 10.0, lx + 20.0, ly);
-            svg_text(c->f, labels[i]);
-            fputs("</text>\n", c->f);
-        }
-        shown++;
-        at += parts[i];
-    }
+    a->label = days ? "time to train (days)" : "time to train (hours)";
+    a->scale = days ? 24.0 : 0.0;
 }
 
 void svg_style(FILE *f)

@@ -26,21 +26,30 @@ tplan.sweep{
 LUA
 "$tplan" run sweep.lua --db s.db >/dev/null 2>&1
 "$tplan" report s.db -o sweep.html
+# an MoE sweep: which TP, PP, EP, ZeRO stage and micro-batch
+"$tplan" run "$root/examples/mixtral_layout.lua" --db moe.db >/dev/null 2>&1
+"$tplan" report moe.db -o moe.html
 
 # one page per figure (and one for the ranked table), named by its kind
-python3 - calc.html sweep.html <<'PY'
+python3 - calc.html sweep.html moe.html <<'PY'
 import re, sys
-for src, prefix in ((sys.argv[1], ""), (sys.argv[2], "sweep-")):
+for src, prefix in ((sys.argv[1], ""), (sys.argv[2], "sweep-"), (sys.argv[3], "moe-")):
     page = open(src, encoding="utf-8").read()
     head = page[:page.index("<h1>")]
     for m in re.finditer(r'<figure class="chart" data-chart="([^"]+)">.*?</figure>', page, re.S):
         kind = m.group(1)
-        if prefix and not kind.startswith("kept-"):
+        if prefix and not kind.startswith(("kept-", "best-by-")):
             continue  # the best plan's charts: the calc report has them
+        if prefix == "moe-" and kind == "kept-cost-vs-time":
+            kind = "moe-" + kind
+        elif prefix and kind.startswith("best-by-"):
+            kind = prefix + kind
+        elif prefix == "moe-":
+            continue
         open(f"{kind}.page.html", "w", encoding="utf-8").write(
             head + m.group(0) + "</body></html>\n")
     t = re.search(r'<div class="wide"><table data-table="ranked">.*?</table></div>', page, re.S)
-    if t and prefix:
+    if t and prefix == "sweep-":
         rows = t.group(0).split("</tr>")
         open("ranked-table.page.html", "w", encoding="utf-8").write(
             head + "</tr>".join(rows[:12]) + "</tbody></table></div></body></html>\n")
@@ -48,7 +57,7 @@ PY
 for p in *.page.html; do
     name=${p%.page.html}
     h=640
-    case $name in *breakdown) h=520 ;; ranked-table) h=420 ;; esac
+    case $name in *breakdown) h=520 ;; ranked-table) h=420 ;; *best-by-*) h=470 ;; esac
     timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
         --window-size=1000,$h --screenshot="$out/$name.png" "file://$tmp/$p" >/dev/null 2>&1
     echo "$out/$name.png"

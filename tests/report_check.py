@@ -3,6 +3,7 @@
 
   report_check.py calc  PAGE.html PLAN.json      # tplan calc --report / --json
   report_check.py sweep PAGE.html ROWS.json      # tplan report / tplan query --json
+  report_check.py bestby PAGE.html RESULTS.db    # tplan report's best-by-AXIS charts
 
 PAGE is the report file or the DOM Chromium rendered from it
 (chromium --dump-dom). Every chart kind must be there, and every value the
@@ -11,6 +12,7 @@ that reads back to the same double). Prints one line per failure; exits 1
 on any.
 """
 import json
+import sqlite3
 import sys
 from html.parser import HTMLParser
 
@@ -249,15 +251,76 @@ def check_sweep(m, every):
                                              "time_h"]}, "best plan")
     check_parts(m, "memory-breakdown", MEMORY_PARTS, r1, "best plan")
 
+def same_value(page_value, db_value):
+    """An axis value as the page writes it against the database's."""
+    if isinstance(db_value, str):
+        return page_value == db_value
+    return same(page_value, db_value)
+
+
+def check_bestby(m, db):
+    """For each axis of the latest sweep with two values or more, a
+    best-by-AXIS chart whose marks are, at each value, the best plan's
+    figures as the database holds them: the first by rank among the plans
+    that fit, or where none fits, the one that needs least memory."""
+    con = sqlite3.connect(db)
+    sweep, axes = con.execute(
+        "SELECT id, axes FROM sweeps ORDER BY id DESC LIMIT 1").fetchone()
+    for axis in axes.split(","):
+        chart = f"best-by-{axis}"
+        rows = con.execute(
+            f'SELECT rowid, "{axis}", rank, fits, total_bytes, time_h, '
+            "step_time_s FROM plans WHERE sweep_id = ?", (sweep,)).fetchall()
+        values = {r[1] for r in rows}
+        if len(values) < 2:
+            check(chart not in m.charts, f"{chart} for one value")
+            continue
+        check(chart in m.charts, f"chart {chart} missing (have {m.charts})")
+        best = {}
+        for v in values:
+            cand = [r for r in rows if r[1] == v]
+            fit = [r for r in cand if r[3]]
+            if fit:
+                best[v] = min(fit, key=lambda r: (r[2] is None, r[2] or 0, r[0]))
+            else:
+                best[v] = min(cand, key=lambda r: (r[4], r[0]))
+        hours = all(b[5] is not None for b in best.values() if b[3])
+        for v, b in best.items():
+            at = [x for x in chart_marks(m, chart, **{"data-series": "best"})
+                  if same_value(x.get("data-x"), v)]
+            mem = [x for x in at if x.get("data-field") == "total_bytes"]
+            check(len(mem) == 1 and same(mem[0].get("data-y"), b[4]) and
+                  mem[0].get("data-fits") == str(b[3]),
+                  f"{chart} at {v}: memory {[x.get('data-y') for x in mem]} "
+                  f"!= {b[4]} (fits {b[3]})")
+            if b[2] is not None and mem:
+                check(same(mem[0].get("data-rank"), b[2]),
+                      f"{chart} at {v}: rank {mem[0].get('data-rank')} != {b[2]}")
+            field, want = ("time_h", b[5]) if hours else ("step_time_s", b[6])
+            t = [x for x in at if x.get("data-field") == field]
+            if b[3]:
+                check(len(t) == 1 and same(t[0].get("data-y"), want),
+                      f"{chart} at {v}: {field} {[x.get('data-y') for x in t]}"
+                      f" != {want}")
+            else:
+                check(not t, f"{chart} at {v}: a time for a plan that does not fit")
+    con.close()
+
+
 def main():
     mode, page, data = sys.argv[1], sys.argv[2], sys.argv[3]
     m = Marks()
     with open(page, encoding="utf-8") as f:
         m.feed(f.read())
-    with open(data, encoding="utf-8") as f:
-        d = json.load(f)
     self_contained(m)
     check("".join(m.text).strip() != "", "the page has no text")
+    if mode == "bestby":
+        check_bestby(m, data)
+        for msg in failures:
+            print(f"FAIL: {page}: {msg}")
+        return 1 if failures else 0
+    with open(data, encoding="utf-8") as f:
+        d = json.load(f)
     if mode == "calc":
         check_calc(m, d)
     else:

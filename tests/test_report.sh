@@ -103,6 +103,29 @@ fits() {
         bad "$page at $width px: a table overflows its box ($over)"
 }
 
+# geometry PAGE [CHART...]: PAGE as Chromium lays it out passes
+# tests/report_geometry.py (issue 35): marks span 40% of each plot where
+# the data vary, no two texts of a chart meet, no tick in exponent
+# notation, and each CHART named is there. A copy of the page gets
+# tests/report_geometry.js, which writes the boxes into the DOM.
+geometry() {
+    local page=$1
+    shift
+    python3 - "$page" "$dir/report_geometry.js" "g_$page" <<'PY'
+import sys
+page, js, out = sys.argv[1:4]
+s = open(page, encoding="utf-8").read()
+s = s.replace("</body>", "<script>" + open(js, encoding="utf-8").read() + "</script></body>")
+open(out, "w", encoding="utf-8").write(s)
+PY
+    timeout 120 "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars \
+        --window-size=1000,900 --dump-dom "file://$tmp/g_$page" >"g_$page.dom" 2>/dev/null
+    if out=$(python3 "$dir/report_geometry.py" "g_$page.dom" "$@"); then ok; else bad "$out"; fi
+}
+geometry calc.html
+geometry qlora.html
+geometry generic.html
+
 # ---- tplan report DB -------------------------------------------------------
 cat >sweep.lua <<'LUA'
 tplan.sweep{
@@ -121,6 +144,9 @@ else bad "tplan report: $(cat run.err report.err 2>/dev/null)"; fi
 check sweep s.html rows.json
 render s.html
 check sweep s.html.dom rows.json
+# a chart per swept axis, its marks the database's best plan at each value
+check bestby s.html s.db
+geometry s.html best-by-gpus best-by-zero best-by-precision best-by-recompute
 # by name and by id: the same page
 if "$tplan" report s.db --sweep report-test -o byname.html &&
    "$tplan" report s.db --sweep 1 -o byid.html && cmp -s byname.html byid.html; then ok
@@ -152,6 +178,10 @@ if "$tplan" run mix.lua --db mix.db >/dev/null 2>run.err &&
    "$tplan" report mix.db -o mix.html 2>report.err; then ok
 else bad "mixtral report: $(cat run.err report.err 2>/dev/null)"; fi
 grep -q "Does the best plan stay best?" mix.html && ok || bad "no robustness section"
+# issue 35's must-show: the Mixtral sweep's report has a best-by chart for
+# each of its five axes and passes the geometry checks in Chromium
+check bestby mix.html mix.db
+geometry mix.html best-by-ep best-by-tp best-by-pp best-by-zero best-by-micro_batch
 flip=$(grep -o '<li data-field="moe_imbalance" data-value="1">[^<]*</li>' mix.html)
 case "$flip" in
 *"EP 1 first at moe_imbalance 1.52; at 1, "*"EP 4 first (-"*"% time_h)"*) ok ;;
@@ -241,6 +271,7 @@ decades = [v for v in vals if v > 0 and abs(v - 10 ** round(__import__("math").l
 # linear axes: most ticks are not powers of ten
 sys.exit(0 if len(vals) >= 6 and len(decades) < len(vals) / 2 else 1)
 PY
+geometry narrow.html best-by-gpus best-by-zero best-by-micro_batch
 # no tick label in exponent notation in any page made above (issue 35:
 # money read 1e+06), and the pages carry a print stylesheet
 for page in *.html; do
