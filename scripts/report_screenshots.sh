@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Screenshots of every chart kind of tplan's HTML reports, for docs/img/
-# (docs/report.md shows them). Each figure of a calc report and a sweep
-# report is cut into a page of its own (the report's head, so the same
+# (docs/report.md shows them). Each figure of a calc report, the README's
+# sweep's report and an MoE sweep's report is cut into a page of its own (the report's head, so the same
 # style) and rendered by headless Chromium.
 # Usage: scripts/report_screenshots.sh [TPLAN] [OUTDIR]
 set -euo pipefail
@@ -15,15 +15,12 @@ cd "$tmp"
 
 "$tplan" calc --model llama3-8b --gpu h100-sxm --gpus 8 --zero 1 \
     --recompute full --tokens 15T --lr 3e-4 --report calc.html >/dev/null
-cat >sweep.lua <<'LUA'
-tplan.sweep{
-  name = "llama3-8b-on-h100", model = "llama3-8b", gpu = "h100-sxm", tokens = 1e12,
-  lr = 3e-4,
-  axes = {gpus = {8, 16, 32, 64, 128}, zero = {1, 3}, precision = {"mixed-bf16", "fp8"},
-          recompute = {"none", "selective", "full"}, micro_batch = {1, 2, 4}},
-  rank = {"cost_usd", "time_h"}, keep = 200,
-}
-LUA
+# the README's sweep, as the README has it
+python3 - "$root/README.md" >sweep.lua <<'PY'
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+print(re.search(r"```lua\n(-- sweep\.lua:.*?)```", text, re.S).group(1))
+PY
 "$tplan" run sweep.lua --db s.db >/dev/null 2>&1
 "$tplan" report s.db -o sweep.html
 # an MoE sweep: which TP, PP, EP, ZeRO stage and micro-batch
