@@ -542,6 +542,12 @@ static bool equivalent(const equivalence *eq, const int *digit,
 /* Shared state of one run's workers. */
 typedef struct shared {
     tplan_sweep_run *run;
+    /* the order the workers walk the axes in: the spec's own, or a copy
+     * with the axes by reach class (walk_init); stride[k] is walk axis
+     * k's step of the canonical index */
+    const tplan_sweep_spec *walk;
+    tplan_sweep_spec *walk_own;
+    int64_t stride[TPLAN_MAX_AXES];
     equivalence eq;
     int64_t local_n; /* indexes of this shard */
     atomic_llong next;
@@ -550,6 +556,16 @@ typedef struct shared {
     pthread_mutex_t sink_lock;
     tplan_err err; /* the first failure */
 } shared;
+
+/* The canonical index of the walk's digits. */
+static int64_t canonical_index(const shared *sh, const int *digit)
+{
+    int64_t index = 0;
+
+    for (int k = 0; k < sh->walk->n_axes; k++)
+        index += digit[k] * sh->stride[k];
+    return index;
+}
 
 /* Each worker on cache lines of its own: the counters are written for
  * every configuration, and two workers sharing a line slow each other. */
@@ -804,6 +820,7 @@ static void *work(void *arg)
      * p->config as it was asked (plan.c), so the odometer changes only
      * the axes' fields, and a staged re-evaluation copies no config. */
     tplan_config *c = &p->config;
+    const tplan_sweep_spec *walk = sh->walk;
     int digit[TPLAN_MAX_AXES], reach;
     bool have = false;
 
@@ -814,7 +831,7 @@ static void *work(void *arg)
         if (from >= sh->local_n)
             break;
         to = from + CHUNK < sh->local_n ? from + CHUNK : sh->local_n;
-        odometer_set(r->spec, r->shard + from * r->shards, digit, c);
+        odometer_set(walk, r->shard + from * r->shards, digit, c);
         /* staged: p holds the figures of the configuration before, which
          * differs from this one in the axes odometer_step changed; where
          * those reach only the time or the run, the rest is kept */
@@ -830,12 +847,14 @@ static void *work(void *arg)
                 w->stats.visited++;
                 w->stats.invalid++;
             } else {
-                have = visit(w, r->shard + j * r->shards, digit, p, c, cache,
-                             reuse);
+                have = visit(w,
+                             walk == r->spec ? r->shard + j * r->shards
+                                             : canonical_index(sh, digit),
+                             digit, p, c, cache, reuse);
                 /* a refused layout's whole sub-space at once (one shard:
                  * consecutive indexes are this worker's) */
                 if (w->layout_bad && r->shards == 1 && !r->spec->unstaged) {
-                    int64_t n = skip_refused(w, r->spec, digit, to - j - 1);
+                    int64_t n = skip_refused(w, walk, digit, to - j - 1);
 
                     w->stats.visited += n;
                     w->stats.invalid += n;
@@ -843,7 +862,7 @@ static void *work(void *arg)
                     j += n;
                 }
             }
-            reach = odometer_step(r->spec, r->shards, digit, c);
+            reach = odometer_step(walk, r->shards, digit, c);
         }
         atomic_fetch_add(&sh->done, to - from);
         since_progress += to - from;
@@ -985,6 +1004,67 @@ nomem:
                          "out of memory keeping %lld plans", (long long)cap);
 }
 
+/* The walk order (issue 38 item 2). A staged evaluation re-uses the
+ * configuration before's figures when only cheap axes changed (a time-,
+ * communication- or run-class field), so the walk goes fastest over those:
+ * the axes are ordered by what a change of theirs reaches, the whole plan
+ * outermost, the run's figures innermost, in their canonical order
+ * within a class. The index stays the canonical one (the mixed radix of
+ * the spec's order, which indexes, ties, shards, merges and stored rows
+ * use), computed from the walk's digits. A shard takes every Nth
+ * canonical index and walks them in that order; a sweep asked to
+ * (canonical_walk) or not staged walks the spec's order. False: the
+ * spec's own order is already the walk's. */
+static int axis_class(const tplan_axis *a)
+{
+    return a->n < 2 ? -1 : (int)axis_reach(a);
+}
+
+static bool walk_init(const tplan_sweep_run *r, shared *sh, tplan_err *err)
+{
+    const tplan_sweep_spec *s = r->spec;
+    int perm[TPLAN_MAX_AXES], n = s->n_axes;
+    int64_t canon[TPLAN_MAX_AXES], st = 1;
+    bool moved = false;
+
+    sh->walk = s;
+    for (int i = n - 1; i >= 0; i--) {
+        canon[i] = st;
+        sh->stride[i] = st;
+        st *= s->axes[i].n;
+    }
+    if (r->shards > 1 || s->unstaged || s->canonical_walk)
+        return false;
+    /* a stable insertion sort by class: n is at most TPLAN_MAX_AXES; an
+     * axis of one value stays where it is (it never changes) */
+    for (int i = 0; i < n; i++) {
+        int k = i;
+
+        perm[i] = i;
+        while (k > 0 && axis_class(&s->axes[i]) >= 0 &&
+               axis_class(&s->axes[perm[k - 1]]) > axis_class(&s->axes[i])) {
+            perm[k] = perm[k - 1];
+            k--;
+        }
+        perm[k] = i;
+    }
+    for (int i = 0; i < n; i++)
+        moved = moved || perm[i] != i;
+    if (!moved)
+        return false;
+    if (!(sh->walk_own = malloc(sizeof *sh->walk_own))) {
+        tplan_err_set(err, TPLAN_ENOMEM, "sweep", "out of memory");
+        return true;
+    }
+    *sh->walk_own = *s;
+    for (int k = 0; k < n; k++) {
+        sh->walk_own->axes[k] = s->axes[perm[k]];
+        sh->stride[k] = canon[perm[k]];
+    }
+    sh->walk = sh->walk_own;
+    return false;
+}
+
 int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
 {
     const tplan_sweep_spec *s = r->spec;
@@ -1017,7 +1097,10 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
                              TPLAN_MAX_KEEP, (long long)keep);
     memset(&sh, 0, sizeof sh);
     sh.run = r;
-    equivalence_init(s, &sh.eq);
+    if (walk_init(r, &sh, err))
+        return TPLAN_ENOMEM;
+    /* the equivalence reads digits: the walk's */
+    equivalence_init(sh.walk, &sh.eq);
     sh.local_n =
         space > r->shard ? (space - r->shard + r->shards - 1) / r->shards : 0;
     /* a worker's heap never holds more than the shard's configurations */
@@ -1090,6 +1173,7 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
             r->sink_prep_free(ws[i].prep);
     }
     free(ws);
+    free(sh.walk_own);
     pthread_mutex_destroy(&sh.sink_lock);
     return rc;
 nomem:
@@ -1100,6 +1184,7 @@ nomem:
             free(ws[i].full);
         }
     free(ws);
+    free(sh.walk_own);
     pthread_mutex_destroy(&sh.sink_lock);
     return tplan_err_set(err, TPLAN_ENOMEM, "keep",
                          "out of memory for a sweep keeping %lld plans on %d "

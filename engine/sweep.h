@@ -96,6 +96,10 @@ typedef struct tplan_sweep_spec {
      * axes changed; the figures are the same bits either way (tests and
      * benchmarks compare the two) */
     bool unstaged;
+    /* walk the axes in their canonical order (the index's), not by reach
+     * class; the results are the same either way (tests and benchmarks
+     * compare the two; issue 38) */
+    bool canonical_walk;
     /* issue 38: the kept plans a sweep writes (res:save, res:csv, --db,
      * --csv) carry the fit advice's search ("would fit with ...", ~20 us
      * a plan that does not fit) only when asked (a script's advice =

@@ -15,7 +15,7 @@
 static const char *const sweep_fields_extra[] = {
     "name", "axes", "limits", "where",   "score",
     "rank", "keep", "pareto", "keep_equivalents", "threads", "staged",
-    "ranked", "fits_first", "advice", NULL};
+    "ranked", "fits_first", "advice", "walk", NULL};
 
 /* ---- spec parsing ----------------------------------------------------- */
 
@@ -384,4 +384,18 @@ void lt_sweep_spec(lua_State *L, int idx, tplan_sweep_spec *s, bool has_score)
         lu_bool(L, idx, "tplan.sweep", "staged", &staged);
         s->unstaged = !staged;
     }
+    /* walk = "canonical" walks the axes in the index's order instead of
+     * by reach class (the same results; benchmarks and tests compare) */
+    lua_getfield(L, idx, "walk");
+    if (!lua_isnil(L, -1)) {
+        const char *w = lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1)
+                                                       : NULL;
+
+        if (!w || (strcmp(w, "canonical") != 0 && strcmp(w, "reach") != 0))
+            luaL_error(L, "tplan.sweep: walk must be \"reach\" or "
+                          "\"canonical\" (got %s)",
+                       w ? w : luaL_typename(L, -1));
+        s->canonical_walk = strcmp(w, "canonical") == 0;
+    }
+    lua_pop(L, 1);
 }
