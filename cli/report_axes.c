@@ -67,13 +67,6 @@ typedef struct by_value {
     bool more; /* values past MAX_VALUES */
 } by_value;
 
-static double num(const tplan_cell *c)
-{
-    return c->type == TPLAN_CELL_INT    ? (double)c->i
-           : c->type == TPLAN_CELL_REAL ? c->r
-                                        : (double)NAN;
-}
-
 static int on_value(void *ud, int ncols, const char *const *names,
                     const tplan_cell *row)
 {
@@ -92,11 +85,11 @@ static int on_value(void *ud, int ncols, const char *const *names,
     else if (row[0].type == TPLAN_CELL_NULL)
         snprintf(b->val[i], sizeof b->val[i], "unset");
     else
-        fmt_double(b->val[i], sizeof b->val[i], num(&row[0]));
-    b->time_h[i] = num(&row[1]);
-    b->step_s[i] = num(&row[2]);
-    b->total[i] = num(&row[3]);
-    b->usable[i] = num(&row[4]);
+        fmt_double(b->val[i], sizeof b->val[i], tplan_cell_number(&row[0]));
+    b->time_h[i] = tplan_cell_number(&row[1]);
+    b->step_s[i] = tplan_cell_number(&row[2]);
+    b->total[i] = tplan_cell_number(&row[3]);
+    b->usable[i] = tplan_cell_number(&row[4]);
     b->fits[i] = row[5].type == TPLAN_CELL_INT && row[5].i != 0;
     b->ranked[i] = row[6].type == TPLAN_CELL_INT;
     b->rank[i] = b->ranked[i] ? row[6].i : 0;
@@ -125,8 +118,7 @@ static void time_panel(report *r, const by_value *b, const char *axis,
 {
     bool hours = true;
     svg_axis x = {0.0, 0.0, false, false, axis, 0.0};
-    svg_axis y = {(double)INFINITY, -(double)INFINITY, false, false, NULL,
-                  0.0};
+    svg_axis y = {(double)INFINITY, -(double)INFINITY, false, false, NULL, 0.0};
     svg_chart ch;
     char extra[160], tip[160];
 
@@ -143,8 +135,8 @@ static void time_panel(report *r, const by_value *b, const char *axis,
     y.label = "step time (s)";
     if (hours)
         svg_time_axis(&y);
-    svg_panel(&ch, r->f, "Time of the best plan that fits at each value", x,
-              y, b->n, cats);
+    svg_panel(&ch, r->f, "Time of the best plan that fits at each value", x, y,
+              b->n, cats);
     for (int i = 0; i < b->n; i++) {
         double v = hours ? b->time_h[i] : b->step_s[i];
 
@@ -152,7 +144,8 @@ static void time_panel(report *r, const by_value *b, const char *axis,
             svg_cat_none(&ch, i, b->val[i], "none fits");
             continue;
         }
-        extra_attrs(extra, sizeof extra, b, i, hours ? "time_h" : "step_time_s");
+        extra_attrs(extra, sizeof extra, b, i,
+                    hours ? "time_h" : "step_time_s");
         snprintf(tip, sizeof tip, "%s: rank %lld, %.4g %s", cats[i],
                  (long long)b->rank[i], v, hours ? "h" : "s");
         svg_cat_point(&ch, "best", 0, i, b->val[i], v, false, extra, tip);
@@ -167,8 +160,12 @@ static void memory_panel(report *r, const by_value *b, const char *axis,
                          const char *const *cats)
 {
     svg_axis x = {0.0, 0.0, false, false, axis, 0.0};
-    svg_axis y = {(double)INFINITY, -(double)INFINITY, false, false,
-                  "memory per GPU (GiB)", GIB};
+    svg_axis y = {(double)INFINITY,
+                  -(double)INFINITY,
+                  false,
+                  false,
+                  "memory per GPU (GiB)",
+                  GIB};
     bool same = true;
     svg_chart ch;
     char extra[160], tip[160];
@@ -178,8 +175,8 @@ static void memory_panel(report *r, const by_value *b, const char *axis,
         y.hi = fmax(y.hi, fmax(b->total[i], b->usable[i]));
         same = same && b->usable[i] == b->usable[0];
     }
-    svg_panel(&ch, r->f, "Memory per GPU of those plans against the usable",
-              x, y, b->n, cats);
+    svg_panel(&ch, r->f, "Memory per GPU of those plans against the usable", x,
+              y, b->n, cats);
     if (same && b->n > 0)
         svg_hline(&ch, "usable_bytes", b->usable[0], "usable");
     for (int i = 0; i < b->n; i++) {
@@ -254,8 +251,7 @@ static void one_axis(report *r, const by_value *b, const char *axis,
 }
 
 int report_best_by_axes(report *r, tplan_store *db, int64_t sweep,
-                        const char *axes, const char *rank_by,
-                        tplan_err *err)
+                        const char *axes, const char *rank_by, tplan_err *err)
 {
     tplan_cell id = {TPLAN_CELL_INT, sweep, 0.0, NULL};
     char axis[64], sql[1200];

@@ -16,8 +16,7 @@
  * first by the sweep's rank that fits; where none fits at a value, the
  * plan needing least memory, drawn open. */
 int report_best_by_axes(report *r, tplan_store *db, int64_t sweep,
-                        const char *axes, const char *rank_by,
-                        tplan_err *err);
+                        const char *axes, const char *rank_by, tplan_err *err);
 
 /* A short name of an axis value for a label: "tp2", "ep4", "zero1",
  * "mb2", "64 GPUs", a text value as it is ("fp8"), other numbers as

@@ -66,13 +66,6 @@ typedef struct points {
     bool *fits, *pareto;
 } points;
 
-static double cell_num(const tplan_cell *c)
-{
-    return c->type == TPLAN_CELL_INT    ? (double)c->i
-           : c->type == TPLAN_CELL_REAL ? c->r
-                                        : (double)NAN;
-}
-
 static int on_point(void *ud, int ncols, const char *const *names,
                     const tplan_cell *row)
 {
@@ -81,9 +74,9 @@ static int on_point(void *ud, int ncols, const char *const *names,
     (void)names;
     if (!row || ncols < 4 || p->n >= p->cap)
         return 0;
-    p->time_h[p->n] = cell_num(&row[0]);
-    p->cost[p->n] = cell_num(&row[1]);
-    p->fits[p->n] = cell_num(&row[2]) != 0.0;
+    p->time_h[p->n] = tplan_cell_number(&row[0]);
+    p->cost[p->n] = tplan_cell_number(&row[1]);
+    p->fits[p->n] = tplan_cell_number(&row[2]) != 0.0;
     p->rowid[p->n] = row[3].type == TPLAN_CELL_INT ? row[3].i : -1;
     p->n++;
     return 0;
@@ -116,10 +109,10 @@ static int on_table_row(void *ud, int ncols, const char *const *names,
             report_cell_text(t->r, names[i], NULL);
         else if (strcmp(names[i], "total_bytes") == 0) {
             snprintf(buf, sizeof buf, "%.2f GiB",
-                     cell_num(&row[i]) / (1024.0 * 1024.0 * 1024.0));
-            report_cell_num(t->r, names[i], cell_num(&row[i]), buf);
+                     tplan_cell_number(&row[i]) / (1024.0 * 1024.0 * 1024.0));
+            report_cell_num(t->r, names[i], tplan_cell_number(&row[i]), buf);
         } else
-            report_cell_num(t->r, names[i], cell_num(&row[i]), NULL);
+            report_cell_num(t->r, names[i], tplan_cell_number(&row[i]), NULL);
     }
     report_row_end(t->r);
     return 0;
@@ -208,7 +201,7 @@ static void standing(rebuild *b, const char *name, const tplan_cell *c)
         if (c->type == TPLAN_CELL_TEXT)
             snprintf(val, sizeof val, "%s", c->s);
         else
-            fmt_double(val, sizeof val, cell_num(c));
+            fmt_double(val, sizeof val, tplan_cell_number(c));
         snprintf(b->named + n, sizeof b->named - n, "%s%s %s", n ? ", " : "",
                  name, val);
     }
@@ -240,7 +233,7 @@ static int on_inputs(void *ud, int ncols, const char *const *names,
         else if (f->kind == TPLAN_FK_BOOL)
             snprintf(val, sizeof val, "%s", row[i].i ? "true" : "false");
         else
-            fmt_double(val, sizeof val, cell_num(&row[i]));
+            fmt_double(val, sizeof val, tplan_cell_number(&row[i]));
         n = snprintf(b->store + b->used, sizeof b->store - b->used, "%s=%s",
                      f->flag, val);
         if (n < 0 || (size_t)n >= sizeof b->store - b->used)
@@ -686,8 +679,8 @@ static int on_best(void *ud, int ncols, const char *const *names,
     (void)names;
     if (!row || ncols < 2 || b->n == MAX_GPUS)
         return 0;
-    b->g[b->n] = cell_num(&row[0]);
-    b->tps[b->n++] = cell_num(&row[1]);
+    b->g[b->n] = tplan_cell_number(&row[0]);
+    b->tps[b->n++] = tplan_cell_number(&row[1]);
     return 0;
 }
 

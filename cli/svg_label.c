@@ -71,8 +71,8 @@ static bool in_plot(const svg_chart *c, svg_box b)
 
 /* Draw text at (x, y) if its box is free and (inside: in the plot);
  * false where it is not. */
-static bool try_text(svg_chart *c, const char *cls, const char *text,
-                     double x, double y, const char *anchor, bool inside)
+static bool try_text(svg_chart *c, const char *cls, const char *text, double x,
+                     double y, const char *anchor, bool inside)
 {
     svg_box b = svg_text_box(text, x, y, anchor);
 
@@ -95,10 +95,10 @@ bool svg_point_label(svg_chart *c, double x, double y, const char *text)
     static const struct {
         double dx, dy;
         const char *anchor;
-    } at[] = {{8, 4, "start"},   {-8, 4, "end"},    {0, -9, "middle"},
-              {0, 18, "middle"}, {6, -8, "start"},  {6, 17, "start"},
-              {-6, -8, "end"},   {-6, 17, "end"},   {8, -20, "start"},
-              {8, 30, "start"},  {-8, -20, "end"},  {-8, 30, "end"}};
+    } at[] = {{8, 4, "start"},   {-8, 4, "end"},   {0, -9, "middle"},
+              {0, 18, "middle"}, {6, -8, "start"}, {6, 17, "start"},
+              {-6, -8, "end"},   {-6, 17, "end"},  {8, -20, "start"},
+              {8, 30, "start"},  {-8, -20, "end"}, {-8, 30, "end"}};
     double px, py;
 
     if (!svg_drawable(c, x, y) || !text || !text[0])
@@ -182,8 +182,7 @@ void svg_end_labels(svg_chart *c)
                     "<polyline class=\"leader\" points=\"%.2f,%.2f "
                     "%.2f,%.2f %.2f,%.2f\"/>\n",
                     ax + 4.0, ay, c->left + c->w + 2.0, y[i], lx - 2.0, y[i]);
-        svg_box_take(c, svg_text_box(c->ends[k].text, lx, y[i] + 4.0,
-                                     "start"));
+        svg_box_take(c, svg_text_box(c->ends[k].text, lx, y[i] + 4.0, "start"));
         fprintf(c->f, "<text class=\"label\" x=\"%.2f\" y=\"%.2f\">", lx,
                 y[i] + 4.0);
         svg_text(c->f, c->ends[k].text);

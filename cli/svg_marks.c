@@ -79,8 +79,8 @@ void svg_point(svg_chart *c, const char *series, int style, double x, double y,
 }
 
 void svg_cat_point(svg_chart *c, const char *series, int style, int cat,
-                   const char *xval, double y, bool hollow,
-                   const char *extra, const char *label)
+                   const char *xval, double y, bool hollow, const char *extra,
+                   const char *label)
 {
     double px, py;
 

@@ -351,6 +351,13 @@ const char *tplan_store_sweep_spec_cols(const tplan_store *s)
                          : "NULL AS axes, NULL AS fits_first";
 }
 
+double tplan_cell_number(const tplan_cell *c)
+{
+    return c->type == TPLAN_CELL_INT    ? (double)c->i
+           : c->type == TPLAN_CELL_REAL ? c->r
+                                        : (double)NAN;
+}
+
 int64_t tplan_store_host_bytes(const tplan_cell *c)
 {
     return c->type == TPLAN_CELL_REAL

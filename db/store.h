@@ -105,6 +105,10 @@ typedef struct tplan_cell {
     const char *s; /* valid during the callback */
 } tplan_cell;
 
+/* A cell's number: an integer's or a real's value, NaN for text or
+ * NULL. */
+double tplan_cell_number(const tplan_cell *c);
+
 /* The host memory a row's host_memory_gib cell says, in bytes (0: none),
  * as the engine has it (memory.c: llround of the GiB figure): what a
  * ranking read from rows compares (merge, query, the report). */

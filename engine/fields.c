@@ -1767,7 +1767,12 @@ tplan_reach tplan_field_reach(int id)
     case F_TP_OVERLAP:
         return TPLAN_REACH_COMM;
     /* read first by the batch solve (plan_batch.c), never by the
-     * layout rules or the model's parameters */
+     * layout rules or the model's parameters. The micro-batch too (issue
+     * 38): the layout rules only range-check it, which a sweep does when
+     * it takes an axis's values, and the solve evaluates the memory
+     * again at a new one; the parameters and the layout's validity are
+     * kept */
+    case F_MICRO_BATCH:
     case F_GLOBAL_BATCH:
     case F_GLOBAL_BATCH_TOKENS:
         return TPLAN_REACH_BATCH;

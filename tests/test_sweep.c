@@ -944,6 +944,7 @@ static void test_staged_each_field(void **state)
         {"pue", {1.1, 1.4}},
         {"power_util", {0.5, 0.9}},
         {"grid", {0.2, 0.5}},
+        {"micro_batch", {1, 2}},
         {"global_batch", {512, 1024}},
         {"global_batch_tokens", {1e6, 4e6}},
         {"lr", {1e-4, 3e-4}},
@@ -959,7 +960,7 @@ static void test_staged_each_field(void **state)
         {"target_loss", {2.0, 2.6}},
     };
     static const double gpus[] = {8, 16}, tp[] = {1, 2, 16}, zero[] = {0, 3},
-                        mb[] = {0, 1}, prec[] = {3, 6};
+                        mb[] = {0, 1}, prec[] = {3, 6}, gb[] = {512, 1024};
     int covered = 0;
 
     (void)state;
@@ -1001,7 +1002,11 @@ static void test_staged_each_field(void **state)
         add_axis(s, "gpus", 2, gpus);
         add_axis(s, "tp", 3, tp);
         add_axis(s, "zero", 2, zero);
-        add_axis(s, "micro_batch", 2, mb);
+        /* the micro-batch, staged itself, with the batch's other axis */
+        if (strcmp(f->input, "micro_batch") == 0)
+            add_axis(s, "global_batch", 2, gb);
+        else
+            add_axis(s, "micro_batch", 2, mb);
         add_axis(s, "precision", 2, prec);
         add_axis(s, f->input, 2, vals[k].v);
         size = alloc_hashes(s, &want, &got);
