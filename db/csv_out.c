@@ -79,13 +79,13 @@ static void rb_text(tplan_csv_rowbuf *b, const char *s)
         b->n += csv_write(b->s + b->n, b->cap - b->n, s, n);
 }
 
-static void rb_int(tplan_csv_rowbuf *b, int64_t v)
+/* v's digits, no separator. */
+static void rb_digits(tplan_csv_rowbuf *b, int64_t v)
 {
     char num[24];
     size_t i = sizeof num;
     uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
 
-    rb_sep(b);
     do {
         num[--i] = (char)('0' + u % 10);
         u /= 10;
@@ -95,15 +95,79 @@ static void rb_int(tplan_csv_rowbuf *b, int64_t v)
     rb_put(b, num + i, sizeof num - i);
 }
 
-static void rb_real(tplan_csv_rowbuf *b, double v)
+static void rb_int(tplan_csv_rowbuf *b, int64_t v)
 {
-    char num[40];
+    rb_sep(b);
+    rb_digits(b, v);
+}
+
+/* The last value each column formatted on this thread, and its text.
+ * Most of a sweep's columns hold one value from row to row (the inputs it
+ * left as they are, the model's sizes: 122 of 163 in a typical sweep),
+ * and formatting numbers was most of a CSV row's cost, ten times its
+ * plan's evaluation (issue 38: --csv at 0.6x --db). A column's text is
+ * reused while its value's bits are the same, which give the same text
+ * (tplan_fmt_real and the integer digits are functions of them). The
+ * longest text is 24 bytes ("-4.9406564584124654e-324"). */
+typedef struct col_memo {
+    uint64_t bits;
+    unsigned char n; /* 0: nothing kept */
+    char s[27];
+} col_memo;
+
+static _Thread_local col_memo memo[TPLAN_MAX_FIELDS];
+
+/* Column col's kept text for bits, put into b; false where none. */
+static bool memo_put(tplan_csv_rowbuf *b, int col, uint64_t bits)
+{
+    if (col < 0 || col >= TPLAN_MAX_FIELDS || memo[col].n == 0 ||
+        memo[col].bits != bits)
+        return false;
+    rb_put(b, memo[col].s, memo[col].n);
+    return true;
+}
+
+static void memo_keep(int col, uint64_t bits, const char *s, size_t n)
+{
+    if (col < 0 || col >= TPLAN_MAX_FIELDS || n == 0 ||
+        n >= sizeof memo[0].s)
+        return;
+    memo[col].bits = bits;
+    memo[col].n = (unsigned char)n;
+    memcpy(memo[col].s, s, n);
+}
+
+static void rb_int_col(tplan_csv_rowbuf *b, int col, int64_t v)
+{
+    size_t from;
 
     rb_sep(b);
-    if (!isnan(v)) {
+    if (memo_put(b, col, (uint64_t)v))
+        return;
+    from = b->n;
+    rb_digits(b, v);
+    if (!b->bad)
+        memo_keep(col, (uint64_t)v, b->s + from, b->n - from);
+}
+
+static void rb_real(tplan_csv_rowbuf *b, int col, double v)
+{
+    char num[40];
+    uint64_t bits;
+
+    rb_sep(b);
+    if (isnan(v))
+        return;
+    memcpy(&bits, &v, sizeof bits);
+    if (memo_put(b, col, bits))
+        return;
+    {
         size_t n = (size_t)tplan_fmt_real(num, sizeof num, v);
 
-        rb_put(b, num, n < sizeof num ? n : sizeof num - 1);
+        if (n >= sizeof num)
+            n = sizeof num - 1;
+        rb_put(b, num, n);
+        memo_keep(col, bits, num, n);
     }
 }
 
@@ -131,10 +195,10 @@ int tplan_csv_format_row(tplan_csv_rowbuf *b, const char *sweep, int64_t rank,
         switch (tplan_field_at(id)->type) {
         case TPLAN_FT_INT:
         case TPLAN_FT_BOOL:
-            rb_int(b, v.i);
+            rb_int_col(b, id, v.i);
             break;
         case TPLAN_FT_REAL:
-            rb_real(b, v.r);
+            rb_real(b, id, v.r);
             break;
         default: /* NULL: no value, an empty cell */
             rb_text(b, v.s ? v.s : "");
@@ -352,7 +416,7 @@ void tplan_csv_int(tplan_csv *w, int64_t v)
 
 void tplan_csv_real(tplan_csv *w, double v)
 {
-    rb_real(&w->row, v);
+    rb_real(&w->row, -1, v); /* no column to remember by */
 }
 
 void tplan_csv_null(tplan_csv *w)
