@@ -2,6 +2,7 @@
 #include "save.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,38 +205,92 @@ static int format_row(void *ud, int64_t i, const tplan_plan *p,
     return TPLAN_OK;
 }
 
+/* A chunk's rows written in order on a thread of its own, while the
+ * sweep's threads evaluate and format the next chunk (issue 38: the
+ * threads waited for each chunk's write). */
+typedef struct csv_write_job {
+    pthread_t thread_id;
+    tplan_csv *w;
+    const csv_chunk *cc;
+    int64_t n;
+    int rc;
+    tplan_err err;
+} csv_write_job;
+
+static void *write_rows(void *arg)
+{
+    csv_write_job *j = arg;
+
+    j->rc = TPLAN_OK;
+    for (int64_t k = 0; k < j->n && j->rc == TPLAN_OK; k++)
+        j->rc = tplan_csv_put(j->w, j->cc->text[k].s, j->cc->text[k].n,
+                              &j->err);
+    return NULL;
+}
+
+/* Wait for the job's thread (if one runs) and take its status. */
+static int write_wait(csv_write_job *j, bool *running, tplan_err *err)
+{
+    if (!*running)
+        return TPLAN_OK;
+    pthread_join(j->thread_id, NULL);
+    *running = false;
+    if (j->rc && err)
+        *err = j->err;
+    return j->rc;
+}
+
 int tplan_save_csv(tplan_csv *w, const char *name, const tplan_sweep_result *r,
                    const tplan_save_watch *watch, tplan_err *err)
 {
     save_chunk *ch = malloc(sizeof *ch);
-    csv_chunk *cc = calloc(1, sizeof *cc);
-    int rc;
+    csv_chunk *cc = calloc(2, sizeof *cc); /* one formats, one is written */
+    csv_write_job job = {0};
+    bool running = false;
+    int cur = 0, rc;
 
     if (!ch || !cc) {
         free(ch);
         free(cc);
         return tplan_err_set(err, TPLAN_ENOMEM, "csv", "out of memory");
     }
-    cc->name = name;
     rc = watch_poll(watch, 0, r->n_kept, "csv", err);
     for (int64_t i = 0; i < r->n_kept && rc == TPLAN_OK; i += SAVE_CHUNK) {
         int64_t n = r->n_kept - i < SAVE_CHUNK ? r->n_kept - i : SAVE_CHUNK;
 
         for (int64_t k = 0; k < n; k++)
             ch->idx[k] = r->kept[i + k].index;
-        cc->first_rank = i + 1;
+        cc[cur].name = name;
+        cc[cur].first_rank = i + 1;
         rc = tplan_sweep_eval_at_then(r->spec, ch->idx, n, ch->plans,
                                       r->threads,
                                       tplan_sweep_write_flags(r->spec),
-                                      format_row, cc, err);
-        for (int64_t k = 0; k < n && rc == TPLAN_OK; k++)
-            rc = tplan_csv_put(w, cc->text[k].s, cc->text[k].n, err);
+                                      format_row, &cc[cur], err);
+        /* the chunk before written: this one's turn */
+        if (write_wait(&job, &running, rc ? NULL : err) && rc == TPLAN_OK)
+            rc = job.rc;
+        if (rc == TPLAN_OK) {
+            job.w = w;
+            job.cc = &cc[cur];
+            job.n = n;
+            if (pthread_create(&job.thread_id, NULL, write_rows, &job) == 0)
+                running = true;
+            else { /* no thread: written here */
+                write_rows(&job);
+                if ((rc = job.rc) && err)
+                    *err = job.err;
+            }
+            cur ^= 1;
+        }
         if (rc == TPLAN_OK)
             rc = watch_poll(watch, i + n, r->n_kept, "csv", err);
     }
+    if (write_wait(&job, &running, rc ? NULL : err) && rc == TPLAN_OK)
+        rc = job.rc;
     watch_poll(watch, -1, r->n_kept, "csv", NULL);
-    for (int k = 0; k < SAVE_CHUNK; k++)
-        tplan_csv_rowbuf_free(&cc->text[k]);
+    for (int c = 0; c < 2; c++)
+        for (int k = 0; k < SAVE_CHUNK; k++)
+            tplan_csv_rowbuf_free(&cc[c].text[k]);
     free(cc);
     free(ch);
     return rc;
