@@ -15,4 +15,7 @@ scripts/setup.sh --test
 TPLAN_TESTS=ON scripts/build.sh "$@"
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-ctest --test-dir "$dir" --output-on-failure "${skip[@]}"
+# the tests run side by side, one a core: each works in a directory of its
+# own (mktemp), and CI's 20 minutes hold the suite twice (plain and
+# sanitized) only that way
+ctest --test-dir "$dir" --output-on-failure -j "$(nproc)" "${skip[@]}"
