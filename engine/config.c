@@ -799,6 +799,8 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                 : "interleaving needs accum to be a multiple of pp "
                   "(accum=%lld, pp=%lld, vpp=%lld)",
             (long long)c->accum, (long long)c->pp, (long long)c->vpp);
+    if ((rc = check_uneven(c, err, deps)))
+        return rc;
     /* counting the embedding and the loss as layers, Megatron-Core splits
      * layers + 2 evenly (transformer_config.py asserts the division);
      * MTP modules count as units too, before the loss (its
@@ -819,8 +821,6 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                                 "with pp_embed_loss pp must divide layers + 2 "
                                 "(layers=%lld, pp=%lld)",
                                 (long long)m->layers, (long long)c->pp));
-    if ((rc = check_uneven(c, err, deps)))
-        return rc;
     if (c->vpp > 1 && !tplan_config_uneven_stages(c) &&
         (m->layers + (c->pp_embed_loss ? 2 : 0)) % (c->pp * c->vpp))
         return refused(

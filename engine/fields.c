@@ -695,11 +695,11 @@ static const tplan_field fields[F_COUNT] = {
     I(F_PP_FIRST_LAYERS, "pp_first_layers", INT, INT, AX, "layers",
       "--pp-first-layers", "pp_first_layers", 0, 1e7, NULL, "0 (even)",
       "layers on the first pipeline stage, the rest even over the middle "
-      "ones (Megatron's --decoder-first-pipeline-num-layers; 0: unset)"),
+      "ones (Megatron's decoder_first_pipeline_num_layers; 0: unset)"),
     I(F_PP_LAST_LAYERS, "pp_last_layers", INT, INT, AX, "layers",
       "--pp-last-layers", "pp_last_layers", 0, 1e7, NULL, "0 (even)",
       "layers on the last pipeline stage (Megatron's "
-      "--decoder-last-pipeline-num-layers; 0: unset)"),
+      "decoder_last_pipeline_num_layers; 0: unset)"),
     O(F_PP_STAGE_LAYERS, "pp_stage_layers", TEXT, "layers",
       "each pipeline stage's layers, first to last, comma-separated; a run "
       "of n equal stages of k layers as kxn (4,8x6,4)"),
