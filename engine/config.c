@@ -602,9 +602,10 @@ static int check_uneven(const tplan_config *c, tplan_err *err,
         return refused(
             deps, reads_uneven,
             tplan_err_set(err, TPLAN_EINVAL, "pp",
-                          "%lld middle layers for %lld middle stages "
-                          "(layers=%lld, pp_first_layers=%lld, "
-                          "pp_last_layers=%lld, pp=%lld)",
+                          "the first and last stages leave %lld layers "
+                          "for %lld middle stages (layers=%lld, "
+                          "pp_first_layers=%lld, pp_last_layers=%lld, "
+                          "pp=%lld)",
                           (long long)rest, (long long)mid, (long long)L,
                           (long long)f, (long long)l, (long long)c->pp));
     if (mid > 0 && rest % mid)
