@@ -933,14 +933,10 @@ void tplan_stage_layers_format(const tplan_config *c, char *buf, size_t len)
             if (hi2 - lo2 != k)
                 break;
         }
-        if (j - i > 2)
-            n = snprintf(buf + used, len - used, "%s%lldx%lld",
-                         i ? "," : "", (long long)k, (long long)(j - i));
-        else {
-            n = snprintf(buf + used, len - used, "%s%lld", i ? "," : "",
-                         (long long)k);
-            j = i + 1;
-        }
+        /* always kxn, a run of one too: a bare "32" would read as a
+         * number in a spreadsheet (tests/test_spreadsheet.sh) */
+        n = snprintf(buf + used, len - used, "%s%lldx%lld", i ? "," : "",
+                     (long long)k, (long long)(j - i));
         if (n < 0 || (size_t)n >= len - used)
             return; /* truncated: snprintf left it terminated */
         used += (size_t)n;

@@ -299,9 +299,10 @@ void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
  * a middle and the last stage with pp_first_layers/pp_last_layers. */
 int64_t tplan_config_stage_layers(const tplan_config *c);
 
-/* Each stage's layers, first to last, comma-separated, a run of n > 2
- * equal stages of k layers written kxn ("4,8x6,4"), into buf (truncated
- * to len; "" for a generic model). */
+/* Each stage's layers, first to last, as runs of n equal stages of k
+ * layers written kxn, comma-separated ("4x1,8x6,4x1": never a bare
+ * number, which a spreadsheet would read as one), into buf (truncated to
+ * len; "" for a generic model). */
 void tplan_stage_layers_format(const tplan_config *c, char *buf, size_t len);
 
 /* The index of that stage (the lowest of equals). */

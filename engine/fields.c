@@ -701,8 +701,8 @@ static const tplan_field fields[F_COUNT] = {
       "layers on the last pipeline stage (Megatron's "
       "decoder_last_pipeline_num_layers; 0: unset)"),
     O(F_PP_STAGE_LAYERS, "pp_stage_layers", TEXT, "layers",
-      "each pipeline stage's layers, first to last, comma-separated; a run "
-      "of n equal stages of k layers as kxn (4,8x6,4)"),
+      "each pipeline stage's layers, first to last: runs of n equal stages "
+      "of k layers as kxn, comma-separated (4x1,8x6,4x1)"),
     O(F_SLOWEST_STAGE, "slowest_stage", INT, "",
       "the pipeline stage (0 .. pp - 1) whose compute sets the step's "
       "pace (memory's fullest stage is stage_index in calc --json)"),

@@ -300,7 +300,7 @@ jq_is "DeepSeek-V3 as published: 1F1B is slower than DualPipe" ".run.gpu_hours >
 # layers (3, 4 x 14, 2) is the same plan as --pp-embed-loss
 dsv3_uneven=("${dsv3[@]/--pp-embed-loss/--pp-first-layers=3}")
 dsv3_uneven+=(--pp-last-layers 2 --pp-schedule dualpipe)
-jq_is "DeepSeek-V3 with --pp-first-layers 3 --pp-last-layers 2: 3,4x14,2, as published" ".parallel.pp_stage_layers == \"3,4x14,2\" and .run.gpu_hours == $dual_h" "${dsv3_uneven[@]}"
+jq_is "DeepSeek-V3 with --pp-first-layers 3 --pp-last-layers 2: 3x1,4x14,2x1, as published" ".parallel.pp_stage_layers == \"3x1,4x14,2x1\" and .run.gpu_hours == $dual_h" "${dsv3_uneven[@]}"
 
 # issue 37: expert-tensor parallelism and uneven stages, refused as
 # Megatron-Core refuses them (docs/MODEL.md 13.1)

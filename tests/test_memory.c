@@ -604,7 +604,7 @@ static void test_uneven_stages(void **state)
     assert_true(light.activations_bytes < even.activations_bytes);
     assert_true(light.total_bytes < even.total_bytes);
     tplan_stage_layers_format(&c, buf, sizeof buf);
-    assert_string_equal(buf, "10x3,2");
+    assert_string_equal(buf, "10x3,2x1");
     /* the plan reports a middle stage of 10 now, not the first of 8 */
     c.micro_batch = 1;
     eval_ok(&c, &p);
@@ -615,7 +615,7 @@ static void test_uneven_stages(void **state)
     c.pp_last_layers = 4;
     assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
     tplan_stage_layers_format(&c, buf, sizeof buf);
-    assert_string_equal(buf, "4,12,12,4");
+    assert_string_equal(buf, "4x1,12x2,4x1");
     assert_int_equal(tplan_config_fullest_stage(&c), 1);
     /* Megatron-Core's refusals (transformer_config.py __post_init__) */
     c.pp_last_layers = 3; /* 25 middle layers over 2 stages */

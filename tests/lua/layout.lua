@@ -55,8 +55,8 @@ local st = tplan.sweep{
 local u = {}
 for _, p in ipairs(st:top(10)) do u[p.pp_last_layers] = p end
 check(u[0].pp_stage_layers == "8x4", "even: " .. u[0].pp_stage_layers)
-check(u[2].pp_stage_layers == "10x3,2", "last 2: " .. u[2].pp_stage_layers)
-check(u[5].pp_stage_layers == "9x3,5", "last 5: " .. u[5].pp_stage_layers)
+check(u[2].pp_stage_layers == "10x3,2x1", "last 2: " .. u[2].pp_stage_layers)
+check(u[5].pp_stage_layers == "9x3,5x1", "last 5: " .. u[5].pp_stage_layers)
 -- the LM head is 4096 x 128256 = 525M weights against a layer's 218M:
 -- about 2.4 layers of work. Even, the last stage (8 layers and the head,
 -- ~10.4) sets the pace; with 2 layers there (~4.4) the tens do, and the
@@ -81,8 +81,8 @@ local base = {model = "deepseek-v3", gpu = "h800", gpus = 2048, pp = 16,
 local a = tplan.plan(setmetatable({pp_embed_loss = true}, {__index = base}))
 local b = tplan.plan(setmetatable({pp_first_layers = 3, pp_last_layers = 2},
                                   {__index = base}))
-check(a.pp_stage_layers == "3,4x14,2" and b.pp_stage_layers == a.pp_stage_layers,
-      "DeepSeek-V3: 3,4x14,2")
+check(a.pp_stage_layers == "3x1,4x14,2x1" and b.pp_stage_layers == a.pp_stage_layers,
+      "DeepSeek-V3: 3x1,4x14,2x1")
 check(a.total_bytes == b.total_bytes and a.step_time_s == b.step_time_s,
       "the same plan either way")
 print(("ok %d checks"):format(n))
