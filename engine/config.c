@@ -712,6 +712,12 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                               "only (tp=%lld, pp=%lld, cp=%lld, ep=%lld)",
                               (long long)c->tp, (long long)c->pp,
                               (long long)c->cp, (long long)c->ep));
+        /* nor an expert-tensor degree: a generic model has no experts */
+        if (tplan_config_etp(c) != 1)
+            return tplan_err_set(err, TPLAN_EINVAL, "etp",
+                                 "etp needs a mixture-of-experts model "
+                                 "(etp=%lld, generic model)",
+                                 (long long)tplan_config_etp(c));
         return validate_rest(c, err);
     }
     if ((rc = validate_moe_cp(c, err)))
