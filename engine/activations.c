@@ -707,9 +707,9 @@ static void layer_sums(const act_row *rows, int n, const tplan_model *m,
 
 /* An MoE layer: the dense layer less its MLP, the experts' MLP rows per
  * routed token (top_k times the busiest rank's load; expert tensor
- * parallelism, tp unless given, splits them as row_bytes says), the shared experts'
- * rows per token (one MLP as wide as all of them: DeepSeek and Qwen2-MoE
- * fuse them) and the router's and dispatcher's tensors. */
+ * parallelism, tp unless given, splits them as row_bytes says), the shared
+ * experts' rows per token (one MLP as wide as all of them: DeepSeek and
+ * Qwen2-MoE fuse them) and the router's and dispatcher's tensors. */
 static void moe_layer(const profile_tables *p, const tplan_model *m,
                       const tplan_act_ctx *ctx, int64_t seq,
                       tplan_act_bytes *out)

@@ -532,8 +532,8 @@ static const char *const reads_chunks[] = {"vpp", "pp", "pp_embed_loss",
                                            "model", NULL};
 static const char *const reads_seq[] = {"model", "seq", NULL};
 static const char *const reads_uneven[] = {
-    "pp_first_layers", "pp_last_layers", "pp", "vpp", "pp_embed_loss",
-    "model", NULL};
+    "pp_first_layers", "pp_last_layers", "pp", "vpp",
+    "pp_embed_loss",   "model",          NULL};
 
 /* A refusal by a rule that reads only what d names. */
 static int refused(const char *const **deps, const char *const *d, int rc)
@@ -568,18 +568,15 @@ static int check_uneven(const tplan_config *c, tplan_err *err,
     if (!tplan_config_uneven_stages(c))
         return TPLAN_OK;
     if (c->pp < 2)
-        return refused(deps, reads_uneven,
-                       tplan_err_set(err, TPLAN_EINVAL,
-                                     f > 0 ? "pp_first_layers"
-                                           : "pp_last_layers",
-                                     "%s needs pipeline parallelism "
-                                     "(%s=%lld, pp=%lld)",
-                                     f > 0 ? "pp_first_layers"
-                                           : "pp_last_layers",
-                                     f > 0 ? "pp_first_layers"
-                                           : "pp_last_layers",
-                                     (long long)(f > 0 ? f : l),
-                                     (long long)c->pp));
+        return refused(
+            deps, reads_uneven,
+            tplan_err_set(err, TPLAN_EINVAL,
+                          f > 0 ? "pp_first_layers" : "pp_last_layers",
+                          "%s needs pipeline parallelism "
+                          "(%s=%lld, pp=%lld)",
+                          f > 0 ? "pp_first_layers" : "pp_last_layers",
+                          f > 0 ? "pp_first_layers" : "pp_last_layers",
+                          (long long)(f > 0 ? f : l), (long long)c->pp));
     if (c->pp_embed_loss)
         return refused(deps, reads_uneven,
                        tplan_err_set(err, TPLAN_EINVAL, "pp_embed_loss",
@@ -589,13 +586,13 @@ static int check_uneven(const tplan_config *c, tplan_err *err,
                                      "pp_last_layers=%lld)",
                                      (long long)f, (long long)l));
     if (c->vpp > 1 && (f % c->vpp || l % c->vpp))
-        return refused(
-            deps, reads_uneven,
-            tplan_err_set(err, TPLAN_EINVAL, "vpp",
-                          "vpp must divide pp_first_layers and "
-                          "pp_last_layers (pp_first_layers=%lld, "
-                          "pp_last_layers=%lld, vpp=%lld)",
-                          (long long)f, (long long)l, (long long)c->vpp));
+        return refused(deps, reads_uneven,
+                       tplan_err_set(err, TPLAN_EINVAL, "vpp",
+                                     "vpp must divide pp_first_layers and "
+                                     "pp_last_layers (pp_first_layers=%lld, "
+                                     "pp_last_layers=%lld, vpp=%lld)",
+                                     (long long)f, (long long)l,
+                                     (long long)c->vpp));
     mid = c->pp - (f > 0) - (l > 0);
     rest = L - f - l;
     if (rest < 0 || (rest > 0) != (mid > 0))

@@ -28,9 +28,8 @@ static const char *const target_names[TPLAN_LORA_NTARGETS] = {
     "q",    "k",      "v",              "o",      "gate", "up",
     "down", "mla",    "router", "shared_experts", "experts"};
 
-int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp,
-                        int64_t etp, int64_t ep,
-                        tplan_linear out[TPLAN_LORA_NLINEAR])
+int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp, int64_t etp,
+                        int64_t ep, tplan_linear out[TPLAN_LORA_NLINEAR])
 {
     double t = (double)tp, h = (double)m->hidden, f = (double)m->ffn;
     double k = (double)m->kv_heads, kvd = (double)tplan_model_kv_dim(m);

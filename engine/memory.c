@@ -265,12 +265,12 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
     *experts = nm * exp_dev;
     *matmul = nd * (attn_mm + mlp_w * (double)m->ffn / t);
     if (moe)
-        *matmul += nm * (attn_mm + h * (double)m->experts +
-                         mlp_w *
-                             (double)(m->shared_experts *
-                                      tplan_model_shared_ffn(m)) /
-                             t +
-                         exp_mm);
+        *matmul +=
+            nm *
+            (attn_mm + h * (double)m->experts +
+             mlp_w * (double)(m->shared_experts * tplan_model_shared_ffn(m)) /
+                 t +
+             exp_mm);
     if (first)
         *params += vh + (double)m->extra_params + (double)pc.pos;
     if (last) {
@@ -384,10 +384,9 @@ static double factored_stats(const tplan_config *c, const stage_pos *st,
         mlp_stats(m,
                   (double)(m->shared_experts * tplan_model_shared_ffn(m)) / t,
                   &sm, &se);
-        mlp_stats(m,
-                  (double)tplan_model_expert_ffn(m) /
-                      (double)tplan_config_etp(c),
-                  &xm, &xe);
+        mlp_stats(
+            m, (double)tplan_model_expert_ffn(m) / (double)tplan_config_etp(c),
+            &xm, &xe);
         if (!m->shared_experts)
             sm = se = 0.0;
         mats += nm * (am + (h + (double)m->experts) + sm + per * xm);
@@ -577,10 +576,10 @@ static double nvls_bytes(const tplan_config *c, int64_t dp, int64_t edp,
         return 0.0;
     heads[0] = c->tp > 1 ? tplan_config_group_in_node(c, c->tp, 1) : 0;
     heads[1] = dp > 1 ? tplan_config_group_in_node(c, dp, c->tp) : 0;
-    heads[2] = moe && c->ep > 1 && edp > 1
-                   ? tplan_config_group_in_node(c, edp,
-                                                tplan_config_etp(c) * c->ep)
-                   : 0;
+    heads[2] =
+        moe && c->ep > 1 && edp > 1
+            ? tplan_config_group_in_node(c, edp, tplan_config_etp(c) * c->ep)
+            : 0;
     for (int i = 0; i < 3; i++)
         if (heads[i] > 2)
             sum += c->nccl_nvls_bytes * (double)c->gpu.nvls_channels *

@@ -273,9 +273,8 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
     double b = (double)mem->micro_batch;
     if (c->ep > 1) {
         double ep = (double)c->ep;
-        double per_node =
-            (double)tplan_config_group_in_node(c, c->ep,
-                                               tplan_config_etp(c) * c->cp);
+        double per_node = (double)tplan_config_group_in_node(
+            c, c->ep, tplan_config_etp(c) * c->cp);
         /* the busiest stage's MoE layers: a stage of ceil(L/p) layers
          * that are all MoE (a middle one when the first layers are
          * dense), or every MoE layer when there are fewer */
@@ -456,12 +455,11 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
          * term it replaces; the group is the expert grid's innermost. */
         if (te != t && tplan_model_moe(&c->model)) {
             bool inter = false;
-            double bw_etp = group_bw(c, tplan_config_etp(c), 1, link, nic,
-                                     &inter);
+            double bw_etp =
+                group_bw(c, tplan_config_etp(c), 1, link, nic, &inter);
             double lat_e = inter ? LAT_INTER_S : LAT_INTRA_S;
-            double moe_l = tp_fmin(
-                layers, (double)tplan_model_moe_layers(&c->model, 0,
-                                                       c->model.layers));
+            double moe_l = tp_fmin(layers, (double)tplan_model_moe_layers(
+                                               &c->model, 0, c->model.layers));
 
             out->tp_comm_s +=
                 m * moe_l * n_ar / 2.0 *

@@ -596,11 +596,11 @@ static void test_uneven_stages(void **state)
     /* the last stage holds 6 layers' weights, gradients and Adam states
      * fewer: 16 bytes a parameter under mixed-bf16 at ZeRO 0 (2 + 2 + 12),
      * a Llama-3-8B layer 218,112,000 parameters; and fewer activations */
-    assert_near((double)(even.weights_bytes + even.grads_bytes +
-                         even.optimizer_bytes) -
-                    (double)(light.weights_bytes + light.grads_bytes +
-                             light.optimizer_bytes),
-                6.0 * 218112000.0 * 16.0, 64.0);
+    assert_near(
+        (double)(even.weights_bytes + even.grads_bytes + even.optimizer_bytes) -
+            (double)(light.weights_bytes + light.grads_bytes +
+                     light.optimizer_bytes),
+        6.0 * 218112000.0 * 16.0, 64.0);
     assert_true(light.activations_bytes < even.activations_bytes);
     assert_true(light.total_bytes < even.total_bytes);
     tplan_stage_layers_format(&c, buf, sizeof buf);

@@ -180,8 +180,7 @@ static void test_etp(void **state)
     assert_int_equal(one.mem.experts_on_device,
                      8 * eight.mem.experts_on_device);
     assert_int_equal(one.mem.params_on_device - one.mem.experts_on_device,
-                     eight.mem.params_on_device -
-                         eight.mem.experts_on_device);
+                     eight.mem.params_on_device - eight.mem.experts_on_device);
     /* etp 8 is the default: the same plan, bit for bit */
     assert_true(dflt.mem.total_bytes == eight.mem.total_bytes);
     assert_true(dflt.perf.step_time_s == eight.perf.step_time_s);
