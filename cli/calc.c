@@ -84,6 +84,7 @@ static void print_json_perf(json_w *w, const tplan_plan *p)
     json_num(w, "bubble_fraction", f->bubble_fraction);
     json_num(w, "compute_fraction", f->compute_fraction);
     json_num(w, "stage_imbalance", f->stage_imbalance);
+    json_int(w, "slowest_stage", f->slowest_stage);
     json_num(w, "ep_comm_s", f->ep_comm_s);
     json_num(w, "ep_exposed_s", f->ep_exposed_s);
     json_num(w, "moe_wait_s", f->moe_wait_s);
@@ -355,7 +356,17 @@ static void print_json(const tplan_plan *p, const calc_out *o,
     json_int(&w, "dp", p->dp);
     json_int(&w, "cp", c->cp);
     json_int(&w, "ep", c->ep);
+    json_int(&w, "etp", tplan_config_etp(c));
+    json_int(&w, "edp", tplan_config_edp(c));
     json_int(&w, "vpp", c->vpp);
+    json_int(&w, "pp_first_layers", c->pp_first_layers);
+    json_int(&w, "pp_last_layers", c->pp_last_layers);
+    {
+        char stages[256];
+
+        tplan_stage_layers_format(c, stages, sizeof stages);
+        json_str(&w, "pp_stage_layers", stages);
+    }
     json_str(&w, "pp_schedule",
              tplan_pp_schedule_name(tplan_config_pp_schedule(c)));
     json_bool(&w, "sp", c->sp);
@@ -411,6 +422,8 @@ static void print_json(const tplan_plan *p, const calc_out *o,
              llround(m->act_layer_bytes));
     json_str(&w, "stage", stage_name(m->stage));
     json_int(&w, "stage_index", m->stage_index);
+    json_int(&w, "params_on_device", m->params_on_device);
+    json_int(&w, "experts_on_device", m->experts_on_device);
     json_int(&w, "dequant_bytes", m->dequant_bytes);
     json_int(&w, "paged_spill_bytes", m->paged_spill_bytes);
     json_int(&w, "host_bytes", m->host_bytes);
@@ -712,9 +725,20 @@ static void print_table(const tplan_plan *p, const calc_out *o)
         printf(", cp %lld", (long long)c->cp);
     if (c->ep > 1)
         printf(", ep %lld", (long long)c->ep);
+    if (tplan_config_etp(c) != c->tp)
+        printf(", etp %lld", (long long)tplan_config_etp(c));
     if (c->pp > 1 && tplan_config_pp_schedule(c) != TPLAN_PP_1F1B)
         printf(", %s", tplan_pp_schedule_name(tplan_config_pp_schedule(c)));
     printf("\n");
+    if (tplan_config_uneven_stages(c) && c->pp > 1) {
+        char stages[256];
+
+        tplan_stage_layers_format(c, stages, sizeof stages);
+        printf("  pipeline stages' layers: %s; the slowest stage %lld of "
+               "%lld, the fullest in memory %lld\n",
+               stages, (long long)p->perf.slowest_stage + 1, (long long)c->pp,
+               (long long)m->stage_index + 1);
+    }
     if (p->active_params != p->params) {
         printf("  mixture of experts: %lld experts, %lld per token; %.3f B "
                "active parameters per token",

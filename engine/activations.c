@@ -456,6 +456,7 @@ void tplan_act_ctx_from_config(const tplan_config *c, tplan_act_ctx *ctx)
     ctx->attention = c->attention;
     ctx->dropout = c->model.dropout > 0.0;
     ctx->tp = c->tp;
+    ctx->etp = tplan_config_etp(c);
     ctx->sp = c->sp;
     ctx->fused_loss = c->fused_loss;
     ctx->fused_norm = c->fused_norm;
@@ -650,6 +651,15 @@ static double row_bytes(const act_row *r, const tplan_model *m,
     }
     if ((r->flags & F_TP) || ((r->flags & F_SP) && ctx->sp))
         split = t;
+    /* Expert-tensor parallelism apart from tp: the all-to-all dispatcher
+     * gathers the routed tokens over the etp group (Megatron-Core
+     * token_dispatcher.py, dispatch_postprocess), so a rank's routed
+     * rows hold etp/tp times the tokens of the etp = tp figure; the rows
+     * split over the expert's FFN (F_TP) hold the same bytes, their
+     * tokens times etp/tp split over etp instead of tp. */
+    if (part == P_ROUTED && (r->flags & F_MLP) && !(r->flags & F_TP) &&
+        ctx->etp > 0 && ctx->etp != ctx->tp)
+        elems *= (double)ctx->etp / t;
     return elems * r->count * elem_bytes(r, ctx, part) / split;
 }
 
@@ -697,9 +707,9 @@ static void layer_sums(const act_row *rows, int n, const tplan_model *m,
 
 /* An MoE layer: the dense layer less its MLP, the experts' MLP rows per
  * routed token (top_k times the busiest rank's load; expert tensor
- * parallelism = tp splits them as the dense MLP's), the shared experts'
- * rows per token (one MLP as wide as all of them: DeepSeek and Qwen2-MoE
- * fuse them) and the router's and dispatcher's tensors. */
+ * parallelism, tp unless given, splits them as row_bytes says), the shared
+ * experts' rows per token (one MLP as wide as all of them: DeepSeek and
+ * Qwen2-MoE fuse them) and the router's and dispatcher's tensors. */
 static void moe_layer(const profile_tables *p, const tplan_model *m,
                       const tplan_act_ctx *ctx, int64_t seq,
                       tplan_act_bytes *out)
@@ -779,6 +789,7 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
     k.ctx.attention = ctx->attention;
     k.ctx.dropout = ctx->dropout;
     k.ctx.tp = ctx->tp;
+    k.ctx.etp = tplan_model_moe(m) ? ctx->etp : 0;
     k.ctx.sp = ctx->sp;
     k.ctx.fused_loss = ctx->fused_loss;
     k.ctx.fused_norm = ctx->fused_norm;
@@ -886,7 +897,7 @@ double tplan_act_lora_layer(const tplan_config *c, bool moe)
 
     if (c->lora_rank <= 0 || m->arch == TPLAN_ARCH_GENERIC)
         return 0.0;
-    n = tplan_layer_linears(m, moe, c->tp, c->ep, lin);
+    n = tplan_layer_linears(m, moe, c->tp, tplan_config_etp(c), c->ep, lin);
     for (int i = 0; i < n; i++) {
         /* a column-parallel linear's input is whole on every rank (split
          * by t under sequence parallelism); a row-parallel one's is split */

@@ -20,6 +20,7 @@ typedef struct tplan_act_ctx {
     tplan_attention attention;
     bool dropout; /* the model's dropout p > 0 */
     int64_t tp;
+    int64_t etp; /* expert-tensor parallelism (0: tp) */
     bool sp;
     bool fused_loss; /* a fused cross-entropy: no fp32 logits, no
                         log-softmax, a log-sum-exp per token */

@@ -403,7 +403,7 @@ static int validate_rc_modules(const tplan_config *c, tplan_err *err)
 static int validate_moe_cp(const tplan_config *c, tplan_err *err)
 {
     const tplan_model *m = &c->model;
-    int64_t dpcp = c->gpus / (c->tp * c->pp);
+    int64_t dpcp = c->gpus / (c->tp * c->pp), etp = tplan_config_etp(c);
     int rc;
 
     if ((rc = validate_rc_modules(c, err)))
@@ -460,10 +460,38 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
         return tplan_err_set(err, TPLAN_EINVAL, "ep",
                              "ep must divide experts (experts=%lld, ep=%lld)",
                              (long long)m->experts, (long long)c->ep);
-    if (dpcp % c->ep)
+    if (c->etp < 0 || c->etp > 100000)
+        return tplan_err_set(err, TPLAN_EINVAL, "etp",
+                             "etp must be a positive integer (etp=%lld)",
+                             (long long)c->etp);
+    if (etp == c->tp && dpcp % c->ep)
         return tplan_err_set(err, TPLAN_EINVAL, "ep",
                              "ep must divide dp*cp (dp*cp=%lld, ep=%lld)",
                              (long long)dpcp, (long long)c->ep);
+    /* expert-tensor parallelism apart from tp (Megatron-Core): only
+     * experts have it to give (an assumption: Megatron ignores it on a
+     * dense model, tplan refuses a degree that would change nothing), the
+     * expert grid etp x ep x edp x pp must cover the GPUs
+     * (parallel_state.py, initialize_model_parallel: "world_size is not
+     * divisible by expert_tensor_model_pipeline_parallel size") and each
+     * expert's FFN splits over etp as a dense one over tp */
+    if (etp != c->tp && !tplan_model_moe(m))
+        return tplan_err_set(err, TPLAN_EINVAL, "etp",
+                             "etp needs a mixture-of-experts model "
+                             "(etp=%lld, tp=%lld, experts=0)",
+                             (long long)etp, (long long)c->tp);
+    if (etp != c->tp && (c->gpus / c->pp) % (etp * c->ep))
+        return tplan_err_set(err, TPLAN_EINVAL, "etp",
+                             "etp*ep must divide gpus/pp (gpus=%lld, "
+                             "pp=%lld, etp=%lld, ep=%lld)",
+                             (long long)c->gpus, (long long)c->pp,
+                             (long long)etp, (long long)c->ep);
+    if (etp != c->tp && tplan_model_expert_ffn(m) % etp)
+        return tplan_err_set(err, TPLAN_EINVAL, "etp",
+                             "etp must divide the experts' ffn "
+                             "(expert_ffn=%lld, etp=%lld)",
+                             (long long)tplan_model_expert_ffn(m),
+                             (long long)etp);
     /* a recipe the GPU cannot run, where the plan computes in fp8 */
     if (tplan_precision_get(c->precision)->compute == TPLAN_DTYPE_FP8 &&
         c->gpu.peak_flops[TPLAN_DTYPE_FP8] > 0 &&
@@ -503,6 +531,9 @@ static const char *const reads_embed[] = {"pp_embed_loss", "model", "pp", NULL};
 static const char *const reads_chunks[] = {"vpp", "pp", "pp_embed_loss",
                                            "model", NULL};
 static const char *const reads_seq[] = {"model", "seq", NULL};
+static const char *const reads_uneven[] = {
+    "pp_first_layers", "pp_last_layers", "pp", "vpp",
+    "pp_embed_loss",   "model",          NULL};
 
 /* A refusal by a rule that reads only what d names. */
 static int refused(const char *const **deps, const char *const *d, int rc)
@@ -510,6 +541,86 @@ static int refused(const char *const **deps, const char *const *d, int rc)
     if (deps)
         *deps = d;
     return rc;
+}
+
+/* Uneven pipeline stages, by Megatron-Core's rules
+ * (transformer_config.py, TransformerConfig.__post_init__, "Uneven PP"):
+ * not with the embedding or the loss counted in the split, each given
+ * stage's layers positive and a multiple of vpp, as many middle layers
+ * as middle stages allow (none for none), an even division over them and
+ * of each middle stage's layers over vpp. */
+static int check_uneven(const tplan_config *c, tplan_err *err,
+                        const char *const **deps)
+{
+    int64_t f = c->pp_first_layers, l = c->pp_last_layers;
+    int64_t L = c->model.layers, mid, rest;
+
+    if (f < 0 || f > 10000000)
+        return tplan_err_set(err, TPLAN_EINVAL, "pp_first_layers",
+                             "pp_first_layers must be a positive integer "
+                             "(pp_first_layers=%lld)",
+                             (long long)f);
+    if (l < 0 || l > 10000000)
+        return tplan_err_set(err, TPLAN_EINVAL, "pp_last_layers",
+                             "pp_last_layers must be a positive integer "
+                             "(pp_last_layers=%lld)",
+                             (long long)l);
+    if (!tplan_config_uneven_stages(c))
+        return TPLAN_OK;
+    if (c->pp < 2)
+        return refused(
+            deps, reads_uneven,
+            tplan_err_set(err, TPLAN_EINVAL,
+                          f > 0 ? "pp_first_layers" : "pp_last_layers",
+                          "%s needs pipeline parallelism "
+                          "(%s=%lld, pp=%lld)",
+                          f > 0 ? "pp_first_layers" : "pp_last_layers",
+                          f > 0 ? "pp_first_layers" : "pp_last_layers",
+                          (long long)(f > 0 ? f : l), (long long)c->pp));
+    if (c->pp_embed_loss)
+        return refused(deps, reads_uneven,
+                       tplan_err_set(err, TPLAN_EINVAL, "pp_embed_loss",
+                                     "pp_first_layers and pp_last_layers "
+                                     "cannot go with pp_embed_loss "
+                                     "(pp_first_layers=%lld, "
+                                     "pp_last_layers=%lld)",
+                                     (long long)f, (long long)l));
+    if (c->vpp > 1 && (f % c->vpp || l % c->vpp))
+        return refused(deps, reads_uneven,
+                       tplan_err_set(err, TPLAN_EINVAL, "vpp",
+                                     "vpp must divide pp_first_layers and "
+                                     "pp_last_layers (pp_first_layers=%lld, "
+                                     "pp_last_layers=%lld, vpp=%lld)",
+                                     (long long)f, (long long)l,
+                                     (long long)c->vpp));
+    mid = c->pp - (f > 0) - (l > 0);
+    rest = L - f - l;
+    if (rest < 0 || (rest > 0) != (mid > 0))
+        return refused(
+            deps, reads_uneven,
+            tplan_err_set(err, TPLAN_EINVAL, "pp",
+                          "the first and last stages leave %lld layers "
+                          "for %lld middle stages (layers=%lld, "
+                          "pp_first_layers=%lld, pp_last_layers=%lld, "
+                          "pp=%lld)",
+                          (long long)rest, (long long)mid, (long long)L,
+                          (long long)f, (long long)l, (long long)c->pp));
+    if (mid > 0 && rest % mid)
+        return refused(
+            deps, reads_uneven,
+            tplan_err_set(err, TPLAN_EINVAL, "pp",
+                          "the middle stages must divide the middle layers "
+                          "(layers - first - last = %lld, middle stages = "
+                          "%lld, pp=%lld)",
+                          (long long)rest, (long long)mid, (long long)c->pp));
+    if (mid > 0 && c->vpp > 1 && (rest / mid) % c->vpp)
+        return refused(
+            deps, reads_uneven,
+            tplan_err_set(err, TPLAN_EINVAL, "vpp",
+                          "vpp must divide each middle stage's layers "
+                          "(%lld, vpp=%lld)",
+                          (long long)(rest / mid), (long long)c->vpp));
+    return TPLAN_OK;
 }
 
 static int check_layout(const tplan_config *c, tplan_err *err,
@@ -598,6 +709,12 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                               "only (tp=%lld, pp=%lld, cp=%lld, ep=%lld)",
                               (long long)c->tp, (long long)c->pp,
                               (long long)c->cp, (long long)c->ep));
+        /* nor an expert-tensor degree: a generic model has no experts */
+        if (tplan_config_etp(c) != 1)
+            return tplan_err_set(err, TPLAN_EINVAL, "etp",
+                                 "etp needs a mixture-of-experts model "
+                                 "(etp=%lld, generic model)",
+                                 (long long)tplan_config_etp(c));
         return validate_rest(c, err);
     }
     if ((rc = validate_moe_cp(c, err)))
@@ -686,6 +803,8 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                 : "interleaving needs accum to be a multiple of pp "
                   "(accum=%lld, pp=%lld, vpp=%lld)",
             (long long)c->accum, (long long)c->pp, (long long)c->vpp);
+    if ((rc = check_uneven(c, err, deps)))
+        return rc;
     /* counting the embedding and the loss as layers, Megatron-Core splits
      * layers + 2 evenly (transformer_config.py asserts the division);
      * MTP modules count as units too, before the loss (its
@@ -706,7 +825,7 @@ static int check_layout(const tplan_config *c, tplan_err *err,
                                 "with pp_embed_loss pp must divide layers + 2 "
                                 "(layers=%lld, pp=%lld)",
                                 (long long)m->layers, (long long)c->pp));
-    if (c->vpp > 1 &&
+    if (c->vpp > 1 && !tplan_config_uneven_stages(c) &&
         (m->layers + (c->pp_embed_loss ? 2 : 0)) % (c->pp * c->vpp))
         return refused(
             deps, reads_chunks,
@@ -762,20 +881,115 @@ void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
         *hi = i == c->pp - 1 ? L : (i + 1) * u - 1;
         if (*hi > L)
             *hi = L;
+    } else if (tplan_config_uneven_stages(c) && c->pp > 1) {
+        /* Megatron-Core's uneven split (transformer_layer.py,
+         * get_transformer_layer_offset): the first and last stages hold
+         * what they are given, the middle ones (L - f - l)/(p - given)
+         * each (validation checks the division) */
+        int64_t f = c->pp_first_layers, l = c->pp_last_layers;
+        int64_t mid = c->pp - (f > 0) - (l > 0);
+        int64_t per = mid > 0 ? (L - f - l) / mid : 0;
+
+        if (i == 0 && f > 0) {
+            *lo = 0;
+            *hi = f;
+        } else if (i == c->pp - 1 && l > 0) {
+            *lo = L - l;
+            *hi = L;
+        } else {
+            *lo = f + (i - (f > 0)) * per;
+            /* the last stage ends at L whatever the division, as above */
+            *hi = i == c->pp - 1 ? L : *lo + per;
+        }
+        if (*lo < 0)
+            *lo = 0;
+        if (*hi > L)
+            *hi = L;
+        if (*lo > *hi)
+            *lo = *hi;
     } else {
         *lo = i * q + (i < r ? i : r);
         *hi = *lo + q + (i < r ? 1 : 0);
     }
 }
 
-int64_t tplan_config_stage_layers(const tplan_config *c)
+void tplan_stage_layers_format(const tplan_config *c, char *buf, size_t len)
 {
+    size_t used = 0;
+
+    if (!len)
+        return;
+    buf[0] = '\0';
+    if (c->model.arch == TPLAN_ARCH_GENERIC || c->pp < 1)
+        return;
+    for (int64_t i = 0; i < c->pp;) {
+        int64_t lo, hi, k, j = i + 1;
+        int n;
+
+        tplan_config_stage_range(c, i, &lo, &hi);
+        k = hi - lo;
+        /* the stages after i with as many layers */
+        for (; j < c->pp; j++) {
+            int64_t lo2, hi2;
+
+            tplan_config_stage_range(c, j, &lo2, &hi2);
+            if (hi2 - lo2 != k)
+                break;
+        }
+        /* always kxn, a run of one too: a bare "32" would read as a
+         * number in a spreadsheet (tests/test_spreadsheet.sh) */
+        n = snprintf(buf + used, len - used, "%s%lldx%lld", i ? "," : "",
+                     (long long)k, (long long)(j - i));
+        if (n < 0 || (size_t)n >= len - used)
+            return; /* truncated: snprintf left it terminated */
+        used += (size_t)n;
+        i = j;
+    }
+}
+
+bool tplan_config_uneven_stages(const tplan_config *c)
+{
+    return c->pp_first_layers > 0 || c->pp_last_layers > 0;
+}
+
+int64_t tplan_config_fullest_stage(const tplan_config *c)
+{
+    int64_t best = 0, most = -1;
+
     /* the first stage holds the most, but with pp_embed_loss a middle
      * one does (the first is a layer short) when there is one */
+    if (!tplan_config_uneven_stages(c) || c->pp < 2)
+        return c->pp_embed_loss && c->pp > 2 ? 1 : 0;
+    /* uneven: the first, a middle one (all alike) and the last */
+    const int64_t cand[3] = {0, c->pp > 2 ? 1 : 0, c->pp - 1};
+
+    for (int k = 0; k < 3; k++) {
+        int64_t i = cand[k], lo, hi;
+
+        tplan_config_stage_range(c, i, &lo, &hi);
+        if (hi - lo > most) {
+            most = hi - lo;
+            best = i;
+        }
+    }
+    return best;
+}
+
+int64_t tplan_config_etp(const tplan_config *c)
+{
+    return c->etp > 0 ? c->etp : c->tp;
+}
+
+int64_t tplan_config_edp(const tplan_config *c)
+{
+    return c->gpus / (c->pp * tplan_config_etp(c) * c->ep);
+}
+
+int64_t tplan_config_stage_layers(const tplan_config *c)
+{
     int64_t lo, hi;
 
-    tplan_config_stage_range(c, c->pp_embed_loss && c->pp > 2 ? 1 : 0, &lo,
-                             &hi);
+    tplan_config_stage_range(c, tplan_config_fullest_stage(c), &lo, &hi);
     return hi - lo;
 }
 

@@ -185,6 +185,15 @@ typedef struct tplan_config {
     double comm_sm_share; /* share of the GPU's SMs the overlapped
                              all-to-all takes from compute (dualpipe);
                              < 0: the default (tplan_config_comm_sms) */
+    /* expert-tensor parallelism and uneven pipeline stages (issue 37) */
+    int64_t etp; /* Megatron-Core's expert_tensor_parallel_size: each
+                    routed expert's weights split over etp ranks (0: tp,
+                    its default; tplan_config_etp) */
+    int64_t pp_first_layers; /* Megatron's
+                                --decoder-first-pipeline-num-layers and */
+    int64_t pp_last_layers;  /* --decoder-last-pipeline-num-layers: the
+                                first and last stages' layers, the rest
+                                even over the middle stages (0: unset) */
     /* the framework whose values the config took ("": none), and the
      * framework terms (docs/MODEL.md section 14) */
     char framework[TPLAN_FRAMEWORK_NAME_LEN];
@@ -286,8 +295,31 @@ void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
                               int64_t *hi);
 
 /* Layers on the fullest pipeline stage: ceil(layers / pp), or (L + 2)/p
- * with pp_embed_loss and more than two stages. */
+ * with pp_embed_loss and more than two stages, or the most of the first,
+ * a middle and the last stage with pp_first_layers/pp_last_layers. */
 int64_t tplan_config_stage_layers(const tplan_config *c);
+
+/* Each stage's layers, first to last, as runs of n equal stages of k
+ * layers written kxn, comma-separated ("4x1,8x6,4x1": never a bare
+ * number, which a spreadsheet would read as one), into buf (truncated to
+ * len; "" for a generic model). */
+void tplan_stage_layers_format(const tplan_config *c, char *buf, size_t len);
+
+/* The index of that stage (the lowest of equals). */
+int64_t tplan_config_fullest_stage(const tplan_config *c);
+
+/* Does the config give its own first or last stage's layers? */
+bool tplan_config_uneven_stages(const tplan_config *c);
+
+/* Expert-tensor-parallel degree in effect: etp, or tp when unset
+ * (Megatron-LM arguments.py, validate_args: expert_tensor_parallel_size
+ * defaults to tensor_model_parallel_size). */
+int64_t tplan_config_etp(const tplan_config *c);
+
+/* Expert-data-parallel degree of a valid config: gpus / (pp x etp x ep)
+ * (Megatron-Core parallel_state.py, initialize_model_parallel: the expert
+ * grid etp-ep-edp-pp spans the world as the dense one does). */
+int64_t tplan_config_edp(const tplan_config *c);
 
 /* moe_imbalance in effect: the given value, else by the model's router
  * (aux_free_router): 1.04 loss-free, 1.52 with an auxiliary loss

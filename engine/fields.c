@@ -187,6 +187,13 @@ enum {
      * pinned-buffer allowance (issue 37, items 1 and 6) */
     F_DORA,
     F_HOST_BUFFER_FACTOR,
+    /* expert-tensor parallelism and uneven pipeline stages (issue 37,
+     * items 4 and 5) */
+    F_ETP,
+    F_PP_FIRST_LAYERS,
+    F_PP_LAST_LAYERS,
+    F_PP_STAGE_LAYERS,
+    F_SLOWEST_STAGE,
     F_COUNT
 };
 
@@ -681,6 +688,24 @@ static const tplan_field fields[F_COUNT] = {
       "DeepSeek-V3's fp8 activation caching: MoE SwiGLU inputs in fp8, "
       "attention-output linear input in E5M6, 1x128 tile scales (needs "
       "precision fp8)"),
+    I(F_ETP, "etp", INT, INT, AX, "", "--etp", "etp", 1, 1e5, NULL, "tp",
+      "expert-tensor-parallel degree: each routed expert's weights split "
+      "over etp ranks (Megatron-Core's expert_tensor_parallel_size; "
+      "etp x ep divides gpus / pp)"),
+    I(F_PP_FIRST_LAYERS, "pp_first_layers", INT, INT, AX, "layers",
+      "--pp-first-layers", "pp_first_layers", 0, 1e7, NULL, "0 (even)",
+      "layers on the first pipeline stage, the rest even over the middle "
+      "ones (Megatron's decoder_first_pipeline_num_layers; 0: unset)"),
+    I(F_PP_LAST_LAYERS, "pp_last_layers", INT, INT, AX, "layers",
+      "--pp-last-layers", "pp_last_layers", 0, 1e7, NULL, "0 (even)",
+      "layers on the last pipeline stage (Megatron's "
+      "decoder_last_pipeline_num_layers; 0: unset)"),
+    O(F_PP_STAGE_LAYERS, "pp_stage_layers", TEXT, "layers",
+      "each pipeline stage's layers, first to last: runs of n equal stages "
+      "of k layers as kxn, comma-separated (4x1,8x6,4x1)"),
+    O(F_SLOWEST_STAGE, "slowest_stage", INT, "",
+      "the pipeline stage (0 .. pp - 1) whose compute sets the step's "
+      "pace (memory's fullest stage is stage_index in calc --json)"),
 };
 
 #undef O
@@ -1183,6 +1208,15 @@ void tplan_field_apply(int id, double v, tplan_config *c)
     case F_FP8_ACTIVATIONS:
         c->fp8_activations = iv != 0;
         break;
+    case F_ETP:
+        c->etp = iv;
+        break;
+    case F_PP_FIRST_LAYERS:
+        c->pp_first_layers = iv;
+        break;
+    case F_PP_LAST_LAYERS:
+        c->pp_last_layers = iv;
+        break;
     case F_ZERO12_OVERLAP:
         c->zero12_overlap = v;
         break;
@@ -1555,6 +1589,12 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vr(tplan_config_comm_sms(c));
     case F_FP8_ACTIVATIONS:
         return vi(c->fp8_activations);
+    case F_ETP:
+        return vi(tplan_config_etp(c));
+    case F_PP_FIRST_LAYERS:
+        return vi(c->pp_first_layers);
+    case F_PP_LAST_LAYERS:
+        return vi(c->pp_last_layers);
     case F_ZERO12_OVERLAP:
         return vr(c->zero12_overlap);
     case F_TP_OVERLAP:
@@ -1706,6 +1746,12 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
             tplan_recompute_modules_format(p->config.recompute_modules, buf,
                                            len);
         return vs(len ? buf : NULL);
+    case F_PP_STAGE_LAYERS:
+        if (len)
+            tplan_stage_layers_format(&p->config, buf, len);
+        return vs(len ? buf : NULL);
+    case F_SLOWEST_STAGE:
+        return vi(f->slowest_stage);
     case F_TRAINABLE_PARAMS:
         return vi(p->trainable_params);
     case F_HOST_BYTES:

@@ -28,7 +28,7 @@ static const char *const target_names[TPLAN_LORA_NTARGETS] = {
     "q",    "k",      "v",              "o",      "gate", "up",
     "down", "mla",    "router", "shared_experts", "experts"};
 
-int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp,
+int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp, int64_t etp,
                         int64_t ep, tplan_linear out[TPLAN_LORA_NLINEAR])
 {
     double t = (double)tp, h = (double)m->hidden, f = (double)m->ffn;
@@ -77,7 +77,7 @@ int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp,
     } else {
         double e = (double)m->experts, fe = (double)tplan_model_expert_ffn(m);
         double fs = (double)(m->shared_experts * tplan_model_shared_ffn(m));
-        double per = e / (double)ep;
+        double per = e / (double)ep, te = (double)etp;
 
         /* the router: Linear(h, experts), whole on every rank */
         LIN(TPLAN_LORA_ROUTER, h, e, h, e, false);
@@ -93,12 +93,12 @@ int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp,
                 LIN(TPLAN_LORA_SHARED, h, 1.0, h, 1.0, false);
         }
         /* each routed expert its own linears (Mixtral's w1, w3, w2):
-         * experts / ep of them on a rank, split over tp (Megatron's
-         * expert tensor parallelism defaults to tp) */
+         * experts / ep of them on a rank, split over etp (Megatron's
+         * expert tensor parallelism, tp unless given) */
         if (swiglu)
-            LINX(TPLAN_LORA_EXPERTS, h, fe, h, fe / t, false, per, true);
-        LINX(TPLAN_LORA_EXPERTS, h, fe, h, fe / t, false, per, true);
-        LINX(TPLAN_LORA_EXPERTS, fe, h, fe / t, h, true, per, true);
+            LINX(TPLAN_LORA_EXPERTS, h, fe, h, fe / te, false, per, true);
+        LINX(TPLAN_LORA_EXPERTS, h, fe, h, fe / te, false, per, true);
+        LINX(TPLAN_LORA_EXPERTS, fe, h, fe / te, h, true, per, true);
     }
 #undef LIN
 #undef LINX
@@ -108,7 +108,7 @@ int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp,
 int tplan_block_linears(const tplan_model *m, int64_t tp,
                         tplan_linear out[TPLAN_LORA_NLINEAR])
 {
-    return tplan_layer_linears(m, false, tp, 1, out);
+    return tplan_layer_linears(m, false, tp, tp, 1, out);
 }
 
 double tplan_lora_linear_params(const tplan_linear *l, int64_t rank,
@@ -133,7 +133,7 @@ double tplan_lora_layer_params(const tplan_model *m, bool moe, int64_t rank,
         *experts = 0.0;
     if (rank <= 0 || m->arch == TPLAN_ARCH_GENERIC)
         return 0.0;
-    n = tplan_layer_linears(m, moe, tp, ep, lin);
+    n = tplan_layer_linears(m, moe, tp, tp, ep, lin);
     for (int i = 0; i < n; i++) {
         double p;
 

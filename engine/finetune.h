@@ -80,12 +80,13 @@ typedef struct tplan_linear {
 } tplan_linear;
 
 /* The linears of one layer of a transformer m on a rank of tp ranks (and
- * ep expert ranks), a mixture-of-experts layer's when moe, in target
- * order; returns how many kinds (6 for a dense GELU layer, 7 for SwiGLU). */
-int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp,
+ * ep expert ranks, each routed expert split over etp), a
+ * mixture-of-experts layer's when moe, in target order; returns how many
+ * kinds (6 for a dense GELU layer, 7 for SwiGLU). */
+int tplan_layer_linears(const tplan_model *m, bool moe, int64_t tp, int64_t etp,
                         int64_t ep, tplan_linear out[TPLAN_LORA_NLINEAR]);
 
-/* A dense layer's: tplan_layer_linears(m, false, tp, 1, out). */
+/* A dense layer's: tplan_layer_linears(m, false, tp, tp, 1, out). */
 int tplan_block_linears(const tplan_model *m, int64_t tp,
                         tplan_linear out[TPLAN_LORA_NLINEAR]);
 

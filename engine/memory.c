@@ -224,8 +224,8 @@ static void attn_on_device(const tplan_config *c, double *params,
 }
 
 /* Parameters a device on stage st holds (before ZeRO), of which routed
- * experts (sharded over ep x tp: Megatron's expert tensor parallelism
- * defaults to tp), its matmul weights (for working copies) and the
+ * experts (sharded over ep x etp: Megatron's expert tensor parallelism,
+ * tp unless given), its matmul weights (for working copies) and the
  * largest gathered unit (for ZeRO-3). The vocabulary is split over t
  * (vocab-parallel embedding). */
 static void stage_params(const tplan_config *c, const stage_pos *st,
@@ -235,7 +235,8 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
     const tplan_model *m = &c->model;
     tplan_param_count pc;
     double t = (double)c->tp, h = (double)m->hidden, e = (double)c->ep;
-    double attn_p, attn_mm, dense_dev, moe_dev, exp_dev, vh, nd, nm;
+    double te = (double)tplan_config_etp(c);
+    double attn_p, attn_mm, dense_dev, moe_dev, exp_dev, exp_mm, vh, nd, nm;
     double mlp_w = (m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0) * h;
     int64_t moe;
     bool first = st->first, last = st->last;
@@ -252,8 +253,11 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
     nd = (double)(st->hi - st->lo - moe);
     attn_on_device(c, &attn_p, &attn_mm);
     dense_dev = attn_p + (double)pc.layer_mlp / t + (double)pc.layer_norm;
-    /* router replicated on every rank; shared experts split like an MLP */
-    exp_dev = (double)m->experts * (double)pc.layer_expert / (e * t);
+    /* router replicated on every rank; shared experts split like an MLP;
+     * routed experts over ep x etp (etp = tp unless given) */
+    exp_dev = (double)m->experts * (double)pc.layer_expert / (e * te);
+    exp_mm = mlp_w * (double)m->experts * (double)tplan_model_expert_ffn(m) /
+             (e * te);
     moe_dev = attn_p + (double)pc.layer_norm + (double)pc.layer_router +
               (double)pc.layer_shared / t + exp_dev;
     vh = (double)m->vocab * h / t;
@@ -261,13 +265,12 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
     *experts = nm * exp_dev;
     *matmul = nd * (attn_mm + mlp_w * (double)m->ffn / t);
     if (moe)
-        *matmul += nm * (attn_mm + h * (double)m->experts +
-                         mlp_w *
-                             ((double)(m->shared_experts *
-                                       tplan_model_shared_ffn(m)) +
-                              (double)m->experts *
-                                  (double)tplan_model_expert_ffn(m) / e) /
-                             t);
+        *matmul +=
+            nm *
+            (attn_mm + h * (double)m->experts +
+             mlp_w * (double)(m->shared_experts * tplan_model_shared_ffn(m)) /
+                 t +
+             exp_mm);
     if (first)
         *params += vh + (double)m->extra_params + (double)pc.pos;
     if (last) {
@@ -294,12 +297,10 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
                 *experts += d * exp_dev;
                 *matmul += d * (attn_mm + h * (double)m->experts +
                                 mlp_w *
-                                    ((double)(m->shared_experts *
-                                              tplan_model_shared_ffn(m)) +
-                                     (double)m->experts *
-                                         (double)tplan_model_expert_ffn(m) /
-                                         e) /
-                                    t);
+                                    (double)(m->shared_experts *
+                                             tplan_model_shared_ffn(m)) /
+                                    t +
+                                exp_mm);
             } else {
                 *matmul += d * (attn_mm + mlp_w * (double)m->ffn / t);
             }
@@ -383,7 +384,9 @@ static double factored_stats(const tplan_config *c, const stage_pos *st,
         mlp_stats(m,
                   (double)(m->shared_experts * tplan_model_shared_ffn(m)) / t,
                   &sm, &se);
-        mlp_stats(m, (double)tplan_model_expert_ffn(m) / t, &xm, &xe);
+        mlp_stats(
+            m, (double)tplan_model_expert_ffn(m) / (double)tplan_config_etp(c),
+            &xm, &xe);
         if (!m->shared_experts)
             sm = se = 0.0;
         mats += nm * (am + (h + (double)m->experts) + sm + per * xm);
@@ -431,7 +434,8 @@ static void lora_layer(const tplan_config *c, bool moe, lora_part *rs,
                        lora_part *ex, double *largest)
 {
     tplan_linear lin[TPLAN_LORA_NLINEAR];
-    int n = tplan_layer_linears(&c->model, moe, c->tp, c->ep, lin);
+    int n = tplan_layer_linears(&c->model, moe, c->tp, tplan_config_etp(c),
+                                c->ep, lin);
     double r = (double)c->lora_rank;
 
     memset(rs, 0, sizeof *rs);
@@ -556,8 +560,8 @@ static void offload(const tplan_config *c, stage_mem *s)
  * reduce and gather through it: tensor, data x context and expert
  * data-parallel. The pipeline, the context ring and the expert all-to-all
  * send point to point. The expert data group is counted in Megatron's
- * expert grid (etp-ep-edp, etp = tp: its ranks tp x ep apart; in the
- * tp-cp-ep-dp order the same count). NCCL up to 2.28.3 leaves NVLS off
+ * expert grid (etp-ep-edp: its ranks etp x ep apart; with etp = tp the
+ * same count as in the tp-cp-ep-dp order). NCCL up to 2.28.3 leaves NVLS off
  * for two GPUs or fewer in the node (src/transport/nvls.cc: gpuCount <=
  * 2; PyTorch 2.7-2.9 ship 2.26-2.27). The buffers are allocated at a
  * communicator's first NVLS collective (NCCL_RUNTIME_CONNECT, on by
@@ -572,9 +576,10 @@ static double nvls_bytes(const tplan_config *c, int64_t dp, int64_t edp,
         return 0.0;
     heads[0] = c->tp > 1 ? tplan_config_group_in_node(c, c->tp, 1) : 0;
     heads[1] = dp > 1 ? tplan_config_group_in_node(c, dp, c->tp) : 0;
-    heads[2] = moe && c->ep > 1 && edp > 1
-                   ? tplan_config_group_in_node(c, edp, c->tp * c->ep)
-                   : 0;
+    heads[2] =
+        moe && c->ep > 1 && edp > 1
+            ? tplan_config_group_in_node(c, edp, tplan_config_etp(c) * c->ep)
+            : 0;
     for (int i = 0; i < 3; i++)
         if (heads[i] > 2)
             sum += c->nccl_nvls_bytes * (double)c->gpu.nvls_channels *
@@ -728,7 +733,7 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
                          double *largest_out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
-    int64_t dp = tplan_config_dp(c) * c->cp, edp = dp / c->ep;
+    int64_t dp = tplan_config_dp(c) * c->cp, edp = tplan_config_edp(c);
     double matmul, largest, wdiv, gdiv, odiv;
 
     memset(s, 0, sizeof *s);
@@ -736,8 +741,9 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
     /* ZeRO shards over the data-parallel group (Rajbhandari et al. 2020):
      * stage 1 optimizer states, 2 also gradients, 3 also weights. Context
      * parallel ranks hold the same weights: Megatron shards over dp x cp.
-     * Routed experts shard over the expert-data-parallel group, dp x cp /
-     * ep (Megatron-LM's expert_data_parallel group). */
+     * Routed experts shard over the expert-data-parallel group, gpus /
+     * (pp x etp x ep), dp x cp / ep when etp = tp (Megatron-LM's
+     * expert_data_parallel group). */
     wdiv = c->zero >= 3 ? (double)dp : 1.0;
     gdiv = c->zero >= 2 ? (double)dp : 1.0;
     odiv = c->zero >= 1 ? (double)dp : 1.0;
@@ -814,7 +820,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
                        const stage_pos *st, stage_mem *s)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
-    int64_t dp = tplan_config_dp(c) * c->cp, edp = dp / c->ep;
+    int64_t dp = tplan_config_dp(c) * c->cp, edp = tplan_config_edp(c);
     double matmul, largest;
     bool holds_last = st->last;
     stage_pos mirror = *st;
@@ -1197,9 +1203,10 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     pos[n++] = stage_at(c, 0);
     /* a dense model's first stage holds the most layers: no middle stage
      * can hold more, unless the embedding counts as one (pp_embed_loss:
-     * the loop then keeps stage 1, a layer more than the first) */
+     * the loop then keeps stage 1, a layer more than the first) or the
+     * first stage is given its own count (pp_first_layers) */
     if ((c->model.arch != TPLAN_ARCH_GENERIC && tplan_model_moe(&c->model)) ||
-        c->pp_embed_loss) {
+        c->pp_embed_loss || tplan_config_uneven_stages(c)) {
         for (int64_t i = 1; i < c->pp - 1 && n < MAX_STAGES - 1; i++) {
             stage_pos sp = stage_at(c, i);
             bool seen = false;

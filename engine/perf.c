@@ -238,7 +238,8 @@ static double dp_traffic(const tplan_config *c, double w, double g, double n,
 
 /* Expert and context parallelism (docs/MODEL.md section 13.4), seconds
  * per step on one GPU. Megatron-LM's rank order is tp-cp-ep-dp-pp: a CP
- * group's ranks are tp apart, an EP group's tp*cp apart.
+ * group's ranks are tp apart, an EP group's etp*cp apart (etp = tp
+ * unless given: the expert grid etp-ep-edp).
  *
  * Experts: Megatron's all-to-all token dispatcher sends each MoE layer's
  * routed tokens to their experts and back, twice forward (dispatch,
@@ -272,8 +273,8 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
     double b = (double)mem->micro_batch;
     if (c->ep > 1) {
         double ep = (double)c->ep;
-        double per_node =
-            (double)tplan_config_group_in_node(c, c->ep, c->tp * c->cp);
+        double per_node = (double)tplan_config_group_in_node(
+            c, c->ep, tplan_config_etp(c) * c->cp);
         /* the busiest stage's MoE layers: a stage of ceil(L/p) layers
          * that are all MoE (a middle one when the first layers are
          * dense), or every MoE layer when there are fewer */
@@ -434,16 +435,38 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
      * more when full recomputation repeats the forward. Sequence
      * parallelism swaps each for an all-gather + reduce-scatter pair of the
      * same volume. */
-    if (c->tp > 1 && c->model.arch != TPLAN_ARCH_GENERIC) {
+    if ((c->tp > 1 || tplan_config_etp(c) > 1) &&
+        c->model.arch != TPLAN_ARCH_GENERIC) {
         double n_ar = c->recompute == TPLAN_RECOMPUTE_FULL ? 6.0 : 4.0;
         double layers = (double)tplan_config_stage_layers(c);
+        double msg = s_rank * b * (double)c->model.hidden * act_bytes;
+        double te = (double)tplan_config_etp(c);
 
         lat = out->tp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
         out->tp_comm_s =
-            m * layers * n_ar *
-            tplan_allreduce_s(s_rank * b * (double)c->model.hidden *
-                                  act_bytes,
-                              t, bw_tp, lat);
+            m * layers * n_ar * tplan_allreduce_s(msg, t, bw_tp, lat);
+        /* Expert-tensor parallelism apart from tp: an MoE layer's MLP
+         * half of the collectives (half of n_ar) runs over the etp group
+         * instead (Megatron-Core token_dispatcher.py, the all-to-all
+         * dispatcher's dispatch_postprocess gathers the routed tokens over
+         * the expert-tensor group and combine_preprocess reduce-scatters
+         * them), etp/tp times the tokens a tp rank holds (the group
+         * spans etp/tp of a tp group's tokens). At etp = tp it is the
+         * term it replaces; the group is the expert grid's innermost. */
+        if (te != t && tplan_model_moe(&c->model)) {
+            bool inter = false;
+            double bw_etp =
+                group_bw(c, tplan_config_etp(c), 1, link, nic, &inter);
+            double lat_e = inter ? LAT_INTER_S : LAT_INTRA_S;
+            double moe_l = tp_fmin(layers, (double)tplan_model_moe_layers(
+                                               &c->model, 0, c->model.layers));
+
+            out->tp_comm_s +=
+                m * moe_l * n_ar / 2.0 *
+                (tplan_allreduce_s(msg * te / t, te, bw_etp, lat_e) -
+                 tplan_allreduce_s(msg, t, bw_tp, lat));
+            out->tp_inter_node = out->tp_inter_node || inter;
+        }
     }
     /* A stack that overlaps TP collectives with the GEMMs around them
      * (Transformer Engine userbuffers, tp_comm_overlap in NeMo and
@@ -470,7 +493,7 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     if (dp * cp > 1) {
         double fwd_bwd_mb = out->compute_s / m;
         double ex = (double)mem->experts_on_device, after = 0.0;
-        double edp = dp * cp / (double)c->ep;
+        double edp = (double)tplan_config_edp(c);
 
         /* only trainable parameters have gradients to reduce; routed
          * experts reduce over the expert-data-parallel group */
@@ -570,7 +593,8 @@ void tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
 /* DualPipe's busiest rank: rank r runs half its micro-batches through
  * stage r and half through stage p - 1 - r, the last stage's head
  * included; over the balanced split (p ranks of hw/p each). */
-static double dualpipe_imbalance(const tplan_config *c, const tplan_flops *fl)
+static double dualpipe_imbalance(const tplan_config *c, const tplan_flops *fl,
+                                 int64_t *rank)
 {
     double layers = fl->hardware - fl->head_hw - fl->mtp_hw;
     double L = (double)c->model.layers, p = (double)c->pp, busiest = 0.0;
@@ -583,7 +607,10 @@ static double dualpipe_imbalance(const tplan_config *c, const tplan_flops *fl)
         tplan_config_stage_range(c, c->pp - 1 - r, &lo2, &hi2);
         pair = (double)(hi - lo + hi2 - lo2) / L * layers +
                (r == 0 ? fl->head_hw + fl->mtp_hw : 0.0);
-        busiest = tp_fmax(busiest, pair / 2.0);
+        if (pair / 2.0 > busiest) {
+            busiest = pair / 2.0;
+            *rank = r;
+        }
     }
     return p * busiest / fl->hardware;
 }
@@ -705,6 +732,7 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
     /* Pipeline stages are as fast as the slowest: the last one also runs
      * the LM head (p x its share of the work, over a balanced split). */
     out->stage_imbalance = 1.0;
+    out->slowest_stage = 0;
     if (c->pp > 1 && fl.hardware > 0) {
         double layers = fl.hardware - fl.head_hw - fl.mtp_hw;
         double L = (double)c->model.layers;
@@ -720,9 +748,12 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
          * (DeepSeek-V3 section 3.2.3; with dualpipe the rank that also
          * holds the first stage) */
         last = (double)(hi - lo) / L * layers + fl.head_hw + fl.mtp_hw;
+        /* the slower named: the last on a tie (it also runs the head) */
+        out->slowest_stage =
+            last >= busiest ? c->pp - 1 : tplan_config_fullest_stage(c);
         out->stage_imbalance =
             tplan_config_pp_schedule(c) == TPLAN_PP_DUALPIPE
-                ? dualpipe_imbalance(c, &fl)
+                ? dualpipe_imbalance(c, &fl, &out->slowest_stage)
                 : p * tp_fmax(busiest, last) / fl.hardware;
         out->compute_s *= out->stage_imbalance;
     }

@@ -47,6 +47,8 @@ typedef struct tplan_perf {
     double bubble_fraction;      /* (p-1)/(v m) */
     double compute_fraction;     /* compute_s / step_time_s */
     double stage_imbalance;      /* slowest pipeline stage over the average */
+    int64_t slowest_stage;       /* its index, 0 .. pp - 1 (dualpipe: the
+                                    busiest rank's first stage) */
     bool dp_inter_node, tp_inter_node, pp_inter_node, ep_inter_node,
         cp_inter_node;
     bool dtype_fallback; /* the GPU lacks the recipe's dtype */

@@ -296,6 +296,25 @@ jq_is "moe_imbalance reads back the loss-free router's 1.04" '.fields.moe_imbala
     ok || bad "calc names the recompute modules and fp8 caching"
 
 jq_is "DeepSeek-V3 as published: 1F1B is slower than DualPipe" ".run.gpu_hours > $dual_h" "${dsv3[@]}" --pp-schedule 1f1b
+# issue 37: the same layout given as Megatron's first and last stages'
+# layers (3, 4 x 14, 2) is the same plan as --pp-embed-loss
+dsv3_uneven=("${dsv3[@]/--pp-embed-loss/--pp-first-layers=3}")
+dsv3_uneven+=(--pp-last-layers 2 --pp-schedule dualpipe)
+jq_is "DeepSeek-V3 with --pp-first-layers 3 --pp-last-layers 2: 3x1,4x14,2x1, as published" ".parallel.pp_stage_layers == \"3x1,4x14,2x1\" and .run.gpu_hours == $dual_h" "${dsv3_uneven[@]}"
+
+# issue 37: expert-tensor parallelism and uneven stages, refused as
+# Megatron-Core refuses them (docs/MODEL.md 13.1)
+expect_error 2 "tplan: etp*ep must divide gpus/pp (gpus=16, pp=1, etp=4, ep=8)" calc --model mixtral-8x7b --gpus 16 --tp 8 --ep 8 --etp 4
+expect_error 2 "tplan: etp needs a mixture-of-experts model (etp=1, tp=2, experts=0)" "${C[@]}" --gpus 8 --tp 2 --etp 1
+expect_error 2 "tplan: etp: 0: out of range (valid: an integer from 1 to 100000)" calc --model mixtral-8x7b --gpus 16 --etp 0
+expect_error 2 "tplan: etp needs a mixture-of-experts model (etp=2, generic model)" calc --params 1e9 --etp 2
+expect_error 2 "tplan: the middle stages must divide the middle layers (layers - first - last = 29, middle stages = 3, pp=4)" "${C[@]}" --gpus 4 --pp 4 --pp-last-layers 3
+expect_error 2 "tplan: the first and last stages leave 0 layers for 2 middle stages (layers=32, pp_first_layers=16, pp_last_layers=16, pp=4)" "${C[@]}" --gpus 4 --pp 4 --pp-first-layers 16 --pp-last-layers 16
+expect_error 2 "tplan: pp_first_layers and pp_last_layers cannot go with pp_embed_loss (pp_first_layers=0, pp_last_layers=2)" "${C[@]}" --gpus 4 --pp 4 --pp-last-layers 2 --pp-embed-loss
+expect_error 2 "tplan: pp_first_layers needs pipeline parallelism (pp_first_layers=2, pp=1)" "${C[@]}" --gpus 4 --pp-first-layers 2
+expect_error 2 "tplan: pp_first_layers: -1: out of range (valid: an integer from 0 to 10000000)" "${C[@]}" --gpus 4 --pp 4 --pp-first-layers -1
+jq_is "etp 1 against tp 8: 8 times the expert weights a GPU, the rest unchanged" '.memory.experts_on_device == 22548578304 and .parallel.etp == 1 and .parallel.edp == 8' calc --model mixtral-8x7b --gpus 16 --tp 8 --sp --ep 2 --etp 1
+jq_is "etp defaults to tp: 2,818,572,288 expert parameters a GPU (45,097,156,608 / 16)" '.memory.experts_on_device == 2818572288 and .parallel.etp == 8' calc --model mixtral-8x7b --gpus 16 --tp 8 --sp --ep 2
 jq_is "config deepseek-v3: topk_group 4 is moe_max_nodes, as the preset's" 'map(select(.name == "deepseek-v3"))[0].moe_max_nodes == 4' models
 ds=(calc --model-config "$dir/data/hf/deepseek-v3.json" --gpu h800 --gpus 2048 --pp 16 --ep 64 --precision fp8 --zero 1 --global-batch 15360 --micro-batch 1)
 a=$("$tplan" "${ds[@]}" --json | jq '.perf.ep_comm_s')

@@ -565,6 +565,83 @@ static void test_pp_embed_loss(void **state)
     assert_string_equal(err.field, "pp");
 }
 
+/* Uneven stages (issue 37, Megatron's decoder_first/last_pipeline_num_
+ * layers): Llama-3-8B's 32 layers on 4 stages. Moving 6 layers off the
+ * last stage lowers its memory by those layers' states and activations
+ * (the middle stages take them); the first stage's own count moves the
+ * fullest stage; Megatron-Core's refusals. */
+static void test_uneven_stages(void **state)
+{
+    tplan_config c;
+    tplan_memory even, light, mid;
+    tplan_plan p;
+    tplan_err err;
+    char buf[64];
+
+    (void)state;
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.seq = 4096;
+    c.gpus = 4;
+    c.pp = 4;
+    c.zero = 0;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    tplan_memory_eval_stage_at(&c, 3, 1, &even);
+    c.pp_last_layers = 2; /* 30 over 3: 10 a middle stage */
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    tplan_memory_eval_stage_at(&c, 3, 1, &light);
+    tplan_memory_eval_stage_at(&c, 1, 1, &mid);
+    assert_int_equal(even.layers_on_stage, 8);
+    assert_int_equal(light.layers_on_stage, 2);
+    assert_int_equal(mid.layers_on_stage, 10);
+    /* the last stage holds 6 layers' weights, gradients and Adam states
+     * fewer: 16 bytes a parameter under mixed-bf16 at ZeRO 0 (2 + 2 + 12),
+     * a Llama-3-8B layer 218,112,000 parameters; and fewer activations */
+    assert_near(
+        (double)(even.weights_bytes + even.grads_bytes + even.optimizer_bytes) -
+            (double)(light.weights_bytes + light.grads_bytes +
+                     light.optimizer_bytes),
+        6.0 * 218112000.0 * 16.0, 64.0);
+    assert_true(light.activations_bytes < even.activations_bytes);
+    assert_true(light.total_bytes < even.total_bytes);
+    tplan_stage_layers_format(&c, buf, sizeof buf);
+    assert_string_equal(buf, "10x3,2x1");
+    /* the plan reports a middle stage of 10 now, not the first of 8 */
+    c.micro_batch = 1;
+    eval_ok(&c, &p);
+    assert_int_equal(p.mem.layers_on_stage, 10);
+    assert_int_equal(tplan_config_stage_layers(&c), 10);
+    /* first and last: 4 + 12 + 12 + 4 */
+    c.pp_first_layers = 4;
+    c.pp_last_layers = 4;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    tplan_stage_layers_format(&c, buf, sizeof buf);
+    assert_string_equal(buf, "4x1,12x2,4x1");
+    assert_int_equal(tplan_config_fullest_stage(&c), 1);
+    /* Megatron-Core's refusals (transformer_config.py __post_init__) */
+    c.pp_last_layers = 3; /* 25 middle layers over 2 stages */
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.field, "pp");
+    c.pp_last_layers = 28; /* nothing left for the middle stages */
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.field, "pp");
+    c.pp_last_layers = 4;
+    c.pp_embed_loss = true;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.field, "pp_embed_loss");
+    c.pp_embed_loss = false;
+    c.vpp = 3; /* vpp must divide 4 */
+    c.accum = 8;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.field, "vpp");
+    c.vpp = 2; /* 4 and 12 a stage: 2 chunks each */
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    c.vpp = 1;
+    c.pp = 1;
+    c.gpus = 1;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.field, "pp_first_layers");
+}
+
 /* When p does not divide L the first L mod p stages hold ceil(L/p)
  * layers: 61 layers on 16 stages are 13 stages of 4 and 3 of 3. With
  * DeepSeek-V3's three dense layers first, stage 1 is the first stage
@@ -1449,6 +1526,7 @@ int main(void)
         cmocka_unit_test(test_zero_paper),
         cmocka_unit_test(test_reference_case_one_gpu),
         cmocka_unit_test(test_reference_case_zero3),
+        cmocka_unit_test(test_uneven_stages),
         cmocka_unit_test(test_max_batch_is_tight),
         cmocka_unit_test(test_pipeline_inflight),
         cmocka_unit_test(test_tensor_parallel_params),

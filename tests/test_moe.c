@@ -154,6 +154,98 @@ static void test_ep_rules(void **state)
                                  "experts=0)");
 }
 
+/* Expert-tensor parallelism (issue 37): ETP 1 against TP 8 on 16 GPUs at
+ * ep 2. Each GPU holds 8 / 2 = 4 experts a layer, whole at etp 1, an
+ * eighth of each at etp 8 (the default, = tp): the routed experts'
+ * weights per GPU differ 8 times and nothing else the GPU holds moves
+ * (attention, router and embeddings split over tp as before). */
+static void test_etp(void **state)
+{
+    tplan_config c;
+    tplan_plan one, eight, dflt;
+    tplan_err err;
+    double experts = 32.0 * 8 * 3 * 4096 * 14336;
+
+    (void)state;
+    moe_cfg(&c, 16, 2);
+    c.tp = 8;
+    c.sp = true;
+    eval_ok(&c, &dflt);
+    c.etp = 8;
+    eval_ok(&c, &eight);
+    c.etp = 1;
+    eval_ok(&c, &one);
+    assert_int_equal(one.mem.experts_on_device, (int64_t)(experts / 2));
+    assert_int_equal(eight.mem.experts_on_device, (int64_t)(experts / 16));
+    assert_int_equal(one.mem.experts_on_device,
+                     8 * eight.mem.experts_on_device);
+    assert_int_equal(one.mem.params_on_device - one.mem.experts_on_device,
+                     eight.mem.params_on_device - eight.mem.experts_on_device);
+    /* etp 8 is the default: the same plan, bit for bit */
+    assert_true(dflt.mem.total_bytes == eight.mem.total_bytes);
+    assert_true(dflt.perf.step_time_s == eight.perf.step_time_s);
+    /* the expert-data-parallel group: gpus / (pp etp ep) = 8 at etp 1 */
+    c.etp = 1;
+    assert_int_equal(tplan_config_edp(&c), 8);
+    c.etp = 0;
+    assert_int_equal(tplan_config_etp(&c), 8);
+    assert_int_equal(tplan_config_edp(&c), 1);
+    /* Megatron-Core's rules: etp x ep divides gpus / pp ... */
+    c.ep = 8;
+    c.etp = 4;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.msg, "etp*ep must divide gpus/pp (gpus=16, "
+                                 "pp=1, etp=4, ep=8)");
+    /* ... which lets ep exceed dp x cp = 2 once etp is 2 */
+    c.etp = 2;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    /* the experts' FFN splits over etp (14336 = 2^11 x 7) */
+    c.ep = 1;
+    c.etp = 7;
+    c.gpus = 56;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+    c.etp = 3;
+    c.gpus = 24;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.field, "etp");
+    /* only experts have an expert-tensor degree to give */
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.gpus = 8;
+    c.tp = 2;
+    c.etp = 1;
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_EINVAL);
+    assert_string_equal(err.msg, "etp needs a mixture-of-experts model "
+                                 "(etp=1, tp=2, experts=0)");
+    c.etp = 2; /* etp = tp reads back as given: no refusal */
+    assert_int_equal(tplan_config_validate(&c, &err), TPLAN_OK);
+}
+
+/* Routed activations under etp: the FFN-wide rows keep their bytes, the
+ * hidden-wide ones scale by etp / tp (the dispatcher gathers tokens over
+ * the etp group), so etp 1 against tp 8 keeps fewer bytes, and etp 16 on
+ * tp 8 more. */
+static void test_etp_activations(void **state)
+{
+    tplan_config c;
+    tplan_plan a, b, d;
+
+    (void)state;
+    moe_cfg(&c, 16, 1);
+    c.tp = 8;
+    c.sp = true;
+    eval_ok(&c, &d);
+    c.etp = 1;
+    eval_ok(&c, &a);
+    c.etp = 16;
+    eval_ok(&c, &b);
+    assert_true(a.mem.activations_bytes < d.mem.activations_bytes);
+    assert_true(b.mem.activations_bytes > d.mem.activations_bytes);
+    /* the etp group's collectives: none at etp 1 on an MoE layer's MLP
+     * half, more over 16 GPUs than over 8 */
+    assert_true(a.perf.tp_comm_s < d.perf.tp_comm_s);
+    assert_true(b.perf.tp_comm_s > d.perf.tp_comm_s);
+}
+
 /* Activations fall with CP: a rank keeps the activations of seq/cp
  * tokens of each sequence, plus the ring's two K/V chunks in flight
  * (2 chunks x 2 x k x d x s/cp x 2 bytes). */
@@ -557,6 +649,8 @@ int main(void)
         cmocka_unit_test(test_moe_layer_pattern),
         cmocka_unit_test(test_memory_falls_with_ep),
         cmocka_unit_test(test_ep_rules),
+        cmocka_unit_test(test_etp),
+        cmocka_unit_test(test_etp_activations),
         cmocka_unit_test(test_activations_fall_with_cp),
         cmocka_unit_test(test_active_flops),
         cmocka_unit_test(test_window_flops),

@@ -64,6 +64,8 @@ local GOOD = {
   recompute_modules = {"layernorm,mlp"},
   fp8_activations = {true, nil, {precision = "fp8"}},
   dora = {true, nil, {lora_rank = 8}}, host_buffer_factor = {1.5},
+  etp = {1, nil, {model = "mixtral-8x7b", seq = 4096, tp = 2, ep = 2}},
+  pp_first_layers = {4, nil, {pp = 2}}, pp_last_layers = {4, nil, {pp = 2}},
 }
 
 local fields, by_input = tplan.fields(), {}
