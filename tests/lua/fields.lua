@@ -64,6 +64,8 @@ local GOOD = {
   recompute_modules = {"layernorm,mlp"},
   fp8_activations = {true, nil, {precision = "fp8"}},
   dora = {true, nil, {lora_rank = 8}}, host_buffer_factor = {1.5},
+  offload_activations = {0.5}, zero_shard_group = {4, nil, {zero = 3}},
+  reshard_after_forward = {false, nil, {zero = 3}},
 }
 
 local fields, by_input = tplan.fields(), {}
