@@ -562,6 +562,9 @@ H64=(calc --model llama3-8b --gpu h100-sxm --gpus 64 --zero 3 --seq 4096 --micro
 jq_is "HSDP 8 x 8: ZeRO-3 states over 8, not 64" '.memory.optimizer_bytes == 12045391872 and .memory.weights_bytes == 2007565312 and .parallel.zero_shard_group == 8 and .parallel.zero_replicas == 8' "${H64[@]}" --zero-shard-group 8
 jq_is "no reshard: the unsharded weights held, 8030261248 x 2" '.memory.reshard_held_bytes == 16060522496 and (.parallel.reshard_after_forward | not)' "${H64[@]}" --no-reshard
 "$tplan" "${H64[@]}" --zero-shard-group 8 --no-reshard | head -1 | grep -q "zero 3, HSDP: shards over 8, 8 replicas, no reshard after forward$" && ok || bad "calc's header names HSDP and no reshard"
+jq_is "--hsdp-replicas 8: the shard group 64 / 8" '.parallel.zero_shard_group == 8 and .parallel.zero_replicas == 8 and .memory.optimizer_bytes == 12045391872' "${H64[@]}" --hsdp-replicas 8
+expect_error 2 "tplan: hsdp-replicas must divide the data-parallel group dp x cp (hsdp-replicas=7, dp=64, cp=1)" "${H64[@]}" --hsdp-replicas 7
+expect_error 2 "tplan: give --zero-shard-group or --hsdp-replicas, not both (hsdp-replicas=2)" "${H64[@]}" --hsdp-replicas 2 --zero-shard-group 8
 expect_error 2 "tplan: zero_shard_group must divide the data-parallel group dp x cp (zero_shard_group=7, dp=64, cp=1)" "${H64[@]}" --zero-shard-group 7
 expect_error 2 "tplan: zero_shard_group shards ZeRO's states: it needs zero 1, 2 or 3 (zero_shard_group=8, zero=0)" "${H64[@]}" --zero 0 --zero-shard-group 8
 expect_error 2 "tplan: reshard_after_forward=false keeps ZeRO-3's gathered weights: it needs zero 3 (zero=1)" "${H64[@]}" --zero 1 --no-reshard
