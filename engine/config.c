@@ -267,7 +267,7 @@ static int validate_recipe(const tplan_config *c, tplan_err *err)
 }
 
 /* Activation offloading and FSDP2's choices (docs/MODEL.md section
- * 12.9). HSDP's shard group must divide the data x context-parallel
+ * 12.10). HSDP's shard group must divide the data x context-parallel
  * group (torch DeviceMesh: replicate x shard = the data-parallel ranks),
  * and under expert parallelism the replicas must divide the
  * expert-data-parallel group too, whose experts shard over what is left.

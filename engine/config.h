@@ -234,7 +234,7 @@ typedef struct tplan_config {
      * additional_buffer_factor 1.5; 1: the bytes alone) */
     double host_buffer_factor;
     /* activation offloading and FSDP2's sharding choices (issue 37,
-     * items 2 and 3; docs/MODEL.md section 12.9): the share of the
+     * items 2 and 3; docs/MODEL.md section 12.10): the share of the
      * layers' saved activations moved to pinned host memory in forward
      * and back in backward (0: none, 1: all but the resident layers);
      * the group of data x context-parallel ranks ZeRO shards over,

@@ -46,7 +46,7 @@ typedef struct stage_mem {
     bool grads_at_step;
     double tie_temp;
     double work_fwd; /* of work: the copies live at the forward's peak */
-    /* FSDP2 and activation offloading (docs/MODEL.md section 12.9) */
+    /* FSDP2 and activation offloading (docs/MODEL.md section 12.10) */
     double weights_full; /* the stage's weights, unsharded (before offload) */
     double held;         /* of the forward's phase: the unsharded weights
                             reshard_after_forward=false keeps to backward */
@@ -830,7 +830,7 @@ static double stage_layer_acts(const tplan_config *c,
     return st->first ? acts + act->first * inflight : acts;
 }
 
-/* Activation offloading (docs/MODEL.md section 12.9): a share f of the
+/* Activation offloading (docs/MODEL.md section 12.10): a share f of the
  * layers' saved activations goes to pinned host memory as the forward
  * saves them and comes back before the backward needs them (torchtune's
  * OffloadActivations, a saved_tensors_hooks over the model's forward;
@@ -952,14 +952,14 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     if (c->zero >= 3 && (tplan_config_zero_group(c) > 1 ||
                          c->offload_params != TPLAN_OFFLOAD_NONE))
         s->gather = c->gather_sets * tp_fmax(pi->weight_bytes, 2.0) * largest;
-    /* FSDP2's reshard_after_forward=False: "parameters are not resharded
-     * after forward", and the backward "does not need to all-gather"
-     * (torch.distributed.fsdp.fully_shard docs): each layer's gathered
+    /* FSDP2's reshard_after_forward=False "keeps the unsharded parameters
+     * in memory after forward and avoids the all-gather in backward"
+     * (torch.distributed.fsdp.fully_shard's docstring): each layer's gathered
      * weights stay until its backward, so at the forward's end the stage
      * holds all of them unsharded, beside its shard. The gathered-layer
      * sets above stay as counted (the backward's unsharded gradients and
      * the next layer's prefetch): an assumption, at most one layer's
-     * weights high (docs/MODEL.md section 12.9). */
+     * weights high (docs/MODEL.md section 12.10). */
     if (c->zero >= 3 && !c->reshard_after_forward &&
         tplan_config_zero_group(c) > 1)
         s->held = s->weights_full;

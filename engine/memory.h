@@ -75,7 +75,7 @@ typedef struct tplan_memory {
                                      optimizer states */
     int64_t offload_weight_bytes; /* per GPU: offloaded weights */
     int64_t paged_spill_bytes;   /* per GPU: paged states on the host */
-    /* activation offloading (offload_activations, docs/MODEL.md 12.9) */
+    /* activation offloading (offload_activations, docs/MODEL.md 12.10) */
     int64_t act_offload_bytes;   /* per GPU: activations on the host at the
                                     peak (of host_bytes, per GPU) */
     double act_offload_mb_bytes; /* per GPU: bytes one micro-batch copies

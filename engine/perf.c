@@ -175,7 +175,7 @@ static double free_compute_s(const tplan_perf *out)
     return tp_fmax(0.0, out->compute_s - (out->tp_comm_s - out->tp_exposed_s));
 }
 
-/* Activation offloading (docs/MODEL.md section 12.9), seconds per step
+/* Activation offloading (docs/MODEL.md section 12.10), seconds per step
  * exposed: each micro-batch copies its offloaded activations out while
  * its forward runs and back while its backward runs (torchtune and
  * Megatron-Core copy on a stream of their own, so the copy engines run
@@ -269,7 +269,7 @@ static double dp_traffic(const tplan_config *c, double w, double g, double n,
     }
 }
 
-/* HSDP (docs/MODEL.md section 12.9): ZeRO's traffic runs within the
+/* HSDP (docs/MODEL.md section 12.10): ZeRO's traffic runs within the
  * shard group of `shard` ranks (bw_in), and the gradient shards are then
  * all-reduced across the `rep` replicas (bw_x), as often as the
  * gradients are reduced: every micro-batch under ZeRO 2-3, once a step

@@ -1443,7 +1443,7 @@ static void test_pipeline_schedule_memory(void **state)
     assert_int_equal(d.total_bytes, one0.total_bytes);
 }
 
-/* HSDP (issue 37, docs/MODEL.md section 12.9): ZeRO shards over the shard
+/* HSDP (issue 37, docs/MODEL.md section 12.10): ZeRO shards over the shard
  * group, not the data-parallel group. The ZeRO paper's per-GPU states at
  * N_d = 8 (Rajbhandari et al. 2020, Figure 1: (2 + 2 + K) Psi / N_d at
  * stage 3, 2 Psi + 2 Psi + K Psi / N_d at stage 1, K = 12) hold for 64
@@ -1550,7 +1550,7 @@ static void test_no_reshard(void **state)
     assert_string_equal(err.field, "reshard_after_forward");
 }
 
-/* Activation offloading (issue 37, docs/MODEL.md section 12.9) on a
+/* Activation offloading (issue 37, docs/MODEL.md section 12.10) on a
  * Llama-3-8B LoRA fine-tune at 32k tokens with full recomputation: each
  * layer keeps its input, 2 s h bytes in 16 bits (Korthikanti et al.
  * 2022, Table 2's full recomputation row), L = 32 of them, and the

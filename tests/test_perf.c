@@ -916,7 +916,7 @@ static void test_node_limited_alltoall(void **state)
                 tplan_alltoall_s(bytes, 64, 8, link, nic, lat));
 }
 
-/* HSDP's two levels by hand (docs/MODEL.md section 12.9): Llama-2-7B on
+/* HSDP's two levels by hand (docs/MODEL.md section 12.10): Llama-2-7B on
  * 64 H100s (8 a node), ZeRO-3 in shard groups of 8, 4 micro-batches.
  * Within a group (one node, NVLink 450 GB/s x 0.77, 10 us a hop): two
  * all-gathers and a reduce-scatter of the 16-bit weights every
@@ -954,7 +954,7 @@ static void test_hsdp_traffic_by_hand(void **state)
     assert_rel(q.perf.dp_comm_s, p.perf.dp_comm_s * 2.0 / 3.0, 1e-12);
 }
 
-/* Activation offloading's copies (docs/MODEL.md section 12.9): out under
+/* Activation offloading's copies (docs/MODEL.md section 12.10): out under
  * the forward, back under the backward, each hidden up to its phase's
  * compute. Llama-3-8B LoRA at 32k with full recomputation offloads 31
  * layer inputs of 2 s h bytes and the int64 token ids: at the GPU's PCIe (H100 SXM: Gen5 x16)

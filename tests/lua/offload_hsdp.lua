@@ -2,7 +2,7 @@
 -- so in CI): offload_activations on a Llama-3-8B LoRA fine-tune at 32k
 -- tokens, and zero_shard_group (HSDP) with reshard_after_forward on
 -- Llama-3-8B over 64 H100s. Each plan is checked against bytes worked by
--- hand (docs/MODEL.md section 12.9; tests/test_memory.c has the same
+-- hand (docs/MODEL.md section 12.10; tests/test_memory.c has the same
 -- sums in C) or against its neighbour on the axis. Byte figures are
 -- rounded to whole bytes one by one: tolerances of a byte or two.
 local n = 0
