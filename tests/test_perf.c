@@ -957,10 +957,10 @@ static void test_hsdp_traffic_by_hand(void **state)
 /* Activation offloading's copies (docs/MODEL.md section 12.10): out under
  * the forward, back under the backward, each hidden up to its phase's
  * compute. Llama-3-8B LoRA at 32k with full recomputation offloads 31
- * layer inputs of 2 s h bytes and the int64 token ids: at the GPU's PCIe (H100 SXM: Gen5 x16)
- * they hide; over a 0.5 GB/s link both directions exceed their windows,
- * so 2 x bytes / bandwidth - compute is exposed, and the step grows by
- * it. */
+ * layer inputs of 2 s h bytes and the int64 token ids: at the GPU's
+ * PCIe (H100 SXM: Gen5 x16) they hide; over a 0.5 GB/s link both
+ * directions exceed their windows, so 2 x bytes / bandwidth - compute is
+ * exposed, and the step grows by it. */
 static void test_act_offload_time(void **state)
 {
     tplan_config c;
