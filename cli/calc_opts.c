@@ -257,7 +257,7 @@ void calc_usage(void)
           "                             --base-precision nf4 --double-quant\n"
           "                             --optimizer paged-adamw-32bit --recompute full\n"
           "                             (flags given override these; shown in the output)\n"
-          "  --hsdp-replicas R          HSDP by its replicas: --zero-shard-group dp x cp / R\n"
+          "  --hsdp-replicas R          HSDP by replicas: --zero-shard-group dp*cp/R\n"
           "  --json                     one JSON object (keys: docs/formats.md)\n"
           "  --inventory                list the activation tensors counted\n",
           stdout);
