@@ -698,7 +698,7 @@ static const tplan_field fields[F_COUNT] = {
       "--zero-shard-group", "zero_shard_group", 0, 1e7, NULL,
       "0 (the whole data-parallel group: plain ZeRO)",
       "HSDP: ZeRO shards over groups of this many data-parallel ranks, "
-      "replicated across the groups (output: the group used)"),
+      "replicated across the groups (zero_replicas)"),
     I(F_RESHARD_AFTER_FORWARD, "reshard_after_forward", BOOL, BOOL,
       AX | TPLAN_FIELD_FLAG, "", "--no-reshard", "reshard_after_forward", 0,
       1, NULL, "true",
@@ -1536,7 +1536,9 @@ static tplan_value get_config(int id, const tplan_plan *p)
     case F_OFFLOAD_ACTIVATIONS:
         return vr(c->offload_activations);
     case F_ZERO_SHARD_GROUP:
-        return vi(tplan_config_zero_group(c));
+        /* as given: a stored plan rebuilt at another GPU count (a
+         * report's scaling rows) keeps plain ZeRO plain */
+        return vi(c->zero_shard_group);
     case F_ZERO_REPLICAS:
         return vi(tplan_config_zero_replicas(c));
     case F_RESHARD_AFTER_FORWARD:
