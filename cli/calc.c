@@ -78,6 +78,7 @@ static void print_json_perf(json_w *w, const tplan_plan *p)
     json_num(w, "dequant_s", f->dequant_s);
     json_num(w, "offload_time_s", f->offload_s);
     json_num(w, "cpu_optimizer_s", f->cpu_optimizer_s);
+    json_num(w, "act_offload_s", f->act_offload_s);
     json_num(w, "matmul_eff", f->matmul_eff);
     json_num(w, "attn_eff", f->attn_eff);
     json_num(w, "peak_flops", f->peak_flops);
@@ -322,7 +323,10 @@ static const char *host_basis(const tplan_config *c)
 {
     if (c->offload_optimizer == TPLAN_OFFLOAD_NONE &&
         c->offload_params == TPLAN_OFFLOAD_NONE)
-        return "no offload";
+        return c->offload_activations > 0
+                   ? "offloaded activations alone, pinned (no buffer "
+                     "allowance)"
+                   : "no offload";
     if (c->host_buffer_factor > 1.0)
         return "offloaded bytes x host_buffer_factor (DeepSpeed's estimators' "
                "pinned-buffer allowance, additional_buffer_factor)";
@@ -371,6 +375,9 @@ static void print_json(const tplan_plan *p, const calc_out *o,
              tplan_pp_schedule_name(tplan_config_pp_schedule(c)));
     json_bool(&w, "sp", c->sp);
     json_int(&w, "zero", c->zero);
+    json_int(&w, "zero_shard_group", tplan_config_zero_group(c));
+    json_int(&w, "zero_replicas", tplan_config_zero_replicas(c));
+    json_bool(&w, "reshard_after_forward", c->reshard_after_forward);
     json_int(&w, "gpus_per_node", tplan_config_gpus_per_node(c));
     json_num(&w, "link_bytes_per_s",
              c->link_bytes_per_s > 0 ? c->link_bytes_per_s
@@ -409,6 +416,7 @@ static void print_json(const tplan_plan *p, const calc_out *o,
     json_int(&w, "context_bytes", m->context_bytes);
     json_int(&w, "blas_ws_bytes", m->blas_ws_bytes);
     json_int(&w, "gather_bytes", m->gather_bytes);
+    json_int(&w, "reshard_held_bytes", m->reshard_held_bytes);
     json_int(&w, "nccl_bytes", m->nccl_bytes);
     json_int(&w, "communicators", m->communicators);
     json_int(&w, "nvls_bytes", m->nvls_bytes);
@@ -430,6 +438,8 @@ static void print_json(const tplan_plan *p, const calc_out *o,
     json_int(&w, "nvme_bytes", m->nvme_bytes);
     json_int(&w, "host_capacity_bytes", m->host_capacity_bytes);
     json_bool(&w, "host_fits", m->host_fits);
+    json_num(&w, "offload_activations", c->offload_activations);
+    json_int(&w, "act_offload_bytes", m->act_offload_bytes);
     json_num(&w, "host_buffer_factor", c->host_buffer_factor);
     json_str(&w, "host_basis", host_basis(c));
     json_obj_end(&w);
@@ -571,13 +581,17 @@ static void print_time(const tplan_plan *p)
         trow("dequantize", f->dequant_s,
              "the quantized base to 16 bits, at every use");
     if (f->offload_s > 0 || c->offload_optimizer != TPLAN_OFFLOAD_NONE ||
-        c->offload_params != TPLAN_OFFLOAD_NONE) {
+        c->offload_params != TPLAN_OFFLOAD_NONE ||
+        c->offload_activations > 0) {
         if (f->cpu_optimizer_s > 0)
             snprintf(note, sizeof note,
                      "exposed host/NVMe traffic + CPU optimizer %.4f s",
                      f->cpu_optimizer_s);
         else
             snprintf(note, sizeof note, "exposed host/NVMe traffic");
+        if (c->offload_activations > 0)
+            snprintf(note + strlen(note), sizeof note - strlen(note),
+                     ", activations %.4f s", f->act_offload_s);
         trow("offload", f->offload_s, note);
     }
     snprintf(note, sizeof note, "MFU %.1f%%, HFU %.1f%%", f->mfu * 100.0,
@@ -729,6 +743,12 @@ static void print_table(const tplan_plan *p, const calc_out *o)
         printf(", etp %lld", (long long)tplan_config_etp(c));
     if (c->pp > 1 && tplan_config_pp_schedule(c) != TPLAN_PP_1F1B)
         printf(", %s", tplan_pp_schedule_name(tplan_config_pp_schedule(c)));
+    if (tplan_config_zero_replicas(c) > 1)
+        printf(", HSDP: shards over %lld, %lld replicas",
+               (long long)tplan_config_zero_group(c),
+               (long long)tplan_config_zero_replicas(c));
+    if (!c->reshard_after_forward)
+        printf(", no reshard after forward");
     printf("\n");
     if (tplan_config_uneven_stages(c) && c->pp > 1) {
         char stages[256];
@@ -843,9 +863,19 @@ static void print_table(const tplan_plan *p, const calc_out *o)
     else
         snprintf(note, sizeof note, "%.3f GiB per sample",
                  m->act_per_sample_bytes / GIB);
+    if (m->act_offload_bytes > 0)
+        snprintf(note + strlen(note), sizeof note - strlen(note),
+                 "; %.2f GiB more on the host (offload %g)",
+                 gib(m->act_offload_bytes), c->offload_activations);
     row("activations", m->activations_bytes, note);
     /* the gather buffer only where ZeRO-3 shards weights (dp > 1) */
-    if (m->gather_bytes > 0)
+    if (m->reshard_held_bytes > 0)
+        snprintf(note, sizeof note,
+                 "CUDA context %.2f, ZeRO-3 gathers %.2f (%.2f unsharded "
+                 "weights held to backward: no reshard)",
+                 gib(m->context_bytes), gib(m->gather_bytes),
+                 gib(m->reshard_held_bytes));
+    else if (m->gather_bytes > 0)
         snprintf(note, sizeof note, "CUDA context %.2f, ZeRO-3 gathers %.2f",
                  gib(m->context_bytes), gib(m->gather_bytes));
     else

@@ -3,6 +3,7 @@
  * on the command line does not matter and preset fields can be overridden. */
 #include "calc_opts.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ enum opt_id {
     O_JSON,
     O_INVENTORY,
     O_QLORA,
+    O_HSDP_REPLICAS,
     O_HELP,
     O_COUNT
 };
@@ -93,6 +95,7 @@ static const opt_def defs[O_COUNT] = {
     [O_JSON] = {"json", false},
     [O_INVENTORY] = {"inventory", false},
     [O_QLORA] = {"qlora", false},
+    [O_HSDP_REPLICAS] = {"hsdp-replicas", true},
     [O_HELP] = {"help", false},
 };
 
@@ -254,6 +257,7 @@ void calc_usage(void)
           "                             --base-precision nf4 --double-quant\n"
           "                             --optimizer paged-adamw-32bit --recompute full\n"
           "                             (flags given override these; shown in the output)\n"
+          "  --hsdp-replicas R          HSDP by replicas: --zero-shard-group dp*cp/R\n"
           "  --json                     one JSON object (keys: docs/formats.md)\n"
           "  --inventory                list the activation tensors counted\n",
           stdout);
@@ -699,6 +703,41 @@ static void expand_qlora(gathered *g, calc_out *out)
     }
 }
 
+/* --hsdp-replicas R: the shard group dp x cp / R (FSDP2's HSDP mesh is
+ * (replicate, shard)); R must divide dp x cp. Once the layout is set. */
+static int hsdp_replicas(const gathered *g, tplan_config *c)
+{
+    const char *r = g->val[O_HSDP_REPLICAS];
+    char *end;
+    long long n, rep;
+
+    if (!g->set[O_HSDP_REPLICAS])
+        return 0;
+    if (g->fval[fid("zero_shard_group")])
+        return usage_error("give --zero-shard-group or --hsdp-replicas, not "
+                           "both (hsdp-replicas=%s)",
+                           r);
+    errno = 0;
+    rep = strtoll(r, &end, 10);
+    if (errno || end == r || *end || rep < 1 || rep > 10000000)
+        return usage_error("hsdp-replicas: %s: not a positive integer (valid: "
+                           "an integer from 1 to 10000000)",
+                           r);
+    /* a layout whose degrees do not divide the GPUs is validation's to
+     * report */
+    if (c->tp < 1 || c->cp < 1 || c->pp < 1 ||
+        c->gpus % (c->tp * c->cp * c->pp))
+        return 0;
+    n = (long long)(tplan_config_dp(c) * c->cp);
+    if (n % rep)
+        return usage_error("hsdp-replicas must divide the data-parallel group "
+                           "dp x cp (hsdp-replicas=%lld, dp=%lld, cp=%lld)",
+                           rep, (long long)tplan_config_dp(c),
+                           (long long)c->cp);
+    c->zero_shard_group = n / rep;
+    return 0;
+}
+
 /* Options that only make sense together, or not together. */
 static int check_pairs(const gathered *g)
 {
@@ -795,7 +834,7 @@ int calc_parse(int argc, const char *const *argv, tplan_config *c,
     for (int id = 0; id < tplan_field_count(); id++)
         out->given[id] = fval[id] != NULL;
     if ((rc = apply_framework(&g, c, out->given)) || (rc = set_fields(&g, c)) ||
-        (rc = check_pairs(&g)))
+        (rc = check_pairs(&g)) || (rc = hsdp_replicas(&g, c)))
         goto done;
     /* a custom model's learned positions are sized to --seq */
     if (c->model.max_seq == 0)

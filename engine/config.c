@@ -117,6 +117,7 @@ void tplan_config_init(tplan_config *c)
     c->gather_sets = 2.0;
     c->zero12_overlap = 1.0;
     c->host_buffer_factor = 1.0;
+    c->reshard_after_forward = true; /* FSDP2's default */
     c->overlap = DEFAULT_OVERLAP;
     c->pue = DEFAULT_PUE;
     c->power_util = DEFAULT_POWER_UTIL;
@@ -265,6 +266,67 @@ static int validate_recipe(const tplan_config *c, tplan_err *err)
     return TPLAN_OK;
 }
 
+/* Activation offloading and FSDP2's choices (docs/MODEL.md section
+ * 12.10). HSDP's shard group must divide the data x context-parallel
+ * group (torch DeviceMesh: replicate x shard = the data-parallel ranks),
+ * and under expert parallelism the replicas must divide the
+ * expert-data-parallel group too, whose experts shard over what is left.
+ * A shard group or reshard_after_forward off means nothing where ZeRO
+ * shards nothing, or does not shard weights: refused, not ignored. */
+static int validate_sharding(const tplan_config *c, tplan_err *err)
+{
+    int64_t n = tplan_config_dp(c) * c->cp, g = c->zero_shard_group;
+
+    if (!(c->offload_activations >= 0.0 && c->offload_activations <= 1.0))
+        return tplan_err_set(err, TPLAN_EINVAL, "offload_activations",
+                             "offload_activations must be in [0, 1] or all "
+                             "(offload_activations=%g)",
+                             c->offload_activations);
+    if (c->offload_activations > 0.0 && c->model.arch == TPLAN_ARCH_GENERIC)
+        return tplan_err_set(err, TPLAN_EINVAL, "offload_activations",
+                             "offload_activations needs a transformer's "
+                             "layers, not a generic model "
+                             "(offload_activations=%g)",
+                             c->offload_activations);
+    if (g < 0 || g > 10000000)
+        return tplan_err_set(err, TPLAN_EINVAL, "zero_shard_group",
+                             "zero_shard_group must be 0 (the whole "
+                             "data-parallel group) or a positive integer "
+                             "(zero_shard_group=%lld)",
+                             (long long)g);
+    if (g > 0 && n % g)
+        return tplan_err_set(err, TPLAN_EINVAL, "zero_shard_group",
+                             "zero_shard_group must divide the data-parallel "
+                             "group dp x cp (zero_shard_group=%lld, dp=%lld, "
+                             "cp=%lld)",
+                             (long long)g, (long long)tplan_config_dp(c),
+                             (long long)c->cp);
+    if (g > 0 && g < n && c->zero == 0)
+        return tplan_err_set(err, TPLAN_EINVAL, "zero_shard_group",
+                             "zero_shard_group shards ZeRO's states: it "
+                             "needs zero 1, 2 or 3 (zero_shard_group=%lld, "
+                             "zero=0)",
+                             (long long)g);
+    /* the expert-data-parallel group: gpus / (pp x etp x ep), dp x cp /
+     * ep where etp = tp */
+    if (g > 0 && g < n && c->model.arch != TPLAN_ARCH_GENERIC &&
+        tplan_model_moe(&c->model) && tplan_config_edp(c) % (n / g))
+        return tplan_err_set(err, TPLAN_EINVAL, "zero_shard_group",
+                             "zero_shard_group: its %lld replicas must divide "
+                             "the expert-data-parallel group gpus / (pp x "
+                             "etp x ep) = %lld (zero_shard_group=%lld, "
+                             "ep=%lld)",
+                             (long long)(n / g),
+                             (long long)tplan_config_edp(c), (long long)g,
+                             (long long)c->ep);
+    if (!c->reshard_after_forward && c->zero != 3)
+        return tplan_err_set(err, TPLAN_EINVAL, "reshard_after_forward",
+                             "reshard_after_forward=false keeps ZeRO-3's "
+                             "gathered weights: it needs zero 3 (zero=%d)",
+                             c->zero);
+    return TPLAN_OK;
+}
+
 /* Adapters, quantized bases and offload (docs/MODEL.md 2.5-2.7). */
 static int validate_finetune(const tplan_config *c, tplan_err *err)
 {
@@ -335,7 +397,7 @@ static int validate_finetune(const tplan_config *c, tplan_err *err)
                              "by ZeRO-3 (FSDP full shard): give zero = 3 "
                              "(zero=%d)",
                              tplan_offload_name(c->offload_params), c->zero);
-    return TPLAN_OK;
+    return validate_sharding(c, err);
 }
 
 /* The run and recipe fields, checked after the layout: a sweep prunes
@@ -860,6 +922,23 @@ int tplan_config_layout_deps(const tplan_config *c, const char *const **deps)
 int64_t tplan_config_dp(const tplan_config *c)
 {
     return c->gpus / (c->tp * c->cp * c->pp);
+}
+
+int64_t tplan_config_zero_group(const tplan_config *c)
+{
+    int64_t n = tplan_config_dp(c) * c->cp;
+
+    /* a group that does not divide the whole is refused by validation;
+     * hardening for a config that skipped it: the whole group */
+    return c->zero_shard_group > 0 && c->zero_shard_group <= n &&
+                   n % c->zero_shard_group == 0
+               ? c->zero_shard_group
+               : n;
+}
+
+int64_t tplan_config_zero_replicas(const tplan_config *c)
+{
+    return tplan_config_dp(c) * c->cp / tplan_config_zero_group(c);
 }
 
 void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,

@@ -242,6 +242,17 @@ typedef struct tplan_config {
      * offloaded to the host (DeepSpeed's estimators'
      * additional_buffer_factor 1.5; 1: the bytes alone) */
     double host_buffer_factor;
+    /* activation offloading and FSDP2's sharding choices (issue 37,
+     * items 2 and 3; docs/MODEL.md section 12.10): the share of the
+     * layers' saved activations moved to pinned host memory in forward
+     * and back in backward (0: none, 1: all but the resident layers);
+     * the group of data x context-parallel ranks ZeRO shards over,
+     * replicated across the others (HSDP; 0: the whole group); and
+     * whether ZeRO-3 frees gathered weights after the forward (FSDP2's
+     * reshard_after_forward, default true) */
+    double offload_activations;
+    int64_t zero_shard_group;
+    bool reshard_after_forward;
     /* the share of tensor-parallel traffic hidden under the GEMMs */
     double tp_overlap;
     /* era terms and fp8 recipes (issue 34): the attention kernel the
@@ -286,6 +297,11 @@ int tplan_config_layout_deps(const tplan_config *c, const char *const **deps);
 
 /* Data-parallel degree gpus / (tp * cp * pp) of a valid config. */
 int64_t tplan_config_dp(const tplan_config *c);
+/* The ranks ZeRO shards over: zero_shard_group, or 0 given, the data x
+ * context-parallel group (dp * cp); and how many replicas of each shard
+ * there are, dp * cp / that group (HSDP; 1 under plain ZeRO). */
+int64_t tplan_config_zero_group(const tplan_config *c);
+int64_t tplan_config_zero_replicas(const tplan_config *c);
 
 /* The layers [*lo, *hi) of pipeline stage i (0 .. pp - 1): with q =
  * floor(L/p) and r = L mod p the first r stages hold q + 1 and the others

@@ -194,6 +194,14 @@ enum {
     F_PP_LAST_LAYERS,
     F_PP_STAGE_LAYERS,
     F_SLOWEST_STAGE,
+    /* activation offloading, FSDP2/HSDP sharding and reshard after
+     * forward (issue 37, items 2 and 3) */
+    F_OFFLOAD_ACTIVATIONS,
+    F_ZERO_SHARD_GROUP,
+    F_RESHARD_AFTER_FORWARD,
+    F_ZERO_REPLICAS,
+    F_ACT_OFFLOAD_BYTES,
+    F_ACT_OFFLOAD_TIME_S,
     F_COUNT
 };
 
@@ -706,6 +714,29 @@ static const tplan_field fields[F_COUNT] = {
     O(F_SLOWEST_STAGE, "slowest_stage", INT, "",
       "the pipeline stage (0 .. pp - 1) whose compute sets the step's "
       "pace (memory's fullest stage is stage_index in calc --json)"),
+    I(F_OFFLOAD_ACTIVATIONS, "offload_activations", REAL, REAL, AX, "",
+      "--offload-activations", "offload_activations", 0, 1, NULL, "0",
+      "share of the layers' saved activations kept in pinned host memory "
+      "from forward to backward over PCIe (all: 1; one layer stays and "
+      "one is staged: torchtune, Megatron-Core)"),
+    I(F_ZERO_SHARD_GROUP, "zero_shard_group", INT, INT, AX, "GPUs",
+      "--zero-shard-group", "zero_shard_group", 0, 1e7, NULL,
+      "0 (the whole data-parallel group: plain ZeRO)",
+      "HSDP: ZeRO shards over groups of this many data-parallel ranks, "
+      "replicated across the groups (zero_replicas)"),
+    I(F_RESHARD_AFTER_FORWARD, "reshard_after_forward", BOOL, BOOL,
+      AX | TPLAN_FIELD_FLAG, "", "--no-reshard", "reshard_after_forward", 0,
+      1, NULL, "true",
+      "ZeRO-3 frees gathered weights after forward (FSDP2's "
+      "reshard_after_forward; the flag keeps them to backward: one "
+      "all-gather less, the unsharded weights held)"),
+    O(F_ZERO_REPLICAS, "zero_replicas", INT, "",
+      "HSDP: replicas of each ZeRO shard, dp x cp / zero_shard_group"),
+    O(F_ACT_OFFLOAD_BYTES, "act_offload_bytes", INT, "bytes",
+      "activations in host memory per GPU at the peak (offload_activations)"),
+    O(F_ACT_OFFLOAD_TIME_S, "act_offload_time_s", REAL, "s",
+      "of offload_time_s: activation copies not hidden under compute, per "
+      "step"),
 };
 
 #undef O
@@ -774,7 +805,10 @@ void tplan_field_valid(int id, char *buf, size_t len)
         fmt_bound(f->max, hi, sizeof hi);
         snprintf(buf, len, "%s %s %s to %s%s",
                  f->kind == TPLAN_FK_INT ? "an integer" : "a number", "from",
-                 lo, hi, f->flags & TPLAN_FIELD_MAX ? ", or max" : "");
+                 lo, hi,
+                 f->flags & TPLAN_FIELD_MAX     ? ", or max"
+                 : id == F_OFFLOAD_ACTIVATIONS ? ", or all"
+                                               : "");
         break;
     case TPLAN_FK_BOOL:
         snprintf(buf, len, "true, false");
@@ -878,6 +912,10 @@ int tplan_field_parse(int id, const char *text, double *v, tplan_err *err)
     case TPLAN_FK_REAL:
         if ((f->flags & TPLAN_FIELD_MAX) && strcmp(text, "max") == 0) {
             *v = 0;
+            return TPLAN_OK;
+        }
+        if (id == F_OFFLOAD_ACTIVATIONS && strcmp(text, "all") == 0) {
+            *v = 1;
             return TPLAN_OK;
         }
         if (!tplan_number_parse(text, f->flags & TPLAN_FIELD_SUFFIX, v))
@@ -1108,6 +1146,15 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         break;
     case F_HOST_BUFFER_FACTOR:
         c->host_buffer_factor = v;
+        break;
+    case F_OFFLOAD_ACTIVATIONS:
+        c->offload_activations = v;
+        break;
+    case F_ZERO_SHARD_GROUP:
+        c->zero_shard_group = iv;
+        break;
+    case F_RESHARD_AFTER_FORWARD:
+        c->reshard_after_forward = iv != 0;
         break;
     case F_BASE_PRECISION:
         c->base_precision = (tplan_base_precision)iv;
@@ -1520,6 +1567,16 @@ static tplan_value get_config(int id, const tplan_plan *p)
         return vi(c->dora);
     case F_HOST_BUFFER_FACTOR:
         return vr(c->host_buffer_factor);
+    case F_OFFLOAD_ACTIVATIONS:
+        return vr(c->offload_activations);
+    case F_ZERO_SHARD_GROUP:
+        /* as given: a stored plan rebuilt at another GPU count (a
+         * report's scaling rows) keeps plain ZeRO plain */
+        return vi(c->zero_shard_group);
+    case F_ZERO_REPLICAS:
+        return vi(tplan_config_zero_replicas(c));
+    case F_RESHARD_AFTER_FORWARD:
+        return vi(c->reshard_after_forward);
     case F_BASE_PRECISION:
         return vs(base_names[c->base_precision]);
     case F_DOUBLE_QUANT:
@@ -1768,6 +1825,10 @@ tplan_value tplan_field_get(int id, const tplan_plan *p, char *buf, size_t len)
         return timed(p, f->ep_exposed_s);
     case F_CP_TIME_S:
         return timed(p, f->cp_exposed_s);
+    case F_ACT_OFFLOAD_BYTES:
+        return vi(m->act_offload_bytes);
+    case F_ACT_OFFLOAD_TIME_S:
+        return timed(p, f->act_offload_s);
     default:
         return get_config(id, p);
     }

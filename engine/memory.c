@@ -46,6 +46,12 @@ typedef struct stage_mem {
     bool grads_at_step;
     double tie_temp;
     double work_fwd; /* of work: the copies live at the forward's peak */
+    /* FSDP2 and activation offloading (docs/MODEL.md section 12.10) */
+    double weights_full; /* the stage's weights, unsharded (before offload) */
+    double held;         /* of the forward's phase: the unsharded weights
+                            reshard_after_forward=false keeps to backward */
+    double act_host;     /* per sample: activations on the host */
+    double act_off_mb;   /* per sample: what one micro-batch copies out */
 } stage_mem;
 
 /* What the caching allocator hands out besides activations: the model
@@ -73,7 +79,8 @@ static double outside_alloc(const stage_mem *s)
  * grads_at_step the autocast copies they hold (no gradient yet). */
 static double forward_phase(const stage_mem *s, double b)
 {
-    return s->per_sample * b + (s->grads_at_step ? s->work_fwd : 0.0);
+    return s->per_sample * b + (s->grads_at_step ? s->work_fwd : 0.0) +
+           s->held;
 }
 
 /* The optimizer step: its temporaries, and under grads_at_step the
@@ -506,6 +513,8 @@ static void lora_states(const tplan_config *c, stage_mem *s, double wdiv,
     gb = c->fp32_grads ? 4.0 : pi->grad_bytes;
     s->weights = (frozen_rs + rs.train * pi->weight_bytes) / wdiv +
                  (frozen_ex + ex.train * pi->weight_bytes) / ew;
+    s->weights_full = frozen_rs + frozen_ex +
+                      (rs.train + ex.train) * pi->weight_bytes;
     s->work = rs.train * pi->work_copy_bytes / wdiv +
               ex.train * pi->work_copy_bytes / ew;
     s->grads = rs.train * gb / gdiv + ex.train * gb / eg;
@@ -625,6 +634,11 @@ static void stack_overheads(const tplan_config *c, stage_mem *s, int64_t dp,
 
     s->comms = (dp > 1) + (c->tp > 1) + (c->pp > 1) + (c->cp > 1) +
                (c->ep > 1) + (moe && c->ep > 1 && edp > 1);
+    /* HSDP: the shard group and the replicate group each have their own
+     * (FSDP2's 2-D DeviceMesh), beside the whole data-parallel one */
+    if (c->zero >= 1 && tplan_config_zero_replicas(c) > 1 &&
+        tplan_config_zero_group(c) > 1)
+        s->comms += 2;
     s->nccl = c->nccl_bytes * (double)s->comms;
     /* an MoE all-to-all adds P2P buffers per expert-group peer in the
      * node (NVIDIA/nccl#1685, measured over NVLink; framework.c): the
@@ -733,7 +747,13 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
                          double *largest_out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
-    int64_t dp = tplan_config_dp(c) * c->cp, edp = tplan_config_edp(c);
+    /* HSDP (FSDP2's 2-D mesh, replicate x shard): ZeRO shards over the
+     * shard group and replicates across the others; plain ZeRO is one
+     * group of dp x cp. Routed experts' group, gpus / (pp x etp x ep),
+     * shrinks by the replicas (validation: they divide it). */
+    double group = (double)tplan_config_zero_group(c);
+    double edp =
+        (double)tplan_config_edp(c) / (double)tplan_config_zero_replicas(c);
     double matmul, largest, wdiv, gdiv, odiv;
 
     memset(s, 0, sizeof *s);
@@ -744,9 +764,9 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
      * Routed experts shard over the expert-data-parallel group, gpus /
      * (pp x etp x ep), dp x cp / ep when etp = tp (Megatron-LM's
      * expert_data_parallel group). */
-    wdiv = c->zero >= 3 ? (double)dp : 1.0;
-    gdiv = c->zero >= 2 ? (double)dp : 1.0;
-    odiv = c->zero >= 1 ? (double)dp : 1.0;
+    wdiv = c->zero >= 3 ? group : 1.0;
+    gdiv = c->zero >= 2 ? group : 1.0;
+    odiv = c->zero >= 1 ? group : 1.0;
     if (c->model.arch == TPLAN_ARCH_GENERIC) {
         s->layers = 1;
     } else {
@@ -755,9 +775,8 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
     }
     if (c->lora_rank > 0) {
         lora_states(c, s, wdiv, gdiv, odiv,
-                    c->zero >= 3 ? (double)edp : 1.0,
-                    c->zero >= 2 ? (double)edp : 1.0,
-                    c->zero >= 1 ? (double)edp : 1.0);
+                    c->zero >= 3 ? edp : 1.0, c->zero >= 2 ? edp : 1.0,
+                    c->zero >= 1 ? edp : 1.0);
     } else {
         /* Routed experts shard over edp instead of dp; their weights are
          * all matmul weights. Working copies of sharded weights exist only
@@ -766,15 +785,16 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
          * shapes; a generic model's shapes are unknown and keep the
          * per-parameter bound. */
         double ex = s->experts, rest = s->params - ex;
-        double ew = c->zero >= 3 ? (double)edp : 1.0;
-        double eg = c->zero >= 2 ? (double)edp : 1.0;
-        double eo = c->zero >= 1 ? (double)edp : 1.0;
+        double ew = c->zero >= 3 ? edp : 1.0;
+        double eg = c->zero >= 2 ? edp : 1.0;
+        double eo = c->zero >= 1 ? edp : 1.0;
         double gb = c->fp32_grads ? 4.0 : pi->grad_bytes;
 
         s->trainable = s->params;
         s->opt_params = rest / odiv + ex / eo;
         s->weights = rest * pi->weight_bytes / wdiv +
                      ex * pi->weight_bytes / ew;
+        s->weights_full = s->params * pi->weight_bytes;
         s->work = (matmul - ex) * pi->work_copy_bytes / wdiv +
                   ex * pi->work_copy_bytes / ew;
         s->grads = rest * gb / gdiv + ex * gb / eg;
@@ -816,6 +836,42 @@ static double stage_layer_acts(const tplan_config *c,
     return st->first ? acts + act->first * inflight : acts;
 }
 
+/* Activation offloading (docs/MODEL.md section 12.10): a share f of the
+ * layers' saved activations goes to pinned host memory as the forward
+ * saves them and comes back before the backward needs them (torchtune's
+ * OffloadActivations, a saved_tensors_hooks over the model's forward;
+ * Megatron-Core's fine-grained activation offloading, module inputs).
+ * One layer of one micro-batch stays: the last, whose backward comes
+ * first (Megatron-Core's fine_grained_activation_offload.py keeps "the
+ * last group with the same name" on the GPU; torchtune's forward stash
+ * keeps the latest tensors until their copies end), and one layer's
+ * share is staged on the GPU at a time while it is copied (the reload
+ * of the next layer under the backward of this one). The head's tensors
+ * (torchtune's NoOpManager on the output layer), a rebuilt layer under
+ * full recomputation and ring attention's K/V buffers stay. The share is
+ * of bytes; Megatron's --activation-offload-fraction counts groups
+ * (layers' modules) in forward order, the same for equal layers. */
+static void act_offload(const tplan_config *c, const tplan_act_bytes *act,
+                        const stage_pos *st, const stage_pos *mirror,
+                        double mirror_inflight, stage_mem *s)
+{
+    double f = c->offload_activations, all, one, off, keep;
+
+    if (!(f > 0.0))
+        return;
+    all = stage_layer_acts(c, act, st, s->inflight - mirror_inflight);
+    one = stage_layer_acts(c, act, st, 1.0);
+    if (mirror_inflight > 0) {
+        all += stage_layer_acts(c, act, mirror, mirror_inflight);
+        one += stage_layer_acts(c, act, mirror, 1.0);
+    }
+    keep = s->act_layer;
+    off = f * tp_fmax(all - keep, 0.0);
+    s->per_sample -= off - tp_fmin(off, f * keep);
+    s->act_host = off;
+    s->act_off_mb = f * tp_fmax(one - keep, 0.0);
+}
+
 static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
                        const stage_pos *st, stage_mem *s)
 {
@@ -851,6 +907,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
         s->trainable += m2.trainable;
         s->opt_params += m2.opt_params;
         s->weights += m2.weights;
+        s->weights_full += m2.weights_full;
         s->work += m2.work;
         s->grads += m2.grads;
         s->optim += m2.optim;
@@ -898,9 +955,20 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
      * gradients" (torch FSDP docs, BackwardPrefetch): 3. Scaled for wider
      * weights. Offloaded parameters are gathered from the host even
      * without data parallelism. */
-    if (c->zero >= 3 &&
-        (dp > 1 || c->offload_params != TPLAN_OFFLOAD_NONE))
+    if (c->zero >= 3 && (tplan_config_zero_group(c) > 1 ||
+                         c->offload_params != TPLAN_OFFLOAD_NONE))
         s->gather = c->gather_sets * tp_fmax(pi->weight_bytes, 2.0) * largest;
+    /* FSDP2's reshard_after_forward=False "keeps the unsharded parameters
+     * in memory after forward and avoids the all-gather in backward"
+     * (torch.distributed.fsdp.fully_shard's docstring): each layer's gathered
+     * weights stay until its backward, so at the forward's end the stage
+     * holds all of them unsharded, beside its shard. The gathered-layer
+     * sets above stay as counted (the backward's unsharded gradients and
+     * the next layer's prefetch): an assumption, at most one layer's
+     * weights high (docs/MODEL.md section 12.10). */
+    if (c->zero >= 3 && !c->reshard_after_forward &&
+        tplan_config_zero_group(c) > 1)
+        s->held = s->weights_full;
 
     if (c->model.arch == TPLAN_ARCH_GENERIC) {
         double scale = pi->act == TPLAN_ACT_FP32 ? 1.0 : 0.5;
@@ -942,6 +1010,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     } else if (holds_last) {
         s->per_sample += act->last;
     }
+    act_offload(c, act, st, &mirror, mirror_inflight, s);
     /* Ring attention (Megatron-LM/TransformerEngine context parallelism)
      * double-buffers the K and V chunk it receives while it computes on
      * the one it holds: two chunks of s/cp tokens, per layer in turn. */
@@ -992,7 +1061,8 @@ static void band(const tplan_config *c, tplan_memory *out)
  * copies at the step. The parts less off_peak sum to the peak. */
 static void phases(const stage_mem *s, int64_t b, tplan_memory *out)
 {
-    double act = s->per_sample * (double)b;
+    /* with the unsharded weights no-reshard holds at the forward's end */
+    double act = s->per_sample * (double)b + s->held;
 
     out->peak_at_step = forward_phase(s, (double)b) < step_phase(s);
     if (!s->grads_at_step) {
@@ -1008,21 +1078,36 @@ static void phases(const stage_mem *s, int64_t b, tplan_memory *out)
     }
 }
 
-static int64_t stage_max_batch(const stage_mem *s, double usable)
+static int64_t stage_max_batch(const tplan_config *c, const stage_mem *s,
+                               double usable)
 {
     /* paged optimizer states may all page out to make room */
     double room =
         usable - outside_alloc(s) - s->alloc_k * (fixed_alloc(s) - s->paged);
+    double b_host = MAX_MICRO_BATCH;
 
     if (room < 0.0 || room < s->alloc_k * step_phase(s))
         return 0;
+    /* offloaded activations must fit the node's host memory beside the
+     * offloaded states (paged-out states, which the GPU's room decides,
+     * left out) */
+    if (s->act_host > 0.0) {
+        double on_node = (double)tplan_config_gpus_on_node(c);
+        double host_room = tplan_config_host_memory(c) -
+                           s->host * c->host_buffer_factor * on_node;
+
+        if (host_room < s->act_host * on_node)
+            return 0;
+        b_host = tp_floor(host_room / (s->act_host * on_node));
+    }
     /* what the forward's phase has left for activations */
     room = room / s->alloc_k - forward_phase(s, 0.0);
     if (room < 0.0)
         return 0;
     if (s->per_sample <= 0.0)
-        return MAX_MICRO_BATCH;
-    return (int64_t)tp_fmin(tp_floor(room / s->per_sample), MAX_MICRO_BATCH);
+        return (int64_t)tp_fmin(b_host, MAX_MICRO_BATCH);
+    return (int64_t)tp_fmin(tp_fmin(tp_floor(room / s->per_sample), b_host),
+                            MAX_MICRO_BATCH);
 }
 
 /* The contract figures of one stage at micro-batch b; bmax is the largest
@@ -1056,7 +1141,10 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->activations_bytes = llround(s->per_sample * (double)b);
     out->context_bytes = llround(s->context);
     out->blas_ws_bytes = llround(s->blas_ws);
-    out->gather_bytes = llround(s->gather);
+    out->gather_bytes = llround(s->gather + s->held);
+    out->reshard_held_bytes = llround(s->held);
+    out->act_offload_bytes = llround(s->act_host * (double)b);
+    out->act_offload_mb_bytes = s->act_off_mb * (double)b;
     out->dequant_bytes = llround(s->dequant);
     out->alloc_bytes =
         llround((s->alloc_k - 1.0) *
@@ -1070,7 +1158,8 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->forward_states_bytes =
         llround(outside_alloc(s) +
                 s->alloc_k * (fixed_alloc(s) - spill +
-                              (s->grads_at_step ? s->work_fwd : 0.0)));
+                              (s->grads_at_step ? s->work_fwd : 0.0) +
+                              s->held));
     out->step_states_bytes = llround(
         outside_alloc(s) + s->alloc_k * (fixed_alloc(s) - spill + step_phase(s)));
     out->tie_temp_bytes = llround(s->tie_temp);
@@ -1091,7 +1180,9 @@ static void fill(const tplan_config *c, const stage_mem *s,
     /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
      * is offloaded (framework.c), not on paged states */
     out->host_bytes =
-        llround((s->host * c->host_buffer_factor + spill) * on_node);
+        llround((s->host * c->host_buffer_factor + spill +
+                 s->act_host * (double)b) *
+                on_node);
     out->nvme_bytes = llround(s->nvme * on_node);
     out->host_capacity_bytes = llround(tplan_config_host_memory(c));
     out->host_fits = out->host_bytes <= out->host_capacity_bytes;
@@ -1111,8 +1202,9 @@ static void fill(const tplan_config *c, const stage_mem *s,
     /* b <= bmax holds exactly when every stage fits; comparing totals
      * would let the rounding of the parts decide edge cases. A plan
      * whose host side does not fit fits at no micro-batch. */
-    if (!out->host_fits)
-        out->max_micro_batch = 0;
+    if (!out->host_fits && !(s->act_host > 0.0))
+        out->max_micro_batch = 0; /* with offloaded activations bmax has
+                                     the host's room already */
     out->fits = out->host_fits && bmax > 0 && b <= bmax;
     band(c, out);
 }
@@ -1150,7 +1242,7 @@ static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
 
         sp = stage_at(c, r);
         stage_eval(c, act, &sp, &s);
-        br = stage_max_batch(&s, usable);
+        br = stage_max_batch(c, &s, usable);
         if (br < bmax)
             bmax = br;
     }
@@ -1223,7 +1315,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         int64_t bi;
 
         stage_eval(c, &act, &pos[i], &stages[i]);
-        bi = stage_max_batch(&stages[i], usable);
+        bi = stage_max_batch(c, &stages[i], usable);
         if (bi < bmax)
             bmax = bi;
     }
@@ -1255,7 +1347,7 @@ void tplan_memory_eval_stage_at(const tplan_config *c, int64_t index,
     memset(out, 0, sizeof *out);
     act_bytes(c, NULL, &act);
     stage_eval(c, &act, &sp, &s);
-    fill(c, &s, &sp, micro_batch, stage_max_batch(&s, usable), out);
+    fill(c, &s, &sp, micro_batch, stage_max_batch(c, &s, usable), out);
 }
 
 void tplan_memory_eval_stage(const tplan_config *c, tplan_stage st,

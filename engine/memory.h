@@ -75,6 +75,14 @@ typedef struct tplan_memory {
                                      optimizer states */
     int64_t offload_weight_bytes; /* per GPU: offloaded weights */
     int64_t paged_spill_bytes;   /* per GPU: paged states on the host */
+    /* activation offloading (offload_activations, docs/MODEL.md 12.10) */
+    int64_t act_offload_bytes;   /* per GPU: activations on the host at the
+                                    peak (of host_bytes, per GPU) */
+    double act_offload_mb_bytes; /* per GPU: bytes one micro-batch copies
+                                    out in forward (and back in backward) */
+    int64_t reshard_held_bytes;  /* of gather_bytes: the unsharded weights
+                                    reshard_after_forward=false keeps from
+                                    forward to backward */
     int64_t dequant_bytes;       /* of overhead_bytes: a dequantized matrix */
     double quant_elems;          /* quantized base elements on the device */
     int64_t alloc_bytes;         /* of overhead_bytes: alloc_frac of the

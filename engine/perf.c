@@ -175,13 +175,41 @@ static double free_compute_s(const tplan_perf *out)
     return tp_fmax(0.0, out->compute_s - (out->tp_comm_s - out->tp_exposed_s));
 }
 
+/* Activation offloading (docs/MODEL.md section 12.10), seconds per step
+ * exposed: each micro-batch copies its offloaded activations out while
+ * its forward runs and back while its backward runs (torchtune and
+ * Megatron-Core copy on a stream of their own, so the copy engines run
+ * beside the kernels). Each direction hides under its own phase's
+ * compute, what TP traffic leaves free of it: the forward is a third of
+ * the model FLOPs (2 of 6 per parameter and token), the backward the
+ * rest of the work, recomputation included. PCIe is full duplex and
+ * pcie_gbs is one way; what else crosses the link (optimizer or weight
+ * offload) is counted apart: an assumption, low where both run. */
+static double act_offload_time(const tplan_memory *mem, double m,
+                               double pcie, const tplan_perf *out)
+{
+    double one_way, fwd_share, free_s;
+
+    if (!(mem->act_offload_mb_bytes > 0.0))
+        return 0.0;
+    one_way = m * mem->act_offload_mb_bytes / pcie;
+    fwd_share = out->hw_flops_per_step > 0.0
+                    ? tp_fmin(out->flops_per_step / 3.0 /
+                                  out->hw_flops_per_step,
+                              1.0)
+                    : 1.0 / 3.0;
+    free_s = free_compute_s(out);
+    return tp_fmax(0.0, one_way - fwd_share * free_s) +
+           tp_fmax(0.0, one_way - (1.0 - fwd_share) * free_s);
+}
+
 static void offload_time(const tplan_config *c, const tplan_memory *mem,
                          double m, tplan_perf *out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     double pcie = tplan_config_pcie(c), nvme = tplan_config_nvme(c);
     double on_node = (double)tplan_config_gpus_on_node(c);
-    double dp = (double)(tplan_config_dp(c) * c->cp); /* the ZeRO group */
+    double dp = (double)tplan_config_zero_group(c); /* the ZeRO group */
     double part = (double)mem->trainable_on_device / (c->zero >= 1 ? dp : 1.0);
     double w = (double)mem->offload_weight_bytes;
     /* what can hide, up to the overlap share: weight fetches run under
@@ -208,7 +236,9 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
         if (c->offload_params == TPLAN_OFFLOAD_NVME)
             hidden_t += 2.0 * m * w * on_node / nvme;
     }
-    out->offload_s = exposed + tp_fmax(0.0, hidden_t - window);
+    out->act_offload_s = act_offload_time(mem, m, pcie, out);
+    out->offload_s = exposed + out->act_offload_s +
+                     tp_fmax(0.0, hidden_t - window);
 }
 
 /* Data-parallel traffic of w weight bytes and g gradient bytes over n
@@ -231,9 +261,31 @@ static double dp_traffic(const tplan_config *c, double w, double g, double n,
         *after += tplan_allgather_s(w, n, bw, lat);
         return m * tplan_allgather_s(g, n, bw, lat);
     default:
-        return m * (2.0 * tplan_allgather_s(w, n, bw, lat) +
+        /* reshard_after_forward=false: the forward's gather stays for
+         * the backward (FSDP2), 2x the volume of plain DP, not 3x */
+        return m * ((c->reshard_after_forward ? 2.0 : 1.0) *
+                        tplan_allgather_s(w, n, bw, lat) +
                     tplan_allgather_s(g, n, bw, lat));
     }
+}
+
+/* HSDP (docs/MODEL.md section 12.10): ZeRO's traffic runs within the
+ * shard group of `shard` ranks (bw_in), and the gradient shards are then
+ * all-reduced across the `rep` replicas (bw_x), as often as the
+ * gradients are reduced: every micro-batch under ZeRO 2-3, once a step
+ * under ZeRO 1 (FSDP2's HSDP reduce-scatters, then all-reduces the
+ * shard over the replicate group, in each backward that syncs). One
+ * replica is plain ZeRO. */
+static double hsdp_traffic(const tplan_config *c, double w, double g,
+                           double shard, double rep, const double bw[2],
+                           const double lat[2], double m, double *after)
+{
+    double t = dp_traffic(c, w, g, shard, bw[0], lat[0], m, after);
+
+    if (rep > 1.0 && c->zero >= 1)
+        t += (c->zero >= 2 ? m : 1.0) *
+             tplan_allreduce_s(g / shard, rep, bw[1], lat[1]);
+    return t;
 }
 
 /* Expert and context parallelism (docs/MODEL.md section 13.4), seconds
@@ -493,7 +545,16 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     if (dp * cp > 1) {
         double fwd_bwd_mb = out->compute_s / m;
         double ex = (double)mem->experts_on_device, after = 0.0;
+        /* the expert-data-parallel group: gpus / (pp x etp x ep) */
         double edp = (double)tplan_config_edp(c);
+        /* HSDP: the shard group lies innermost in the data-parallel
+         * ranks (FSDP2's mesh (replicate, shard): a shard group of up to
+         * a node's GPUs / tp stays in the node), the replicas group's
+         * ranks tp x shard apart */
+        int64_t shard_n = tplan_config_zero_group(c);
+        int64_t rep_n = tplan_config_zero_replicas(c);
+        double bws[2], lats[2], eff;
+        bool x_inter = false;
 
         /* only trainable parameters have gradients to reduce; routed
          * experts reduce over the expert-data-parallel group */
@@ -501,14 +562,33 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
         g_bytes = ((double)mem->trainable_on_device - ex) * pi->grad_bytes;
         /* the framework's collectives reach a share of the modelled
          * bandwidth (section 14) */
-        bw = bw_dp * (c->zero >= 3 ? c->zero3_bw_eff : c->dp_bw_eff);
+        eff = c->zero >= 3 ? c->zero3_bw_eff : c->dp_bw_eff;
+        bw = bw_dp * eff;
         lat = out->dp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
-        out->dp_comm_s = dp_traffic(c, w_bytes, g_bytes, dp * cp, bw, lat, m,
-                                    &after);
+        if (rep_n > 1) {
+            bool in_inter;
+
+            bws[0] = group_bw(c, shard_n, c->tp, link, nic, &in_inter) * eff;
+            bws[1] = group_bw(c, rep_n, c->tp * shard_n, link, nic,
+                              &x_inter) *
+                     eff;
+            lats[0] = in_inter ? LAT_INTER_S : LAT_INTRA_S;
+            lats[1] = x_inter ? LAT_INTER_S : LAT_INTRA_S;
+            out->dp_inter_node = in_inter || x_inter;
+        } else {
+            bws[0] = bws[1] = bw;
+            lats[0] = lats[1] = lat;
+        }
+        out->dp_comm_s =
+            hsdp_traffic(c, w_bytes, g_bytes, (double)shard_n, (double)rep_n,
+                         bws, lats, m, &after);
+        /* routed experts: their group less the replicas (validation:
+         * these divide it) */
         if (ex > 0 && edp > 1)
-            out->dp_comm_s += dp_traffic(c, ex * gather_bytes,
-                                         ex * pi->grad_bytes, edp, bw, lat, m,
-                                         &after);
+            out->dp_comm_s += hsdp_traffic(c, ex * gather_bytes,
+                                           ex * pi->grad_bytes,
+                                           edp / (double)rep_n, (double)rep_n,
+                                           bws, lats, m, &after);
         switch (c->zero) {
         case 0:
         case 1:
@@ -550,7 +630,9 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     if (c->offload_optimizer == TPLAN_OFFLOAD_NONE) {
         double w = c->lora_rank > 0 || c->offload_params != TPLAN_OFFLOAD_NONE
                        ? (double)mem->trainable_on_device * pi->weight_bytes /
-                             (c->zero >= 3 ? dp : 1.0)
+                             (c->zero >= 3
+                                  ? (double)tplan_config_zero_group(c)
+                                  : 1.0)
                        : (double)mem->weights_bytes;
 
         out->optimizer_s = (2.0 * w + (double)mem->grads_bytes +

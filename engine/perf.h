@@ -30,6 +30,7 @@ typedef struct tplan_perf {
     double dequant_s;    /* dequantizing a quantized base, every use */
     double offload_s;    /* host/NVMe traffic and CPU step not hidden */
     double cpu_optimizer_s; /* of offload_s: the CPU optimizer step */
+    double act_offload_s;   /* of offload_s: activation copies not hidden */
     double ep_comm_s;    /* expert all-to-all (dispatch and combine) */
     double ep_exposed_s; /* of which not hidden under compute */
     double cp_comm_s;    /* context-parallel K/V exchange */

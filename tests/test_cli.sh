@@ -568,6 +568,25 @@ jq_is "DeepSpeed's host allowance: 18 P x 1.5 under --framework deepspeed" '.mem
 jq_is "the default profile: the offloaded bytes alone, 18 P" '.memory.host_bytes == 121291481088 and .memory.host_buffer_factor == 1 and (.memory.host_basis | startswith("offloaded bytes alone"))' "${D7[@]}"
 "$tplan" "${D7[@]}" --framework deepspeed | grep -q "^  host basis: offloaded bytes x 1.5, DeepSpeed's pinned-buffer allowance (host_buffer_factor, framework deepspeed)$" && ok || bad "calc names the host figure's basis"
 expect_error 2 "tplan: offload_params: cpu: parameters are offloaded by ZeRO-3 (FSDP full shard): give zero = 3 (zero=0)" calc --model llama2-7b --gpu rtx4090 --offload-params cpu
+# issue 37 items 2 and 3: activation offloading, HSDP, no reshard (the
+# bytes worked by hand in tests/test_memory.c and tests/lua/offload_hsdp.lua:
+# 2 s h a layer, 31 of 32 offloaded, the int64 ids 8 s)
+A32=(calc --model llama3-8b --gpu h100-sxm --seq 32768 --micro-batch 1 --finetune --lora-rank 16 --recompute full)
+jq_is "Llama-3-8B 32k LoRA: does not fit without offloading" '(.memory.fits | not) and .memory.host_bytes == 0' "${A32[@]}"
+jq_is "offloading all: fits, the host holds 31 layers and the ids" '.memory.fits and .memory.host_bytes == 8321761280 and .memory.act_offload_bytes == 8321761280 and .fields.offload_activations == 1 and (.memory.host_basis | startswith("offloaded activations"))' "${A32[@]}" --offload-activations all
+"$tplan" "${A32[@]}" --offload-activations 0.5 | grep -q "^  activations       52.22 GiB   52.219 GiB per sample; 3.88 GiB more on the host (offload 0.5)$" && ok || bad "calc shows the activations offloaded"
+expect_error 2 "tplan: offload_activations: 1.5: out of range (valid: a number from 0 to 1, or all)" "${A32[@]}" --offload-activations 1.5
+expect_error 2 "tplan: offload_activations: half: not a number (valid: a number from 0 to 1, or all)" "${A32[@]}" --offload-activations half
+H64=(calc --model llama3-8b --gpu h100-sxm --gpus 64 --zero 3 --seq 4096 --micro-batch 1)
+jq_is "HSDP 8 x 8: ZeRO-3 states over 8, not 64" '.memory.optimizer_bytes == 12045391872 and .memory.weights_bytes == 2007565312 and .parallel.zero_shard_group == 8 and .parallel.zero_replicas == 8' "${H64[@]}" --zero-shard-group 8
+jq_is "no reshard: the unsharded weights held, 8030261248 x 2" '.memory.reshard_held_bytes == 16060522496 and (.parallel.reshard_after_forward | not)' "${H64[@]}" --no-reshard
+"$tplan" "${H64[@]}" --zero-shard-group 8 --no-reshard | head -1 | grep -q "zero 3, HSDP: shards over 8, 8 replicas, no reshard after forward$" && ok || bad "calc's header names HSDP and no reshard"
+jq_is "--hsdp-replicas 8: the shard group 64 / 8" '.parallel.zero_shard_group == 8 and .parallel.zero_replicas == 8 and .memory.optimizer_bytes == 12045391872' "${H64[@]}" --hsdp-replicas 8
+expect_error 2 "tplan: hsdp-replicas must divide the data-parallel group dp x cp (hsdp-replicas=7, dp=64, cp=1)" "${H64[@]}" --hsdp-replicas 7
+expect_error 2 "tplan: give --zero-shard-group or --hsdp-replicas, not both (hsdp-replicas=2)" "${H64[@]}" --hsdp-replicas 2 --zero-shard-group 8
+expect_error 2 "tplan: zero_shard_group must divide the data-parallel group dp x cp (zero_shard_group=7, dp=64, cp=1)" "${H64[@]}" --zero-shard-group 7
+expect_error 2 "tplan: zero_shard_group shards ZeRO's states: it needs zero 1, 2 or 3 (zero_shard_group=8, zero=0)" "${H64[@]}" --zero 0 --zero-shard-group 8
+expect_error 2 "tplan: reshard_after_forward=false keeps ZeRO-3's gathered weights: it needs zero 3 (zero=1)" "${H64[@]}" --zero 1 --no-reshard
 out=$("$tplan" calc --model llama-7b --gpu rtx4090 --finetune --lora-rank 64 --base-precision nf4 --double-quant --optimizer paged-adamw-32bit --recompute full --seq 512 --micro-batch 8)
 echo "$out" | grep -q "LoRA rank 64 on all-linear: 159907840 trainable parameters" && echo "$out" | grep -q "dequantize" && ok || bad "calc text shows the adapters and the dequantization: $out"
 

@@ -26,7 +26,7 @@ expect_run() {
 # self-checking scripts print "ok ..." as their last line (helpers.lua:
 # tplan.print_table, tplan.args, tplan.human, tplan.gib, as docs/lua-api.md
 # documents them)
-for s in api errors helpers robust moe_lora layout; do
+for s in api errors helpers robust moe_lora layout offload_hsdp; do
     if "$tplan" run "$dir/lua/$s.lua" >"$tmp/out" 2>"$tmp/err" &&
         tail -n1 "$tmp/out" | grep -q '^ok '; then
         ok

@@ -1520,10 +1520,186 @@ static void test_pipeline_schedule_memory(void **state)
     assert_int_equal(d.total_bytes, one0.total_bytes);
 }
 
+/* HSDP (issue 37, docs/MODEL.md section 12.10): ZeRO shards over the shard
+ * group, not the data-parallel group. The ZeRO paper's per-GPU states at
+ * N_d = 8 (Rajbhandari et al. 2020, Figure 1: (2 + 2 + K) Psi / N_d at
+ * stage 3, 2 Psi + 2 Psi + K Psi / N_d at stage 1, K = 12) hold for 64
+ * GPUs in 8 groups of 8; a group of all 64 is plain ZeRO. */
+static void test_hsdp_states(void **state)
+{
+    const double psi = 7.5e9;
+    tplan_config c;
+    tplan_plan p, q;
+
+    (void)state;
+    memset(&c, 0, sizeof c);
+    tplan_model_init(&c.model);
+    c.model.arch = TPLAN_ARCH_GENERIC;
+    c.model.generic_params = 7500000000LL;
+    tplan_gpu_lookup("a100-80g", &c.gpu, NULL);
+    tplan_config_init(&c);
+    c.seq = 1;
+    c.micro_batch = 1;
+    c.gpus = 64;
+    c.precision = TPLAN_PREC_MIXED_FP16;
+    c.optimizer = TPLAN_OPT_ADAM;
+    c.zero = 3;
+    c.zero_shard_group = 8;
+    eval_ok(&c, &p);
+    /* whole bytes: llround of exact quotients */
+    assert_near((double)(p.mem.weights_bytes + p.mem.grads_bytes +
+                         p.mem.optimizer_bytes),
+                16.0 * psi / 8.0, 2.0);
+    c.zero = 1;
+    eval_ok(&c, &p);
+    assert_near((double)(p.mem.weights_bytes + p.mem.grads_bytes +
+                         p.mem.optimizer_bytes),
+                4.0 * psi + 12.0 * psi / 8.0, 2.0);
+    /* N = dp is plain ZeRO, field for field */
+    c.zero = 3;
+    c.zero_shard_group = 64;
+    eval_ok(&c, &p);
+    c.zero_shard_group = 0;
+    eval_ok(&c, &q);
+    assert_true(p.mem.total_bytes == q.mem.total_bytes);
+    assert_near((double)(p.mem.weights_bytes + p.mem.grads_bytes +
+                         p.mem.optimizer_bytes),
+                16.0 * psi / 64.0, 2.0);
+}
+
+/* Llama-3-8B on 64 H100s, ZeRO-3 in HSDP groups of 8: the 16-bit weights
+ * and gradients per GPU are the parameters x 2 bytes / 8, the master
+ * copy and Adam's states x 12 / 8; bad groups are refused by name. */
+static void test_hsdp_llama(void **state)
+{
+    tplan_config c;
+    tplan_plan p;
+    tplan_err err;
+    double n;
+
+    (void)state;
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.gpus = 64;
+    c.zero = 3;
+    c.seq = 4096;
+    c.micro_batch = 1;
+    c.zero_shard_group = 8;
+    eval_ok(&c, &p);
+    n = (double)p.params;
+    assert_near((double)p.mem.weights_bytes, n * 2.0 / 8.0, 1.0);
+    assert_near((double)p.mem.grads_bytes, n * 2.0 / 8.0, 1.0);
+    assert_near((double)p.mem.optimizer_bytes, n * 12.0 / 8.0, 1.0);
+    assert_true(tplan_config_zero_replicas(&c) == 8);
+    c.zero_shard_group = 7;
+    assert_true(tplan_plan_eval(&c, &p, &err) == TPLAN_EINVAL);
+    assert_string_equal(err.field, "zero_shard_group");
+    c.zero_shard_group = 8;
+    c.zero = 0;
+    assert_true(tplan_plan_eval(&c, &p, &err) == TPLAN_EINVAL);
+    assert_string_equal(err.field, "zero_shard_group");
+}
+
+/* reshard_after_forward=false (FSDP2): the forward's end holds every
+ * layer's gathered 16-bit weights, the parameters x 2 bytes on one
+ * pipeline stage, over what resharding holds; ZeRO-3 only. */
+static void test_no_reshard(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+    tplan_err err;
+
+    (void)state;
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.gpus = 8;
+    c.zero = 3;
+    c.seq = 4096;
+    c.micro_batch = 1;
+    eval_ok(&c, &p);
+    c.reshard_after_forward = false;
+    eval_ok(&c, &q);
+    assert_near((double)q.mem.reshard_held_bytes, (double)p.params * 2.0, 1.0);
+    /* the forward's phase is the peak here (activations over the step's
+     * temporaries): the total rises by exactly the held weights */
+    assert_near((double)(q.mem.total_bytes - p.mem.total_bytes),
+                (double)p.params * 2.0, 2.0);
+    c.zero = 2;
+    assert_true(tplan_plan_eval(&c, &p, &err) == TPLAN_EINVAL);
+    assert_string_equal(err.field, "reshard_after_forward");
+}
+
+/* Activation offloading (issue 37, docs/MODEL.md section 12.10) on a
+ * Llama-3-8B LoRA fine-tune at 32k tokens with full recomputation: each
+ * layer keeps its input, 2 s h bytes in 16 bits (Korthikanti et al.
+ * 2022, Table 2's full recomputation row), L = 32 of them, and the
+ * embedding its int64 token ids, 8 s bytes (torchtune offloads every
+ * saved tensor of 1 KiB or more). A share f offloads f of the ids and
+ * of L - 1 layers (the last stays) and stages f of one layer: the GPU's
+ * activations fall by f (8 s + (L - 2) layers) and the host holds
+ * f (8 s + (L - 1) layers). Without it the plan does not fit one H100;
+ * all of it fits. */
+static void test_act_offload(void **state)
+{
+    static const double share[] = {0.25, 0.5, 1.0};
+    const double layer = 2.0 * 32768.0 * 4096.0, L = 32.0, ids = 8 * 32768.0;
+    tplan_config c;
+    tplan_plan p0, p;
+    tplan_err err;
+
+    (void)state;
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.seq = 32768;
+    c.micro_batch = 1;
+    c.lora_rank = 16;
+    c.finetune = true;
+    c.recompute = TPLAN_RECOMPUTE_FULL;
+    eval_ok(&c, &p0);
+    assert_near(p0.mem.act_layer_bytes, layer, 0.5);
+    assert_false(p0.mem.fits);
+    assert_true(p0.mem.host_bytes == 0);
+    for (size_t i = 0; i < sizeof share / sizeof share[0]; i++) {
+        c.offload_activations = share[i];
+        eval_ok(&c, &p);
+        /* llround of each figure: a byte each */
+        assert_near((double)(p0.mem.activations_bytes -
+                             p.mem.activations_bytes),
+                    share[i] * (ids + (L - 2.0) * layer), 1.0);
+        assert_near((double)(p0.mem.total_bytes - p.mem.total_bytes),
+                    share[i] * (ids + (L - 2.0) * layer), 2.0);
+        assert_near((double)p.mem.act_offload_bytes,
+                    share[i] * (ids + (L - 1.0) * layer), 1.0);
+        assert_true(p.mem.host_bytes == p.mem.act_offload_bytes);
+    }
+    assert_true(p.mem.fits);
+    /* the host's room bounds the micro-batch: where the GPU alone
+     * allows more than 3, 3.5 samples' worth of offloaded activations at
+     * seq 4096 allows 3 */
+    c.seq = 4096;
+    c.micro_batch = 0;
+    c.offload_activations = 1.0;
+    eval_ok(&c, &p);
+    assert_true(p.mem.max_micro_batch > 3);
+    c.host_memory_bytes =
+        3.5 * (8.0 * 4096.0 + (L - 1.0) * 2.0 * 4096.0 * 4096.0);
+    eval_ok(&c, &p);
+    assert_true(p.mem.max_micro_batch == 3);
+    assert_true(p.mem.host_fits);
+    c.micro_batch = 4;
+    eval_ok(&c, &p);
+    assert_false(p.mem.host_fits);
+    assert_false(p.mem.fits);
+    c.offload_activations = 1.5;
+    assert_true(tplan_plan_eval(&c, &p, &err) == TPLAN_EINVAL);
+    assert_string_equal(err.field, "offload_activations");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zero_paper),
+        cmocka_unit_test(test_hsdp_states),
+        cmocka_unit_test(test_hsdp_llama),
+        cmocka_unit_test(test_no_reshard),
+        cmocka_unit_test(test_act_offload),
         cmocka_unit_test(test_reference_case_one_gpu),
         cmocka_unit_test(test_reference_case_zero3),
         cmocka_unit_test(test_uneven_stages),

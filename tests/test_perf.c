@@ -916,6 +916,78 @@ static void test_node_limited_alltoall(void **state)
                 tplan_alltoall_s(bytes, 64, 8, link, nic, lat));
 }
 
+/* HSDP's two levels by hand (docs/MODEL.md section 12.10): Llama-2-7B on
+ * 64 H100s (8 a node), ZeRO-3 in shard groups of 8, 4 micro-batches.
+ * Within a group (one node, NVLink 450 GB/s x 0.77, 10 us a hop): two
+ * all-gathers and a reduce-scatter of the 16-bit weights every
+ * micro-batch; across the 8 replicas (one a node: the NIC, 50 GB/s x
+ * 0.96, 30 us a hop): an all-reduce of the gradient shard, S / 8, every
+ * micro-batch. Without resharding one all-gather goes: 3x -> 2x. */
+static void test_hsdp_traffic_by_hand(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+    double s, in = 450e9 * 0.77, x = 50e9 * 0.96;
+    double lat_in = 10e-6 * 3, lat_x = 30e-6 * 3, ag, ar;
+
+    (void)state;
+    config_for(&c, "llama2-7b", "h100-sxm");
+    c.gpus = 64;
+    c.zero = 3;
+    c.recompute = TPLAN_RECOMPUTE_FULL;
+    c.micro_batch = 1;
+    c.accum = 4;
+    c.zero_shard_group = 8;
+    eval_ok(&c, &p);
+    s = (double)p.mem.params_on_device * 2; /* bf16 weights and grads */
+    ag = 7.0 / 8 * s / in + lat_in;
+    ar = 2 * 7.0 / 8 * (s / 8) / x + lat_x;
+    assert_rel(p.perf.dp_comm_s, 4 * (3 * ag + ar), 1e-12);
+    c.reshard_after_forward = false;
+    eval_ok(&c, &q);
+    assert_rel(q.perf.dp_comm_s, 4 * (2 * ag + ar), 1e-12);
+    /* plain ZeRO-3 over all 64, with and without resharding: 3x -> 2x */
+    c.zero_shard_group = 0;
+    eval_ok(&c, &q);
+    c.reshard_after_forward = true;
+    eval_ok(&c, &p);
+    assert_rel(q.perf.dp_comm_s, p.perf.dp_comm_s * 2.0 / 3.0, 1e-12);
+}
+
+/* Activation offloading's copies (docs/MODEL.md section 12.10): out under
+ * the forward, back under the backward, each hidden up to its phase's
+ * compute. Llama-3-8B LoRA at 32k with full recomputation offloads 31
+ * layer inputs of 2 s h bytes and the int64 token ids: at the GPU's
+ * PCIe (H100 SXM: Gen5 x16) they hide; over a 0.5 GB/s link both
+ * directions exceed their windows, so 2 x bytes / bandwidth - compute is
+ * exposed, and the step grows by it. */
+static void test_act_offload_time(void **state)
+{
+    tplan_config c;
+    tplan_plan p, q;
+    double bytes = 31.0 * 2.0 * 32768.0 * 4096.0 + 8.0 * 32768.0;
+
+    (void)state;
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.seq = 32768;
+    c.micro_batch = 1;
+    c.lora_rank = 16;
+    c.recompute = TPLAN_RECOMPUTE_FULL;
+    eval_ok(&c, &p);
+    c.offload_activations = 1.0;
+    eval_ok(&c, &q);
+    assert_rel(q.mem.act_offload_mb_bytes, bytes, 1e-12);
+    assert_true(q.perf.act_offload_s == 0.0);
+    assert_true(q.perf.step_time_s == p.perf.step_time_s);
+    c.pcie_bytes_per_s = 0.5e9;
+    eval_ok(&c, &q);
+    assert_true(bytes / 0.5e9 > q.perf.compute_s);
+    assert_rel(q.perf.act_offload_s, 2.0 * bytes / 0.5e9 - q.perf.compute_s,
+               1e-12);
+    assert_rel(q.perf.step_time_s, p.perf.step_time_s + q.perf.act_offload_s,
+               1e-12);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -931,6 +1003,8 @@ int main(void)
         cmocka_unit_test(test_energy_and_budget),
         cmocka_unit_test(test_run_errors),
         cmocka_unit_test(test_collectives_by_hand),
+        cmocka_unit_test(test_hsdp_traffic_by_hand),
+        cmocka_unit_test(test_act_offload_time),
         cmocka_unit_test(test_overlap_window),
         cmocka_unit_test(test_zero12_overlap),
         cmocka_unit_test(test_collective_hops),

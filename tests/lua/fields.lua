@@ -66,6 +66,8 @@ local GOOD = {
   dora = {true, nil, {lora_rank = 8}}, host_buffer_factor = {1.5},
   etp = {1, nil, {model = "mixtral-8x7b", seq = 4096, tp = 2, ep = 2}},
   pp_first_layers = {4, nil, {pp = 2}}, pp_last_layers = {4, nil, {pp = 2}},
+  offload_activations = {0.5}, zero_shard_group = {4, nil, {zero = 3}},
+  reshard_after_forward = {false, nil, {zero = 3}},
 }
 
 local fields, by_input = tplan.fields(), {}
