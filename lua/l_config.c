@@ -107,8 +107,75 @@ static const char *input_at(int i)
 void lt_check_config_fields(lua_State *L, int idx, const char *what,
                             const char *const *extra)
 {
-    lu_check_fields_by(L, idx, what, extra, is_input, input_at,
+    /* the caller's own keys and the config's that are not fields:
+     * pp_layers, a per-stage list (pp_layers below) */
+    const char *all[64];
+    int n = 0;
+
+    for (; extra && extra[n] && n < 62; n++)
+        all[n] = extra[n];
+    all[n++] = "pp_layers";
+    all[n] = NULL;
+    lu_check_fields_by(L, idx, what, all, is_input, input_at,
                        " (tplan fields lists them)");
+}
+
+/* pp_layers = {3, 4, ..., 4, 2}: each pipeline stage's layers, first to
+ * last (issue 37). Megatron-Core splits a decoder unevenly only at its
+ * ends (--decoder-first-pipeline-num-layers, --decoder-last-...: the
+ * middle stages even, transformer_config.py), so a list is that split
+ * written out: it sets pp, pp_first_layers and pp_last_layers, and a list
+ * whose middle stages differ is refused rather than rounded. */
+static void pp_layers(lua_State *L, int idx, const char *what,
+                      tplan_config *c)
+{
+    int64_t v[4096], sum = 0;
+    lua_Integer n;
+
+    if (lua_getfield(L, idx, "pp_layers") == LUA_TNIL) {
+        lua_pop(L, 1);
+        return;
+    }
+    if (!lua_istable(L, -1))
+        lu_error(L, what, "field 'pp_layers' must be a list of each stage's "
+                          "layers (got %s)",
+                 luaL_typename(L, -1));
+    n = (lua_Integer)lua_rawlen(L, -1);
+    if (n < 2 || n > 4096)
+        lu_error(L, what, "pp_layers: a list of 2 to 4096 stages' layers "
+                          "(got %lld)",
+                 (long long)n);
+    for (lua_Integer i = 1; i <= n; i++) {
+        int ok;
+        lua_Integer x;
+
+        lua_rawgeti(L, -1, i);
+        x = lua_tointegerx(L, -1, &ok);
+        if (!ok || x < 1 || x > 10000000)
+            lu_error(L, what, "pp_layers[%lld] must be a whole number of "
+                              "layers, 1 or more (got %s)",
+                     (long long)i, luaL_tolstring(L, -1, NULL));
+        v[i - 1] = x;
+        sum += x;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 1);
+    for (lua_Integer i = 2; i < n - 1; i++)
+        if (v[i] != v[1])
+            lu_error(L, what,
+                     "pp_layers: the middle stages must hold the same "
+                     "layers, as Megatron's uneven split does (stage %lld "
+                     "holds %lld, stage 2 %lld); only the first and last "
+                     "may differ",
+                     (long long)i + 1, (long long)v[i], (long long)v[1]);
+    if (c->model.arch != TPLAN_ARCH_GENERIC && c->model.layers > 0 &&
+        sum != c->model.layers)
+        lu_error(L, what, "pp_layers: the stages hold %lld layers, the "
+                          "model has %lld",
+                 (long long)sum, (long long)c->model.layers);
+    c->pp = (int64_t)n;
+    c->pp_first_layers = v[0];
+    c->pp_last_layers = v[n - 1];
 }
 
 /* model and gpu: a userdata, or a preset / catalog name. */
@@ -178,6 +245,20 @@ void lt_parse_config(lua_State *L, int idx, const char *what, tplan_config *c,
             lt_field_set(L, id, what, c);
         lua_pop(L, 1); /* ... */
     }
+    /* a per-stage list, over the pp fields it sets */
+    {
+        int top = lua_gettop(L);
+        bool list = lua_getfield(L, idx, "pp_layers") != LUA_TNIL;
+        bool pp = lua_getfield(L, idx, "pp") != LUA_TNIL ||
+                  lua_getfield(L, idx, "pp_first_layers") != LUA_TNIL ||
+                  lua_getfield(L, idx, "pp_last_layers") != LUA_TNIL;
+
+        lua_settop(L, top); /* ... */
+        if (list && pp)
+            lu_error(L, what, "give pp_layers or pp, pp_first_layers and "
+                              "pp_last_layers, not both");
+    }
+    pp_layers(L, idx, what, c);
     /* one global batch target: the field setters keep the last one */
     lua_getfield(L, idx, "global_batch");        /* ... a */
     lua_getfield(L, idx, "global_batch_tokens"); /* ... a b */

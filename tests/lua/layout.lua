@@ -1,6 +1,7 @@
 -- Issue 37's layout axes swept (run by tests/test_lua.sh, so in CI):
 -- expert-tensor parallelism (etp) on Mixtral-8x7B and uneven pipeline
--- stages (pp_first_layers, pp_last_layers) on Llama-3-8B and DeepSeek-V3.
+-- stages (pp_first_layers, pp_last_layers: each swept) on Llama-3-8B and
+-- DeepSeek-V3.
 -- Expected figures are worked from the models' configs, not read from a
 -- run: Mixtral-8x7B has 32 layers of 8 experts, each three 4096 x 14336
 -- matrices (w1, w2, w3: config.json hidden_size, intermediate_size).
@@ -66,6 +67,24 @@ check(u[2].slowest_stage == 0, "last 2: the first of the tens")
 check(u[5].slowest_stage == 0, "last 5: the first of the nines")
 check(u[2].step_time_s < u[0].step_time_s, "10 < 8 + the head")
 check(u[5].step_time_s < u[2].step_time_s, "9 < 10")
+-- layers off the first stage go to the others, the last included when no
+-- last count is given. Under 1F1B the first stage keeps pp micro-batches'
+-- activations in flight, the next pp - 1 and so on, so it is the fullest
+-- in memory, and moving layers off it lowers the peak: layers x in-flight
+-- micro-batches of the fullest stage, 8 x 4 = 32 even, 10 x 3 = 30 (the
+-- second stage) with 2 on the first, 9 x 3 = 27 with 5 there
+local sf = tplan.sweep{
+  name = "uneven-first", model = "llama3-8b", gpu = "h100-sxm", gpus = 4, pp = 4,
+  seq = 4096, micro_batch = 1, zero = 0,
+  axes = {pp_first_layers = {0, 2, 5}}, rank = {"step_time_s"}, keep = "all",
+}
+local f = {}
+for _, p in ipairs(sf:top(10)) do f[p.pp_first_layers] = p end
+check(f[0].pp_stage_layers == "8x4", "first even: " .. f[0].pp_stage_layers)
+check(f[2].pp_stage_layers == "2x1,10x3", "first 2: " .. f[2].pp_stage_layers)
+check(f[5].pp_stage_layers == "5x1,9x3", "first 5: " .. f[5].pp_stage_layers)
+check(f[0].total_bytes > f[2].total_bytes and f[2].total_bytes > f[5].total_bytes,
+      "the peak falls with layers off the first stage: 32 > 30 > 27")
 -- an odd middle count is refused as Megatron refuses it
 ok, err = pcall(tplan.plan, {model = "llama3-8b", gpu = "h100-sxm",
   gpus = 4, pp = 4, pp_last_layers = 3, seq = 4096})
@@ -85,4 +104,27 @@ check(a.pp_stage_layers == "3x1,4x14,2x1" and b.pp_stage_layers == a.pp_stage_la
       "DeepSeek-V3: 3x1,4x14,2x1")
 check(a.total_bytes == b.total_bytes and a.step_time_s == b.step_time_s,
       "the same plan either way")
+-- the same split as a per-stage list, first to last: pp_layers sets pp and
+-- the two ends; a list whose middle stages differ is refused (Megatron
+-- splits unevenly only at the ends)
+local mid = {3}
+for i = 2, 15 do mid[i] = 4 end
+mid[16] = 2
+local function listed(layers)
+  local t = {pp_layers = layers}
+  for k, v in pairs(base) do if k ~= "pp" then t[k] = v end end
+  return t
+end
+local c = tplan.plan(listed(mid))
+check(c.pp == 16 and c.pp_stage_layers == "3x1,4x14,2x1" and
+      c.total_bytes == b.total_bytes and c.step_time_s == b.step_time_s,
+      "pp_layers: the first-and-last plan")
+mid[8] = 5
+mid[9] = 3
+ok, err = pcall(tplan.plan, listed(mid))
+check(not ok and tostring(err):find("middle stages must hold the same layers", 1, true),
+      "an uneven middle refused: " .. tostring(err))
+ok, err = pcall(tplan.plan, {model = "llama3-8b", gpu = "h100-sxm", pp_layers = {10, 10, 10}})
+check(not ok and tostring(err):find("the stages hold 30 layers, the model has 32", 1, true),
+      "a list that misses layers refused: " .. tostring(err))
 print(("ok %d checks"):format(n))
