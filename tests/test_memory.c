@@ -9,6 +9,25 @@
 #define GB  1e9
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
+
+/* The ZeRO paper's example (Rajbhandari et al. 2020, Figure 1): a 7.5B
+ * model, mixed precision with Adam, 64 A100s, activations nil (seq 1,
+ * micro-batch 1). */
+static void zero_paper_config(tplan_config *c)
+{
+    memset(c, 0, sizeof *c);
+    tplan_model_init(&c->model);
+    c->model.arch = TPLAN_ARCH_GENERIC;
+    c->model.generic_params = 7500000000LL;
+    tplan_gpu_lookup("a100-80g", &c->gpu, NULL);
+    tplan_config_init(c);
+    c->seq = 1;
+    c->micro_batch = 1;
+    c->gpus = 64;
+    c->precision = TPLAN_PREC_MIXED_FP16;
+    c->optimizer = TPLAN_OPT_ADAM;
+}
+
 /* Rajbhandari et al. 2020 (ZeRO), Figure 1: Psi = 7.5B, d_p = 64, mixed
  * precision Adam (K = 12): 120 / 31.4 / 16.6 / 1.9 GB for stages 0-3. */
 static void test_zero_paper(void **state)
@@ -18,17 +37,7 @@ static void test_zero_paper(void **state)
     tplan_plan p;
 
     (void)state;
-    memset(&c, 0, sizeof c);
-    tplan_model_init(&c.model);
-    c.model.arch = TPLAN_ARCH_GENERIC;
-    c.model.generic_params = 7500000000LL;
-    tplan_gpu_lookup("a100-80g", &c.gpu, NULL);
-    tplan_config_init(&c);
-    c.seq = 1;
-    c.micro_batch = 1;
-    c.gpus = 64;
-    c.precision = TPLAN_PREC_MIXED_FP16;
-    c.optimizer = TPLAN_OPT_ADAM;
+    zero_paper_config(&c);
     for (int z = 0; z <= 3; z++) {
         double states;
 
@@ -1532,17 +1541,7 @@ static void test_hsdp_states(void **state)
     tplan_plan p, q;
 
     (void)state;
-    memset(&c, 0, sizeof c);
-    tplan_model_init(&c.model);
-    c.model.arch = TPLAN_ARCH_GENERIC;
-    c.model.generic_params = 7500000000LL;
-    tplan_gpu_lookup("a100-80g", &c.gpu, NULL);
-    tplan_config_init(&c);
-    c.seq = 1;
-    c.micro_batch = 1;
-    c.gpus = 64;
-    c.precision = TPLAN_PREC_MIXED_FP16;
-    c.optimizer = TPLAN_OPT_ADAM;
+    zero_paper_config(&c);
     c.zero = 3;
     c.zero_shard_group = 8;
     eval_ok(&c, &p);
