@@ -9,7 +9,6 @@
 #define GB  1e9
 #define GIB (1024.0 * 1024.0 * 1024.0)
 
-
 /* The ZeRO paper's example (Rajbhandari et al. 2020, Figure 1): a 7.5B
  * model, mixed precision with Adam, 64 A100s, activations nil (seq 1,
  * micro-batch 1). */
