@@ -30,7 +30,8 @@ emcc -std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Werror \
     -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString \
     -o "$out/tplan_web.js"
 # one HTML file: the page with the module inlined
-awk -v js="$out/tplan_web.js" '
+awk -v js="$out/tplan_web.js" -v form="$src/web/form.html.in" '
     /@TPLAN_WEB_JS@/ { while ((getline l < js) > 0) print l; next }
+    /@TPLAN_WEB_FORM@/ { while ((getline l < form) > 0) print l; next }
     { print }' "$src/web/tplan.html.in" > "$out/tplan.html.tmp"
 mv "$out/tplan.html.tmp" "$out/tplan.html"
