@@ -42,3 +42,25 @@ if (!m) { console.error("FAIL: the page produced no results (did it load?)"); pr
 const t = m[1].replace(/&quot;/g, "\"").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 require("fs").writeFileSync(process.argv[2], t);' "$tmp/dom.html" "$tmp/out.json"
 node "$src/tests/web/page_compare.js" check "$tmp/out.json" "$build/cli/tplan"
+
+# tplan calc --web-link: the link it prints opens this plan in the page
+# (the page beside the binary: build/web/tplan.html in the build tree)
+args=(--model llama3-8b --gpu a100-80g --gpus 16 --tp 2 --zero 1 --lora-targets q,v --lora-rank 8)
+link=$("$build/cli/tplan" calc "${args[@]}" --web-link)
+query=${link#*\?}
+case $link in
+    "file://$build/web/tplan.html?"*) ;;
+    *) echo "FAIL: --web-link printed $link"; exit 1 ;;
+esac
+timeout 120 chromium --headless --no-sandbox --disable-gpu \
+    --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
+    --virtual-time-budget=10000 --dump-dom "$link" 2>/dev/null > "$tmp/link.html"
+node -e '
+const fs = require("fs");
+const s = fs.readFileSync(process.argv[1], "utf8");
+const m = s.match(/<script type="application\/json" id="tplan-result">([^<]*)<\/script>/);
+const r = JSON.parse(m[1]);
+const q = decodeURIComponent(process.argv[2]).replace(/\+/g, " ");
+fs.writeFileSync(process.argv[3], JSON.stringify([{ q: process.argv[2], result: r, shown: null, url: process.argv[2] }]));
+' "$tmp/link.html" "$query" "$tmp/link.json"
+node "$src/tests/web/page_compare.js" check "$tmp/link.json" "$build/cli/tplan"
