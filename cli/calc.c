@@ -1,9 +1,14 @@
 /* `tplan calc`: evaluate one config and print it as a table or JSON. */
+/* realpath (POSIX XSI), for --web-link */
+#define _XOPEN_SOURCE 700
 #include "calc.h"
 
 #include <math.h>
 #include <stdio.h>
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "activations.h"
 #include "assume.h"
@@ -1073,6 +1078,38 @@ static int write_report(const char *path, const tplan_config *c,
     return 0;
 }
 
+/* --web-link: the browser page beside the binary (docs/web.md): as
+ * installed, <prefix>/bin -> <prefix>/share/tplan/web/tplan.html, or in
+ * the build tree, build/cli -> build/web/tplan.html; its file:// URL with
+ * the plan's query. No absolute path is compiled in. */
+static int print_web_link(const char *query)
+{
+    static const char *const rel[] = {"../share/tplan/web/tplan.html",
+                                      "../web/tplan.html"};
+    char exe[PATH_MAX], path[PATH_MAX + 64], real[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash;
+
+    if (n <= 0)
+        return usage_error("--web-link: the binary's own place is unknown "
+                           "(no /proc/self/exe)");
+    exe[n] = '\0';
+    if ((slash = strrchr(exe, '/')))
+        *slash = '\0';
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        if (snprintf(path, sizeof path, "%s/%s", exe, rel[i]) >=
+            (int)sizeof path)
+            continue;
+        if (realpath(path, real)) {
+            printf("file://%s?%s\n", real, query);
+            return 0;
+        }
+    }
+    return usage_error("--web-link: no tplan.html at %s/%s (build it: cmake "
+                       "--build build --target web)",
+                       exe, rel[0]);
+}
+
 int cmd_calc(int argc, char **argv)
 {
     tplan_config c;
@@ -1105,6 +1142,8 @@ int cmd_calc(int argc, char **argv)
         return usage_error("%s", err.msg);
     if (out.report && (rc = write_report(out.report, &c, &plan)))
         return rc;
+    if (out.web_link)
+        return print_web_link(out.web_query);
     if (out.json) {
         print_json(&plan, &out, rows, out.n_compare, brows, out.n_batches,
                    assumed, n_assumed);

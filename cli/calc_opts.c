@@ -53,6 +53,7 @@ enum opt_id {
     O_INVENTORY,
     O_QLORA,
     O_HSDP_REPLICAS,
+    O_WEB_LINK,
     O_HELP,
     O_COUNT
 };
@@ -96,6 +97,7 @@ static const opt_def defs[O_COUNT] = {
     [O_INVENTORY] = {"inventory", false},
     [O_QLORA] = {"qlora", false},
     [O_HSDP_REPLICAS] = {"hsdp-replicas", true},
+    [O_WEB_LINK] = {"web-link", false},
     [O_HELP] = {"help", false},
 };
 
@@ -259,6 +261,7 @@ void calc_usage(void)
           "                             (flags given override these; shown in the output)\n"
           "  --hsdp-replicas R          HSDP by replicas: --zero-shard-group dp*cp/R\n"
           "  --json                     one JSON object (keys: docs/formats.md)\n"
+          "  --web-link                 print the browser page's link for this plan\n"
           "  --inventory                list the activation tensors counted\n",
           stdout);
 }
@@ -776,6 +779,63 @@ static int check_pairs(const gathered *g)
     return 0;
 }
 
+/* --web-link's query: every plan field given, as flag=value with the
+ * value percent-encoded (RFC 3986 unreserved characters kept). The page
+ * reads plan fields only: calc's other inputs are an error naming one. */
+static int web_query(const gathered *g, calc_out *out)
+{
+    static const int page_lacks[] = {
+        O_PARAMS,    O_ACT_BYTES,  O_FLOPS,     O_LAYERS,       O_HIDDEN,
+        O_HEADS,     O_KV_HEADS,   O_FFN,       O_VOCAB,        O_MAX_SEQ,
+        O_MLP,       O_NORM,       O_POS,       O_TIED,         O_UNTIED,
+        O_BIAS,      O_NO_BIAS,    O_QKV_BIAS,  O_QK_NORM,      O_HEAD_DIM,
+        O_BLOCK_NORMS, O_GPU_FILE, O_MODEL_FILE, O_MODEL_CONFIG,
+        O_FRAMEWORK_FILE, O_QLORA};
+    size_t n = 0, cap = sizeof out->web_query;
+
+    for (size_t i = 0; i < sizeof page_lacks / sizeof page_lacks[0]; i++)
+        if (g->set[page_lacks[i]])
+            return usage_error("--web-link: the page reads plan fields only, "
+                               "not --%s (%s=%s)",
+                               defs[page_lacks[i]].name,
+                               defs[page_lacks[i]].name,
+                               g->val[page_lacks[i]] ? g->val[page_lacks[i]]
+                                                     : "true");
+    for (int i = 0; i < tplan_model_field_count(); i++)
+        if (g->mval[i])
+            return usage_error("--web-link: the page reads plan fields only, "
+                               "not --%s (%s=%s)",
+                               tplan_model_field_at(i)->option,
+                               tplan_model_field_at(i)->option, g->mval[i]);
+    out->web_query[0] = '\0';
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const char *v = g->fval[id];
+        int k;
+
+        if (!v)
+            continue;
+        k = snprintf(out->web_query + n, cap - n, "%s%s=", n ? "&" : "",
+                     tplan_field_at(id)->flag + 2);
+        if (k < 0 || (size_t)k >= cap - n)
+            goto long_query;
+        n += (size_t)k;
+        for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+            bool keep = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+                        (*p >= '0' && *p <= '9') || strchr("-._~", *p);
+
+            k = snprintf(out->web_query + n, cap - n, keep ? "%c" : "%%%02X",
+                         *p);
+            if (k < 0 || (size_t)k >= cap - n)
+                goto long_query;
+            n += (size_t)k;
+        }
+    }
+    return 0;
+long_query:
+    return usage_error("--web-link: the options make a query over %zu bytes",
+                       cap - 1);
+}
+
 int calc_parse(int argc, const char *const *argv, tplan_config *c,
                calc_out *out)
 {
@@ -796,6 +856,7 @@ int calc_parse(int argc, const char *const *argv, tplan_config *c,
         expand_qlora(&g, out);
     out->help = g.set[O_HELP];
     out->json = g.set[O_JSON];
+    out->web_link = g.set[O_WEB_LINK];
     out->inventory = g.set[O_INVENTORY];
     out->report = g.set[O_REPORT] ? g.val[O_REPORT] : NULL;
     if (out->report && !out->report[0]) {
@@ -848,6 +909,8 @@ int calc_parse(int argc, const char *const *argv, tplan_config *c,
         goto done;
     if (tplan_config_validate(c, &err))
         rc = engine_error(&err);
+    else if (out->web_link)
+        rc = web_query(&g, out);
 done:
     free(fval);
     return rc;

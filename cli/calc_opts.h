@@ -24,6 +24,10 @@ typedef struct calc_out {
      * assumptions left at their defaults are the others (assume.h) */
     bool given[TPLAN_MAX_FIELDS];
     bool help;
+    /* --web-link: the plan's options as the browser page's URL query
+     * (docs/web.md), the plan fields given, percent-encoded */
+    bool web_link;
+    char web_query[4096];
     /* --qlora's expansion as applied ("" without it): the flags it stands
      * for, and those of them the command line gave itself, which win */
     char qlora[256];

@@ -10,9 +10,11 @@ packages=(cmake gcc make pkg-config liblua5.4-dev libsqlite3-dev libcsv-dev libj
 # cmocka: the unit tests; jq: JSON checks and the accuracy reports; clang
 # and its runtime: the fuzz targets; LibreOffice Calc and python3: the
 # spreadsheet test; man-db (groff), zsh: the install test's man page and
-# completions; chromium: the headless-browser report test.
+# completions; chromium: the headless-browser report test; emscripten:
+# the browser page (cmake --build build --target web).
 test_packages=(libcmocka-dev jq parallel clang libclang-rt-14-dev sqlite3
-               python3 libreoffice-calc-nogui man-db zsh chromium)
+               python3 libreoffice-calc-nogui man-db zsh chromium
+               emscripten)
 
 [ $# -le 1 ] || { echo "setup: one option at most (usage: scripts/setup.sh [--test])" >&2; exit 2; }
 case "${1:-}" in

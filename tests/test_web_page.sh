@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The browser page in headless Chromium: 50 random valid configurations
+# (fixed seed) typed into the page's own form give a #tplan-result whose
+# fields equal `tplan calc --json`'s and a URL holding the options; bad
+# values show calc's message under the field it names; the page loads
+# from file:// with networking off. Skips (77) without emcc, node or
+# chromium. Usage: tests/test_web_page.sh BUILD_DIR
+set -euo pipefail
+build=$(cd "${1:-build}" && pwd)
+src=$(cd "$(dirname "$0")/.." && pwd)
+for t in emcc node chromium; do
+    command -v $t >/dev/null || { echo "skip: no $t (scripts/setup.sh --test)"; exit 77; }
+done
+[ -f "$build/web/tplan.html" ] || cmake --build "$build" --target web
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+node "$src/tests/web/page_compare.js" gen 50 39 "$build/cli/tplan" > "$tmp/valid"
+{
+    cat "$tmp/valid"
+    echo 'model=llama3-8b&zero=9'
+    echo 'model=no-such-model&gpus=8'
+    echo 'model=llama3-8b&gpus=0'
+    echo 'model=llama3-8b&gpu=h100-sxm&gpus=8&seq=abc'
+    echo 'model=llama3-8b&precision=fp7'
+} > "$tmp/queries"
+{
+    cat "$build/web/tplan.html"
+    printf '<script>window.TPLAN_QUERIES = %s;\n' \
+        "$(node -e 'console.log(JSON.stringify(require("fs").readFileSync(0,"utf8").trim().split("\n")))' < "$tmp/queries")"
+    cat "$src/tests/web/page_check.js"
+    echo '</script>'
+} > "$tmp/page.html"
+# no network: an unroutable proxy, so any fetch the page tried would fail
+timeout 120 chromium --headless --no-sandbox --disable-gpu \
+    --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
+    --virtual-time-budget=20000 --dump-dom "file://$tmp/page.html" \
+    2>/dev/null > "$tmp/dom.html"
+node -e '
+const s = require("fs").readFileSync(process.argv[1], "utf8");
+const m = s.match(/<pre id="tplan-test-out">([^<]*)<\/pre>/);
+if (!m) { console.error("FAIL: the page produced no results (did it load?)"); process.exit(1); }
+const t = m[1].replace(/&quot;/g, "\"").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+require("fs").writeFileSync(process.argv[2], t);' "$tmp/dom.html" "$tmp/out.json"
+node "$src/tests/web/page_compare.js" check "$tmp/out.json" "$build/cli/tplan"
+
+# tplan calc --web-link: the link it prints opens this plan in the page
+# (the page beside the binary: build/web/tplan.html in the build tree)
+args=(--model llama3-8b --gpu a100-80g --gpus 16 --tp 2 --zero 1 --lora-targets q,v --lora-rank 8)
+link=$("$build/cli/tplan" calc "${args[@]}" --web-link)
+query=${link#*\?}
+case $link in
+    "file://$build/web/tplan.html?"*) ;;
+    *) echo "FAIL: --web-link printed $link"; exit 1 ;;
+esac
+timeout 120 chromium --headless --no-sandbox --disable-gpu \
+    --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
+    --virtual-time-budget=10000 --dump-dom "$link" 2>/dev/null > "$tmp/link.html"
+node -e '
+const fs = require("fs");
+const s = fs.readFileSync(process.argv[1], "utf8");
+const m = s.match(/<script type="application\/json" id="tplan-result">([^<]*)<\/script>/);
+const r = JSON.parse(m[1]);
+const q = decodeURIComponent(process.argv[2]).replace(/\+/g, " ");
+fs.writeFileSync(process.argv[3], JSON.stringify([{ q: process.argv[2], result: r, shown: null, url: process.argv[2] }]));
+' "$tmp/link.html" "$query" "$tmp/link.json"
+node "$src/tests/web/page_compare.js" check "$tmp/link.json" "$build/cli/tplan"

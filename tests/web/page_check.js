@@ -1,0 +1,31 @@
+// Appended to a copy of tplan.html by tests/test_web_page.sh: drives the
+// page's own form for each query in window.TPLAN_QUERIES (set inputs,
+// fire 'input', read #tplan-result and the error under the named field)
+// and writes the outcomes as JSON into <pre id="tplan-test-out">.
+(function () {
+  'use strict';
+  function run() {
+    if (!window.tplanCalc) { setTimeout(run, 20); return; }
+    var form = document.getElementById('f'), out = [];
+    window.TPLAN_QUERIES.forEach(function (q) {
+      var given = new URLSearchParams(q);
+      form.querySelectorAll('input, select').forEach(function (el) {
+        var v = given.has(el.name) ? given.get(el.name) : '';
+        if (el.tagName === 'SELECT' && !Array.prototype.some.call(el.options,
+            function (o) { return o.value === v; }))
+          el.add(new Option(v, v));
+        el.value = v;
+      });
+      form.dispatchEvent(new Event('input', { bubbles: true }));
+      var r = JSON.parse(document.getElementById('tplan-result').textContent);
+      var shown = r.field && document.getElementById('err-' + r.field);
+      out.push({ q: q, result: r, shown: shown ? shown.textContent : null,
+                 url: location.search.slice(1) });
+    });
+    var pre = document.createElement('pre');
+    pre.id = 'tplan-test-out';
+    pre.textContent = JSON.stringify(out);
+    document.body.appendChild(pre);
+  }
+  run();
+})();

@@ -1,0 +1,77 @@
+// Usage: node page_compare.js gen N SEED BIN   -> N valid queries (stdout)
+//        node page_compare.js check OUT.json BIN -> compare with calc --json
+// "Valid": tplan calc accepts it; random draws it rejects are redrawn.
+// Integers and text exactly; reals within 1e-9 relative (both sides print
+// binary64 that reads back exactly; only wasm-vs-glibc libm last bits may
+// differ).
+'use strict';
+const { execFileSync } = require('child_process');
+const fs = require('fs');
+const [mode, arg, a2, a3] = process.argv.slice(2);
+const REL = 1e-9;
+
+function cli(bin, q) {
+  const args = ['calc', '--json'];
+  for (const [k, v] of new URLSearchParams(q)) args.push(`--${k}=${v}`);
+  try {
+    return { ok: JSON.parse(execFileSync(bin, args, { stdio: ['ignore', 'pipe', 'pipe'] })) };
+  } catch (e) {
+    return { err: String(e.stderr).trim() };
+  }
+}
+
+if (mode === 'gen') {
+  let s = Number(a2) >>> 0;
+  const rnd = (n) => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s % n; };
+  const pick = (a) => a[rnd(a.length)];
+  const out = [];
+  for (let tries = 0; out.length < Number(arg) && tries < 5000; tries++) {
+    const p = { model: pick(['gpt2', 'gpt2-xl', 'llama3-8b', 'llama3-70b', 'mixtral-8x7b']),
+                gpu: pick(['a100-40g', 'a100-80g', 'h100-sxm']),
+                gpus: pick([1, 2, 4, 8, 16, 64]) };
+    if (rnd(2)) p.precision = pick(['fp32', 'amp-bf16', 'mixed-bf16', 'bf16', 'fp8']);
+    if (rnd(2)) p.seq = pick([512, 1024, 2048, 4096, 8192]);
+    if (rnd(2)) p['micro-batch'] = pick([1, 2, 4, 8]);
+    if (rnd(3) === 0) p['global-batch'] = pick([64, 256, 1024]);
+    if (rnd(3) === 0) p.tp = pick([1, 2, 4, 8]);
+    if (rnd(4) === 0) p.pp = pick([1, 2, 4]);
+    if (rnd(2)) p.zero = pick([0, 1, 2, 3]);
+    if (rnd(2)) p.recompute = pick(['none', 'selective', 'full']);
+    if (rnd(4) === 0) p['lora-rank'] = pick([8, 16, 64]);
+    if (rnd(5) === 0) p['offload-optimizer'] = 'cpu';
+    if (rnd(3) === 0) p.tokens = pick(['1e9', '1e11']);
+    if (rnd(4) === 0) p.price = pick([1.5, 3.9]);
+    const q = new URLSearchParams(p).toString();
+    if (cli(a3, q).ok) out.push(q);
+  }
+  console.log(out.join('\n'));
+  process.exit(out.length === Number(arg) ? 0 : 1);
+}
+
+const rows = JSON.parse(fs.readFileSync(arg, 'utf8'));
+const bin = a2;
+let bad = 0;
+for (const row of rows) {
+  const c = cli(bin, row.q);
+  const r = row.result;
+  if (c.err !== undefined) {
+    // the page must show calc's message under the field it names
+    if (!r.error || !c.err.includes(r.error) || row.shown !== r.error) {
+      console.log(`FAIL ${row.q}: cli "${c.err}", page "${r.error}", shown "${row.shown}"`);
+      bad++;
+    }
+    continue;
+  }
+  if (r.error) { console.log(`FAIL ${row.q}: page error ${r.error}`); bad++; continue; }
+  const norm = (q) => [...new URLSearchParams(q)].map((e) => e.join('=')).sort().join('&');
+  if (norm(row.url) !== norm(row.q)) { console.log(`FAIL ${row.q}: URL written ${row.url}`); bad++; }
+  const keys = new Set([...Object.keys(c.ok.fields), ...Object.keys(r.fields)]);
+  for (const k of keys) {
+    const a = c.ok.fields[k], b = r.fields[k];
+    const eq = typeof a === 'number' && typeof b === 'number' && !Number.isInteger(a)
+      ? Math.abs(a - b) <= REL * Math.max(Math.abs(a), Math.abs(b)) : a === b;
+    if (!eq) { console.log(`FAIL ${row.q}: ${k}: cli ${a} page ${b}`); bad++; break; }
+  }
+}
+console.log(`${rows.length - bad}/${rows.length} page results equal calc --json`);
+process.exit(bad ? 1 : 0);
