@@ -63,6 +63,7 @@ for (const row of rows) {
     continue;
   }
   if (r.error) { console.log(`FAIL ${row.q}: page error ${r.error}`); bad++; continue; }
+  if (!r.fields) { console.log(`FAIL ${row.q}: the page shows no result`); bad++; continue; }
   const norm = (q) => [...new URLSearchParams(q)].map((e) => e.join('=')).sort().join('&');
   if (norm(row.url) !== norm(row.q)) { console.log(`FAIL ${row.q}: URL written ${row.url}`); bad++; }
   const keys = new Set([...Object.keys(c.ok.fields), ...Object.keys(r.fields)]);
