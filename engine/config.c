@@ -537,6 +537,22 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
      * (parallel_state.py, initialize_model_parallel: "world_size is not
      * divisible by expert_tensor_model_pipeline_parallel size") and each
      * expert's FFN splits over etp as a dense one over tp */
+    /* Megatron-Core refuses, in training, a mixture of experts under
+     * tensor parallelism without sequence parallelism (moe_layer.py,
+     * MoELayer: "During training, performance may degrade if MoE and
+     * tensor parallelism are enabled without also enabling sequence
+     * parallelism", a ValueError): a plan on a Megatron-based stack (the
+     * megatron profile: the megatron, megatron-2021 and nemo frameworks)
+     * is refused as that stack would refuse it. Other stacks have no
+     * such rule. */
+    if (c->profile == TPLAN_PROFILE_MEGATRON && tplan_model_moe(m) &&
+        c->tp > 1 && !c->sp)
+        return tplan_err_set(err, TPLAN_EINVAL, "sp",
+                             "a mixture of experts with tp > 1 needs "
+                             "sequence parallelism on a Megatron stack "
+                             "(sp=false, tp=%lld, profile=megatron): "
+                             "give --sp",
+                             (long long)c->tp);
     if (etp != c->tp && !tplan_model_moe(m))
         return tplan_err_set(err, TPLAN_EINVAL, "etp",
                              "etp needs a mixture-of-experts model "

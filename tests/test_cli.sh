@@ -308,6 +308,12 @@ expect_error 2 "tplan: etp*ep must divide gpus/pp (gpus=16, pp=1, etp=4, ep=8)" 
 expect_error 2 "tplan: etp needs a mixture-of-experts model (etp=1, tp=2, experts=0)" "${C[@]}" --gpus 8 --tp 2 --etp 1
 expect_error 2 "tplan: etp: 0: out of range (valid: an integer from 1 to 100000)" calc --model mixtral-8x7b --gpus 16 --etp 0
 expect_error 2 "tplan: etp needs a mixture-of-experts model (etp=2, generic model)" calc --params 1e9 --etp 2
+# Megatron-Core refuses MoE under tensor parallelism without sequence
+# parallelism (moe_layer.py): so does a plan on its stacks, not on others
+expect_error 2 "tplan: a mixture of experts with tp > 1 needs sequence parallelism on a Megatron stack (sp=false, tp=2, profile=megatron): give --sp" calc --model mixtral-8x7b --gpus 16 --tp 2 --framework megatron
+"$tplan" calc --model mixtral-8x7b --gpus 16 --tp 2 --framework megatron --sp >/dev/null 2>&1 &&
+    "$tplan" calc --model mixtral-8x7b --gpus 16 --tp 2 --framework fsdp >/dev/null 2>&1 && ok ||
+    bad "MoE with tp 2: --sp on megatron, or fsdp, is a plan"
 expect_error 2 "tplan: the middle stages must divide the middle layers (layers - first - last = 29, middle stages = 3, pp=4)" "${C[@]}" --gpus 4 --pp 4 --pp-last-layers 3
 expect_error 2 "tplan: the first and last stages leave 0 layers for 2 middle stages (layers=32, pp_first_layers=16, pp_last_layers=16, pp=4)" "${C[@]}" --gpus 4 --pp 4 --pp-first-layers 16 --pp-last-layers 16
 expect_error 2 "tplan: pp_first_layers and pp_last_layers cannot go with pp_embed_loss (pp_first_layers=0, pp_last_layers=2)" "${C[@]}" --gpus 4 --pp 4 --pp-last-layers 2 --pp-embed-loss
