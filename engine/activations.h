@@ -11,6 +11,7 @@
 #include "config.h"
 #include "model.h"
 #include "precision.h"
+#include "stage_mem.h"
 
 /* What decides which tensors are saved and how wide they are. */
 typedef struct tplan_act_ctx {
@@ -86,6 +87,7 @@ typedef struct tplan_act_cache {
     } slot[TPLAN_ACT_CACHE_SLOTS];
     int last; /* the slot the last lookup found or filled */
     int64_t hits, misses;
+    tplan_stage_memo stages; /* memory.c's, armed by plan.c */
 } tplan_act_cache;
 
 /* tplan_act_per_sample through the memo (cache may be NULL). */

@@ -1882,6 +1882,11 @@ tplan_reach tplan_field_reach(int id)
     case F_MICRO_BATCH:
     case F_GLOBAL_BATCH:
     case F_GLOBAL_BATCH_TOKENS:
+    /* the memory reserve: read only by the memory's fit (the usable
+     * bytes, the largest micro-batch and the verdict, memory.c), which
+     * the solve evaluates again when it changed (issue 38: a pue/reserve
+     * space re-evaluated everything at each reserve) */
+    case F_RESERVE:
         return TPLAN_REACH_BATCH;
     /* read by run.c only, or by the LR recipe and the critical batch
      * (plan_recipe.c: tplan_plan_lr, tplan_plan_critical), which the

@@ -10,6 +10,10 @@
 
 #include "activations.h"
 #include "inline_math.h"
+#include "stage_mem.h"
+
+typedef tplan_stage_mem stage_mem;
+typedef tplan_stage_pos stage_pos;
 
 #define GIB             (1024.0 * 1024.0 * 1024.0)
 #define MAX_MICRO_BATCH TPLAN_MICRO_BATCH_UNBOUNDED
@@ -18,41 +22,6 @@
  * autograd's (stage_eval; docs/MODEL.md section 4.1) */
 #define BLAS_WORKSPACES 2.0
 
-/* One pipeline stage's memory, before rounding. fixed + per_sample * b. */
-typedef struct stage_mem {
-    double params, weights, work, grads, optim, context, gather;
-    double blas_ws; /* of context: the BLAS workspaces */
-    double per_sample, act_layer, inflight;
-    int64_t layers;
-    double trainable;  /* parameters with gradients (before ZeRO) */
-    double dequant;    /* of the overhead: one dequantized 16-bit matrix */
-    double quant;      /* quantized base elements */
-    double paged;      /* of optim: states that may page to the host */
-    double host, nvme; /* per GPU: offloaded there */
-    double off_states, off_w; /* of host or nvme: states, weights */
-    double experts;           /* of params: routed experts */
-    int64_t moe_layers;       /* of layers: mixtures of experts */
-    double alloc_k;           /* 1 + alloc_frac */
-    double opt_params;        /* parameters whose states the device holds */
-    double nccl;              /* NCCL's buffers (outside the allocator) */
-    double nvls;              /* of nccl: NVLink SHARP buffers */
-    double bucket;            /* gradient communication buckets */
-    double step_temp;         /* the optimizer step's temporaries */
-    int64_t comms;            /* NCCL communicators the GPU joins */
-    /* Under set_to_none with one micro-batch per step (grads_at_step):
-     * the gradients and the autocast copies are out of the fixed part,
-     * each live in one phase only (phase_peak); tie_temp is a tied
-     * embedding's second gradient before it is added in. */
-    bool grads_at_step;
-    double tie_temp;
-    double work_fwd; /* of work: the copies live at the forward's peak */
-    /* FSDP2 and activation offloading (docs/MODEL.md section 12.10) */
-    double weights_full; /* the stage's weights, unsharded (before offload) */
-    double held;         /* of the forward's phase: the unsharded weights
-                            reshard_after_forward=false keeps to backward */
-    double act_host;     /* per sample: activations on the host */
-    double act_off_mb;   /* per sample: what one micro-batch copies out */
-} stage_mem;
 
 /* What the caching allocator hands out besides activations: the model
  * states and buffers. */
@@ -106,16 +75,6 @@ static double stage_total(const stage_mem *s, double b)
     return outside_alloc(s) + s->alloc_k * (fixed_alloc(s) + phase_peak(s, b));
 }
 
-/* A pipeline stage: its index, its layers [lo, hi), and whether it holds
- * the embedding (the first) and the head (the last; the only stage is
- * both). When p does not divide L the first L mod p stages hold
- * ceil(L/p) layers and the others floor(L/p): the first stage carries the
- * extra layer and the last the head (tplan's choice, docs/MODEL.md
- * section 13.1). */
-typedef struct stage_pos {
-    int64_t i, lo, hi;
-    bool first, last;
-} stage_pos;
 
 static stage_pos stage_at(const tplan_config *c, int64_t i)
 {
@@ -1223,7 +1182,7 @@ void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
  * then); at most one straddles the dense layers at the
  * front, and the others hold none, floor(n/e) or ceil(n/e) MoE layers of
  * their n (every e-th layer): at most 2 x 4 compositions. */
-#define MAX_STAGES 10
+#define MAX_STAGES TPLAN_MAX_STAGES
 
 /* DualPipe: ranks r and p - 1 - r hold the same two stages and the same
  * chunks in flight (stage_eval), so ranks 0 .. p/2 - 1 are every case;
@@ -1275,23 +1234,16 @@ static bool stage_within(const tplan_model *m, const stage_pos *a,
     return ma <= mb && a->hi - a->lo - ma <= b->hi - b->lo - mb;
 }
 
-void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
-                              tplan_memory *out)
+/* The stages that decide the memory: each evaluated, and the largest
+ * micro-batch they all fit (*bmax). Returns their count. */
+static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
+                       double usable, stage_pos *pos, stage_mem *stages,
+                       int64_t *bmax)
 {
-    stage_mem stages[MAX_STAGES];
-    stage_pos pos[MAX_STAGES];
     tplan_act_bytes act;
-    int n = 0, worst = 0;
-    double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
-    int64_t bmax = MAX_MICRO_BATCH, b;
-    double worst_total = -1.0;
+    int n = 0;
 
-    memset(out, 0, sizeof *out);
     act_bytes(c, cache, &act);
-    if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
-        dualpipe_eval(c, &act, usable, out);
-        return;
-    }
     pos[n++] = stage_at(c, 0);
     /* a dense model's first stage holds the most layers: no middle stage
      * can hold more, unless the embedding counts as one (pp_embed_loss:
@@ -1311,13 +1263,68 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     }
     if (c->pp > 1)
         pos[n++] = stage_at(c, c->pp - 1);
+    *bmax = MAX_MICRO_BATCH;
     for (int i = 0; i < n; i++) {
         int64_t bi;
 
         stage_eval(c, &act, &pos[i], &stages[i]);
         bi = stage_max_batch(c, &stages[i], usable);
-        if (bi < bmax)
-            bmax = bi;
+        if (bi < *bmax)
+            *bmax = bi;
+    }
+    return n;
+}
+
+void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
+                              tplan_memory *out)
+{
+    stage_mem own[MAX_STAGES];
+    stage_pos own_pos[MAX_STAGES];
+    const stage_mem *stages = own;
+    const stage_pos *pos = own_pos;
+    tplan_stage_memo *memo = cache && cache->stages.armed ? &cache->stages
+                                                           : NULL;
+    int n, worst = 0;
+    double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
+    int64_t bmax, b;
+    double worst_total = -1.0;
+
+    memset(out, 0, sizeof *out);
+    if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
+        tplan_act_bytes act;
+
+        act_bytes(c, cache, &act);
+        dualpipe_eval(c, &act, usable, out);
+        return;
+    }
+    if (memo && memo->valid &&
+        tplan_memory_same_accum(c, memo->accum, c->accum)) {
+        n = memo->n;
+        /* the reserve changed: the same stages in another room */
+        if (memo->usable != usable) {
+            memo->bmax = MAX_MICRO_BATCH;
+            for (int i = 0; i < n; i++) {
+                int64_t bi = stage_max_batch(c, &memo->stages[i], usable);
+
+                if (bi < memo->bmax)
+                    memo->bmax = bi;
+            }
+            memo->usable = usable;
+        }
+        bmax = memo->bmax;
+    } else if (memo) {
+        memo->n = n = eval_stages(c, cache, usable, memo->pos, memo->stages,
+                                  &memo->bmax);
+        bmax = memo->bmax;
+        memo->accum = c->accum;
+        memo->usable = usable;
+        memo->valid = true;
+    } else {
+        n = eval_stages(c, cache, usable, own_pos, own, &bmax);
+    }
+    if (memo) {
+        stages = memo->stages;
+        pos = memo->pos;
     }
     /* In max mode take the largest that fits; with no per-sample cost
      * (a generic model without activation bytes) that is meaningless, so

@@ -128,7 +128,19 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
                 : pc.total;
         out->dp = tplan_config_dp(c);
     }
-    if ((rc = tplan_plan_batch(work, cache, out, kept_accum, err))) {
+    /* the memory stages hold while only batch-class fields change
+     * (stage_mem.h): kept for a batch-staged evaluation of the plan that
+     * filled them, dropped otherwise */
+    if (cache) {
+        if (!batch_staged(flags) || cache->stages.plan != out)
+            cache->stages.valid = false;
+        cache->stages.plan = out;
+        cache->stages.armed = true;
+    }
+    rc = tplan_plan_batch(work, cache, out, kept_accum, err);
+    if (cache)
+        cache->stages.armed = false;
+    if (rc) {
         out->batch_refused = true;
         return rc;
     }

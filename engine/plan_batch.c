@@ -80,11 +80,18 @@ static int64_t least_accum(const tplan_config *w)
 /* The memory kept from the plan before (kept_accum > 0) still holds at
  * micro-batch b, given (not 0: the largest that fits), and accumulation
  * k. */
-static bool still_holds(const tplan_config *w, const tplan_plan *p, int64_t b,
-                        int64_t kept_accum, int64_t k)
+static bool still_holds(const tplan_config *w, const tplan_act_cache *cache,
+                        const tplan_plan *p, int64_t b, int64_t kept_accum,
+                        int64_t k)
 {
+    /* the reserve, a batch-class field, moves the fit: the memo knows
+     * the usable bytes the kept memory was evaluated in (stage_mem.h;
+     * without one, the memory is evaluated again) */
     return kept_accum > 0 && b > 0 && p->mem.micro_batch == b &&
-           tplan_memory_same_accum(w, kept_accum, k);
+           tplan_memory_same_accum(w, kept_accum, k) && cache &&
+           cache->stages.valid &&
+           cache->stages.usable ==
+               (double)w->gpu.memory_bytes * (1.0 - w->reserve_fraction);
 }
 
 int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
@@ -103,7 +110,7 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
     }
     p->target_global_batch = g;
     if (g == 0) {
-        if (!still_holds(w, p, w->micro_batch, kept_accum, w->accum))
+        if (!still_holds(w, cache, p, w->micro_batch, kept_accum, w->accum))
             tplan_memory_eval_cached(w, cache, &p->mem);
         p->batch_exact = true;
         return TPLAN_OK;
@@ -119,7 +126,7 @@ int tplan_plan_batch(tplan_config *w, tplan_act_cache *cache, tplan_plan *p,
                                  "dp=%lld)",
                                  (long long)g, (long long)b, (long long)dp);
         k = closest_accum(w, g, dp, b);
-        if (still_holds(w, p, b, kept_accum, k))
+        if (still_holds(w, cache, p, b, kept_accum, k))
             w->accum = k; /* micro_batch is b already */
         else
             try_split(w, cache, b, k, &p->mem);

@@ -865,7 +865,8 @@ static void test_refused_layouts_skipped(void **state)
  * solves leaves the memory as it was (kept) or changes what a stage
  * holds in flight (evaluated again); staged equals full either way, on
  * 1 and 2 threads (spaces of several 4096-index chunks) and 3 shards,
- * for global_batch and global_batch_tokens. */
+ * for global_batch and global_batch_tokens, each with the memory reserve
+ * innermost. */
 static void test_staged_batch(void **state)
 {
     static const double gpus[] = {32, 64}, tp[] = {1, 2}, sp[] = {0, 1},
@@ -873,7 +874,10 @@ static void test_staged_batch(void **state)
                         mb[] = {0, 1, 2, 4}, rec[] = {0, 2}, zero[] = {0, 1},
                         stn[] = {0, 1},
                         gb[] = {32, 64, 96, 128, 256, 384, 1024, 4096},
-                        gbt[] = {1e5, 2.6e5, 5.2e5, 1e6, 4.2e6, 1.6e7};
+                        gbt[] = {1e5, 2.6e5, 5.2e5, 1e6, 4.2e6, 1.6e7},
+                        /* the reserve, batch-class too: the same memory in
+                         * another room, kept or not with the batch */
+                        reserve[] = {0.05, 0.55};
 
     (void)state;
     for (int tokens = 0; tokens < 2; tokens++) {
@@ -896,6 +900,7 @@ static void test_staged_batch(void **state)
             add_axis(s, "global_batch_tokens", 6, gbt);
         else
             add_axis(s, "global_batch", 8, gb);
+        add_axis(s, "reserve", 2, reserve);
         size = alloc_hashes(s, &want, &got);
         staged_run(s, true, 1, 1, &want, &full);
         expect_staged(s, size, &want, &got, 1, 1, &full, &one);
@@ -947,6 +952,7 @@ static void test_staged_each_field(void **state)
         {"micro_batch", {1, 2}},
         {"global_batch", {512, 1024}},
         {"global_batch_tokens", {1e6, 4e6}},
+        {"reserve", {0.0, 0.6}}, /* moves the fit and the largest micro-batch */
         {"lr", {1e-4, 3e-4}},
         {"lr_base_batch", {256, 1024}},
         {"lr_rule", {0, 1}},

@@ -1,0 +1,87 @@
+/* A pipeline stage's memory before rounding, and the memo that keeps a
+ * memory evaluation's stages for the next evaluation of the same config at
+ * another micro-batch (memory.c). Engine-internal. */
+#ifndef TPLAN_STAGE_MEM_H
+#define TPLAN_STAGE_MEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* One pipeline stage's memory, before rounding. fixed + per_sample * b. */
+typedef struct tplan_stage_mem {
+    double params, weights, work, grads, optim, context, gather;
+    double blas_ws; /* of context: the BLAS workspaces */
+    double per_sample, act_layer, inflight;
+    int64_t layers;
+    double trainable;  /* parameters with gradients (before ZeRO) */
+    double dequant;    /* of the overhead: one dequantized 16-bit matrix */
+    double quant;      /* quantized base elements */
+    double paged;      /* of optim: states that may page to the host */
+    double host, nvme; /* per GPU: offloaded there */
+    double off_states, off_w; /* of host or nvme: states, weights */
+    double experts;           /* of params: routed experts */
+    int64_t moe_layers;       /* of layers: mixtures of experts */
+    double alloc_k;           /* 1 + alloc_frac */
+    double opt_params;        /* parameters whose states the device holds */
+    double nccl;              /* NCCL's buffers (outside the allocator) */
+    double nvls;              /* of nccl: NVLink SHARP buffers */
+    double bucket;            /* gradient communication buckets */
+    double step_temp;         /* the optimizer step's temporaries */
+    int64_t comms;            /* NCCL communicators the GPU joins */
+    /* Under set_to_none with one micro-batch per step (grads_at_step):
+     * the gradients and the autocast copies are out of the fixed part,
+     * each live in one phase only (phase_peak); tie_temp is a tied
+     * embedding's second gradient before it is added in. */
+    bool grads_at_step;
+    double tie_temp;
+    double work_fwd; /* of work: the copies live at the forward's peak */
+    /* FSDP2 and activation offloading (docs/MODEL.md section 12.10) */
+    double weights_full; /* the stage's weights, unsharded (before offload) */
+    double held;         /* of the forward's phase: the unsharded weights
+                            reshard_after_forward=false keeps to backward */
+    double act_host;     /* per sample: activations on the host */
+    double act_off_mb;   /* per sample: what one micro-batch copies out */
+} tplan_stage_mem;
+
+/* A pipeline stage: its index, its layers [lo, hi), and whether it holds
+ * the embedding (the first) and the head (the last; the only stage is
+ * both). When p does not divide L the first L mod p stages hold
+ * ceil(L/p) layers and the others floor(L/p): the first stage carries the
+ * extra layer and the last the head (tplan's choice, docs/MODEL.md
+ * section 13.1). */
+typedef struct tplan_stage_pos {
+    int64_t i, lo, hi;
+    bool first, last;
+} tplan_stage_pos;
+
+/* The most stages a memory evaluation looks at (memory.c) */
+#define TPLAN_MAX_STAGES 10
+
+/* Memory is affine in the micro-batch: a stage's states, overheads and
+ * per-sample activations do not depend on it, only on the in-flight
+ * micro-batches the accumulation decides (tplan_memory_same_accum). So a
+ * memory evaluation's stages hold for the next evaluation of the same
+ * config at another micro-batch or accumulation with the same in-flight
+ * counts: the batch solve's candidate splits, and a sweep's neighbour
+ * that differs only in batch-class fields (issue 38: the memory stages
+ * were three quarters of such a re-evaluation). Results are bit-identical:
+ * the stages are the same doubles either way.
+ *
+ * Who may use it: tplan_plan_eval_cached arms it around its batch solve,
+ * and clears it unless the evaluation is a batch-staged one of the same
+ * plan (TPLAN_EVAL_REUSE_BATCH: the caller guarantees only batch-class
+ * fields changed); memory evaluations outside an armed solve neither read
+ * nor fill it. */
+typedef struct tplan_stage_memo {
+    bool armed;       /* a batch solve of plan is under way */
+    bool valid;       /* stages hold for plan's config */
+    const void *plan; /* the plan whose evaluation filled it */
+    int64_t accum;    /* the accumulation the stages were evaluated at */
+    int n;
+    double usable; /* the usable bytes of the last evaluation through it */
+    int64_t bmax;  /* the largest micro-batch every stage fits in them */
+    tplan_stage_pos pos[TPLAN_MAX_STAGES];
+    tplan_stage_mem stages[TPLAN_MAX_STAGES];
+} tplan_stage_memo;
+
+#endif
