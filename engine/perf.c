@@ -149,12 +149,10 @@ static tplan_dtype compute_dtype(const tplan_config *c, bool *fallback)
  * the rank order. Inside a node it is the GPU's link. Across nodes NCCL
  * runs one ring per NIC, so the bus bandwidth is the node's NICs used by
  * the group (one per member in the node, DGX-style) up to the link's. */
-static double group_bw(const tplan_config *c, int64_t size, int64_t stride,
-                       double link, double nic, bool *inter)
+static double group_bw(double size, double per_node, double link, double nic,
+                       bool *inter)
 {
-    double per_node = (double)tplan_config_group_in_node(c, size, stride);
-
-    *inter = (double)size > per_node;
+    *inter = size > per_node;
     if (!*inter)
         return link * NVLINK_BUS_EFF;
     return tp_fmin(link * NVLINK_BUS_EFF, nic * IB_BUS_EFF * per_node);
@@ -207,9 +205,9 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
                          double m, tplan_perf *out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
-    double pcie = tplan_config_pcie(c), nvme = tplan_config_nvme(c);
-    double on_node = (double)tplan_config_gpus_on_node(c);
-    double dp = (double)tplan_config_zero_group(c); /* the ZeRO group */
+    const tplan_comm_shape *sh = &out->shape;
+    double pcie = sh->pcie, nvme = sh->nvme, on_node = sh->on_node;
+    double dp = (double)sh->shard; /* the ZeRO group */
     double part = (double)mem->trainable_on_device / (c->zero >= 1 ? dp : 1.0);
     double w = (double)mem->offload_weight_bytes;
     /* what can hide, up to the overlap share: weight fetches run under
@@ -325,14 +323,11 @@ static void ep_cp_time(const tplan_config *c, const tplan_memory *mem,
     double b = (double)mem->micro_batch;
     if (c->ep > 1) {
         double ep = (double)c->ep;
-        double per_node = (double)tplan_config_group_in_node(
-            c, c->ep, tplan_config_etp(c) * c->cp);
+        double per_node = out->shape.ep_node;
         /* the busiest stage's MoE layers: a stage of ceil(L/p) layers
          * that are all MoE (a middle one when the first layers are
          * dense), or every MoE layer when there are fewer */
-        double moe_layers =
-            (double)tp_fmin((double)tplan_config_stage_layers(c),
-                            (double)tplan_model_moe_layers(mo, 0, mo->layers));
+        double moe_layers = out->shape.moe_layers;
         double tokens = b * s / (cp * t) * (double)mo->top_k *
                         tplan_config_moe_load(c) * (double)mo->hidden;
         double disp = tokens * (pi->compute == TPLAN_DTYPE_FP8 ? 1.0 : act);
@@ -442,6 +437,74 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
     *attn = tp_fmin(*attn * c->eff_scale, 1.0);
 }
 
+/* What comm_and_total reads that no communication-class field moves
+ * (tplan_comm_shape): worked out once with the compute. */
+static void comm_shape(const tplan_config *c, const tplan_memory *mem,
+                       tplan_comm_shape *sh)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    double m = (double)c->accum;
+    int64_t etp = tplan_config_etp(c);
+
+    sh->dp = tplan_config_dp(c);
+    sh->gpn = (double)tplan_config_gpus_per_node(c);
+    sh->tp_node = (double)tplan_config_group_in_node(c, c->tp, 1);
+    sh->dp_node = (double)tplan_config_group_in_node(c, sh->dp * c->cp, c->tp);
+    sh->layers = (double)tplan_config_stage_layers(c);
+    sh->etp = (double)etp;
+    /* the groups only some layouts have: worked out where they exist */
+    sh->etp_node = sh->moe_layers = sh->ep_node = 0.0;
+    sh->shard_node = sh->rep_node = 0.0;
+    if (tplan_model_moe(&c->model) || c->ep > 1) {
+        sh->etp_node = (double)tplan_config_group_in_node(c, etp, 1);
+        sh->moe_layers = tp_fmin(
+            sh->layers,
+            (double)tplan_model_moe_layers(&c->model, 0, c->model.layers));
+        sh->ep_node =
+            (double)tplan_config_group_in_node(c, c->ep, etp * c->cp);
+    }
+    sh->shard = tplan_config_zero_group(c);
+    sh->rep = tplan_config_zero_replicas(c);
+    if (sh->rep > 1) {
+        sh->shard_node =
+            (double)tplan_config_group_in_node(c, sh->shard, c->tp);
+        sh->rep_node =
+            (double)tplan_config_group_in_node(c, sh->rep, c->tp * sh->shard);
+    }
+    sh->edp = (double)tplan_config_edp(c);
+    sh->pcie = tplan_config_pcie(c);
+    sh->nvme = tplan_config_nvme(c);
+    sh->on_node = (double)tplan_config_gpus_on_node(c);
+    sh->optimizer_s = sh->dequant_s = 0.0;
+    /* The optimizer step streams the trainable weights, gradients and
+     * states through HBM: read all, write weights and states. Frozen and
+     * offloaded weights are not touched. */
+    if (c->offload_optimizer == TPLAN_OFFLOAD_NONE) {
+        double w = c->lora_rank > 0 || c->offload_params != TPLAN_OFFLOAD_NONE
+                       ? (double)mem->trainable_on_device * pi->weight_bytes /
+                             (c->zero >= 3
+                                  ? (double)sh->shard
+                                  : 1.0)
+                       : (double)mem->weights_bytes;
+
+        sh->optimizer_s = (2.0 * w + (double)mem->grads_bytes +
+                            2.0 * (double)mem->optimizer_bytes) /
+                           c->gpu.mem_bw_bytes_per_s;
+    }
+    /* A quantized base is dequantized to 16 bits at every use: forward,
+     * backward (the input gradient) and the recomputed forward; each use
+     * reads the stored bytes and writes 2 bytes per element (bitsandbytes
+     * dequantize_4bit before a 16-bit matmul). Memory-bound. */
+    if (mem->quant_elems > 0) {
+        double uses = c->recompute == TPLAN_RECOMPUTE_FULL ? 3.0 : 2.0;
+
+        sh->dequant_s =
+            m * uses * mem->quant_elems *
+            (tplan_base_elem_bytes(c->base_precision, c->double_quant) + 2.0) /
+            c->gpu.mem_bw_bytes_per_s;
+    }
+}
+
 /* Communication, the optimizer step and the totals: what follows the
  * compute of a step (tplan_perf_eval_comm re-runs it alone). */
 static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
@@ -450,9 +513,10 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     double gpus = (double)c->gpus, t = (double)c->tp, p = (double)c->pp;
     double v = (double)c->vpp, m = (double)c->accum;
-    int64_t dp_n = tplan_config_dp(c);
+    const tplan_comm_shape *sh = &out->shape;
+    int64_t dp_n = sh->dp;
     double dp = (double)dp_n, cp = (double)c->cp;
-    double gpn = (double)tplan_config_gpus_per_node(c);
+    double gpn = sh->gpn;
     double link =
         c->link_bytes_per_s > 0 ? c->link_bytes_per_s : c->gpu.link_bytes_per_s;
     double nic =
@@ -476,8 +540,9 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     out->ep_inter_node = out->cp_inter_node = false;
     /* Megatron's rank order puts TP innermost, then CP, EP and DP, then
      * PP (tp-cp-ep-dp-pp). */
-    bw_tp = group_bw(c, c->tp, 1, link, nic, &out->tp_inter_node);
-    bw_dp = group_bw(c, dp_n * c->cp, c->tp, link, nic, &out->dp_inter_node);
+    bw_tp = group_bw(t, sh->tp_node, link, nic, &out->tp_inter_node);
+    bw_dp = group_bw((double)(dp_n * c->cp), sh->dp_node, link, nic,
+                     &out->dp_inter_node);
     /* a pipeline hop is one GPU-to-GPU transfer: one NIC across nodes */
     out->pp_inter_node = gpus > gpn && p > 1;
     bw_pp = out->pp_inter_node ? nic * IB_BUS_EFF : link * NVLINK_BUS_EFF;
@@ -487,12 +552,12 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
      * more when full recomputation repeats the forward. Sequence
      * parallelism swaps each for an all-gather + reduce-scatter pair of the
      * same volume. */
-    if ((c->tp > 1 || tplan_config_etp(c) > 1) &&
+    if ((c->tp > 1 || sh->etp > 1.0) &&
         c->model.arch != TPLAN_ARCH_GENERIC) {
         double n_ar = c->recompute == TPLAN_RECOMPUTE_FULL ? 6.0 : 4.0;
-        double layers = (double)tplan_config_stage_layers(c);
+        double layers = sh->layers;
         double msg = s_rank * b * (double)c->model.hidden * act_bytes;
-        double te = (double)tplan_config_etp(c);
+        double te = sh->etp;
 
         lat = out->tp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
         out->tp_comm_s =
@@ -507,11 +572,9 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
          * term it replaces; the group is the expert grid's innermost. */
         if (te != t && tplan_model_moe(&c->model)) {
             bool inter = false;
-            double bw_etp =
-                group_bw(c, tplan_config_etp(c), 1, link, nic, &inter);
+            double bw_etp = group_bw(te, sh->etp_node, link, nic, &inter);
             double lat_e = inter ? LAT_INTER_S : LAT_INTRA_S;
-            double moe_l = tp_fmin(layers, (double)tplan_model_moe_layers(
-                                               &c->model, 0, c->model.layers));
+            double moe_l = sh->moe_layers;
 
             out->tp_comm_s +=
                 m * moe_l * n_ar / 2.0 *
@@ -546,13 +609,13 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
         double fwd_bwd_mb = out->compute_s / m;
         double ex = (double)mem->experts_on_device, after = 0.0;
         /* the expert-data-parallel group: gpus / (pp x etp x ep) */
-        double edp = (double)tplan_config_edp(c);
+        double edp = sh->edp;
         /* HSDP: the shard group lies innermost in the data-parallel
          * ranks (FSDP2's mesh (replicate, shard): a shard group of up to
          * a node's GPUs / tp stays in the node), the replicas group's
          * ranks tp x shard apart */
-        int64_t shard_n = tplan_config_zero_group(c);
-        int64_t rep_n = tplan_config_zero_replicas(c);
+        int64_t shard_n = sh->shard;
+        int64_t rep_n = sh->rep;
         double bws[2], lats[2], eff;
         bool x_inter = false;
 
@@ -568,8 +631,10 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
         if (rep_n > 1) {
             bool in_inter;
 
-            bws[0] = group_bw(c, shard_n, c->tp, link, nic, &in_inter) * eff;
-            bws[1] = group_bw(c, rep_n, c->tp * shard_n, link, nic,
+            bws[0] = group_bw((double)shard_n, sh->shard_node, link, nic,
+                              &in_inter) *
+                     eff;
+            bws[1] = group_bw((double)rep_n, sh->rep_node, link, nic,
                               &x_inter) *
                      eff;
             lats[0] = in_inter ? LAT_INTER_S : LAT_INTRA_S;
@@ -624,33 +689,8 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
         out->dp_comm_s += mirror;
         out->dp_exposed_s += mirror;
     }
-    /* The optimizer step streams the trainable weights, gradients and
-     * states through HBM: read all, write weights and states. Frozen and
-     * offloaded weights are not touched. */
-    if (c->offload_optimizer == TPLAN_OFFLOAD_NONE) {
-        double w = c->lora_rank > 0 || c->offload_params != TPLAN_OFFLOAD_NONE
-                       ? (double)mem->trainable_on_device * pi->weight_bytes /
-                             (c->zero >= 3
-                                  ? (double)tplan_config_zero_group(c)
-                                  : 1.0)
-                       : (double)mem->weights_bytes;
-
-        out->optimizer_s = (2.0 * w + (double)mem->grads_bytes +
-                            2.0 * (double)mem->optimizer_bytes) /
-                           c->gpu.mem_bw_bytes_per_s;
-    }
-    /* A quantized base is dequantized to 16 bits at every use: forward,
-     * backward (the input gradient) and the recomputed forward; each use
-     * reads the stored bytes and writes 2 bytes per element (bitsandbytes
-     * dequantize_4bit before a 16-bit matmul). Memory-bound. */
-    if (mem->quant_elems > 0) {
-        double uses = c->recompute == TPLAN_RECOMPUTE_FULL ? 3.0 : 2.0;
-
-        out->dequant_s =
-            m * uses * mem->quant_elems *
-            (tplan_base_elem_bytes(c->base_precision, c->double_quant) + 2.0) /
-            c->gpu.mem_bw_bytes_per_s;
-    }
+    out->optimizer_s = sh->optimizer_s;
+    out->dequant_s = sh->dequant_s;
     offload_time(c, mem, m, out);
 
     out->step_time_s = out->compute_s + out->bubble_s + out->tp_exposed_s +
@@ -850,6 +890,7 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
 
     schedule_time(c, mm_s, attn_s, out);
     out->attn_core_s = fl.attn_hw / gpus / (peak_attn * out->attn_eff);
+    comm_shape(c, mem, &out->shape);
     comm_and_total(c, mem, out);
 }
 

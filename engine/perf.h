@@ -11,6 +11,27 @@
 #include "flops.h"
 #include "memory.h"
 
+/* What the communication part (perf.c's comm_and_total) reads of the
+ * layout, the memory and the hardware, none of it of the communication
+ * class: worked out with the compute and kept while only communication-
+ * class fields change, so that tplan_perf_eval_comm recomputes the
+ * bandwidths and times alone (issue 38; bit-identical, the same values
+ * from the same expressions). Engine-internal: not a contract figure. */
+typedef struct tplan_comm_shape {
+    int64_t dp;                /* tplan_config_dp */
+    double gpn;                /* GPUs per node */
+    double tp_node, dp_node;   /* of the TP and DP x CP groups, on a node */
+    double layers;             /* the fullest stage's layers */
+    double etp, etp_node;      /* expert-tensor group, and on a node */
+    double moe_layers;         /* MoE layers on the fullest stage (MoE) */
+    double ep_node;            /* of the EP group, on a node */
+    int64_t shard, rep;        /* ZeRO's shard group and its replicas */
+    double shard_node, rep_node;
+    double edp;                /* the expert-data-parallel group */
+    double pcie, nvme, on_node; /* offload: the host links, GPUs a node */
+    double optimizer_s, dequant_s; /* no communication in them */
+} tplan_comm_shape;
+
 typedef struct tplan_perf {
     bool timed; /* false: a generic model without FLOPs; all else is 0 */
     double flops_per_step;    /* model FLOPs of one step, whole job */
@@ -65,6 +86,7 @@ typedef struct tplan_perf {
                             forward-backward pairs (0: none) */
     double comm_sm_share; /* SMs taken from compute by communication */
     double comm_sm_s;     /* of compute_s: what losing them costs */
+    tplan_comm_shape shape; /* internal: kept for tplan_perf_eval_comm */
 } tplan_perf;
 
 /* Time one step of a validated config whose memory was evaluated (the

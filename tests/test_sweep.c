@@ -1069,6 +1069,60 @@ static void test_staged_schedules(void **state)
     free(s);
 }
 
+/* The communication part re-run alone (tplan_perf_eval_comm, with the
+ * layout's groups kept: perf.h's tplan_comm_shape) under layouts where
+ * every group it reads exists: a mixture of experts over expert and
+ * expert-tensor parallelism, HSDP's shard groups and their replicas,
+ * pipelines, ZeRO 1 and 3 and an offloaded optimizer, with the
+ * communication-class fields innermost: staged equals full, bit for bit,
+ * on 1 and 2 threads. */
+static void test_staged_comm_layouts(void **state)
+{
+    static const double gpus[] = {16, 64}, tp[] = {1, 2}, sp[] = {0, 1},
+                        pp[] = {1, 2}, ep[] = {1, 2, 8}, etp[] = {1, 2},
+                        zero[] = {1, 3}, shard[] = {0, 8}, off[] = {0, 1},
+                        nic[] = {100, 400}, eff[] = {0.5, 0.9},
+                        overlap[] = {0.3, 0.9}, tpo[] = {0, 1},
+                        link[] = {300, 900};
+    tplan_sweep_spec *s = staged_spec();
+    hashes want = {NULL, 0}, got = {NULL, 0};
+    tplan_sweep_stats full = {0}, one = {0}, two = {0};
+    int64_t size;
+
+    (void)state;
+    config_for(&s->base, "mixtral-8x7b", "h100-sxm");
+    s->base.seq = 4096;
+    s->base.tokens = 1e12;
+    s->base.global_batch = 256;
+    add_axis(s, "gpus", 2, gpus);
+    add_axis(s, "tp", 2, tp);
+    add_axis(s, "sp", 2, sp);
+    add_axis(s, "pp", 2, pp);
+    add_axis(s, "ep", 3, ep);
+    add_axis(s, "etp", 2, etp);
+    add_axis(s, "zero", 2, zero);
+    add_axis(s, "zero_shard_group", 2, shard);
+    add_axis(s, "offload_optimizer", 2, off);
+    add_axis(s, "nic_gbps", 2, nic);
+    add_axis(s, "dp_bw_eff", 2, eff);
+    add_axis(s, "overlap", 2, overlap);
+    add_axis(s, "tp_overlap", 2, tpo);
+    add_axis(s, "link_gbs", 2, link);
+    size = alloc_hashes(s, &want, &got);
+    staged_run(s, true, 1, 1, &want, &full);
+    expect_staged(s, size, &want, &got, 1, 1, &full, &one);
+    expect_staged(s, size, &want, &got, 2, 1, &full, &two);
+    /* most layouts valid, and most evaluations re-use the compute */
+    assert_true(full.evaluated > 2000);
+    assert_true(one.reused * 10 > one.evaluated * 9);
+    print_message("%lld configurations, %lld evaluated, %lld staged\n",
+                  (long long)size, (long long)one.evaluated,
+                  (long long)one.reused);
+    free(want.h);
+    free(got.h);
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1085,6 +1139,7 @@ int main(void)
         cmocka_unit_test(test_staged_each_field),
         cmocka_unit_test(test_staged_batch),
         cmocka_unit_test(test_staged_schedules),
+        cmocka_unit_test(test_staged_comm_layouts),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
