@@ -90,7 +90,9 @@ typedef struct tplan_perf {
 } tplan_perf;
 
 /* Time one step of a validated config whose memory was evaluated (the
- * micro-batch is mem->micro_batch). */
+ * micro-batch is mem->micro_batch). The memory fields it reads are listed
+ * in plan.c (perf_inputs): a batch-staged evaluation keeps the time when
+ * none of them moved, so a new read of mem goes on that list too. */
 void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
                      tplan_perf *out);
 

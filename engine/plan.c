@@ -90,6 +90,58 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
     return rc;
 }
 
+/* What tplan_perf_eval reads of the memory and the batch (perf.c: its
+ * mem-> reads, and the accumulation; keep the two in step): a
+ * batch-staged evaluation with no time-class change beside it
+ * (TPLAN_EVAL_BATCH_ONLY) whose solve leaves them as they were keeps the
+ * time, as a change of the reserve alone does (issue 38). Its other
+ * inputs are config fields no batch-class field is among. */
+typedef struct perf_inputs {
+    int64_t accum, micro_batch, layers_on_stage, params_on_device;
+    int64_t trainable_on_device, experts_on_device, weights_bytes;
+    int64_t grads_bytes, optimizer_bytes, offload_state_bytes;
+    int64_t offload_weight_bytes, paged_spill_bytes;
+    double act_offload_mb_bytes, quant_elems;
+} perf_inputs;
+
+static void perf_inputs_of(const tplan_plan *p, int64_t accum, perf_inputs *in)
+{
+    const tplan_memory *m = &p->mem;
+
+    *in = (perf_inputs){accum,
+                        m->micro_batch,
+                        m->layers_on_stage,
+                        m->params_on_device,
+                        m->trainable_on_device,
+                        m->experts_on_device,
+                        m->weights_bytes,
+                        m->grads_bytes,
+                        m->optimizer_bytes,
+                        m->offload_state_bytes,
+                        m->offload_weight_bytes,
+                        m->paged_spill_bytes,
+                        m->act_offload_mb_bytes,
+                        m->quant_elems};
+}
+
+static bool perf_inputs_same(const perf_inputs *a, const perf_inputs *b)
+{
+    /* field by field: no padding compared, and the doubles by value */
+    return a->accum == b->accum && a->micro_batch == b->micro_batch &&
+           a->layers_on_stage == b->layers_on_stage &&
+           a->params_on_device == b->params_on_device &&
+           a->trainable_on_device == b->trainable_on_device &&
+           a->experts_on_device == b->experts_on_device &&
+           a->weights_bytes == b->weights_bytes &&
+           a->grads_bytes == b->grads_bytes &&
+           a->optimizer_bytes == b->optimizer_bytes &&
+           a->offload_state_bytes == b->offload_state_bytes &&
+           a->offload_weight_bytes == b->offload_weight_bytes &&
+           a->paged_spill_bytes == b->paged_spill_bytes &&
+           a->act_offload_mb_bytes == b->act_offload_mb_bytes &&
+           a->quant_elems == b->quant_elems;
+}
+
 /* The evaluation, working in out->config: the batch solve resolves its
  * micro_batch and accum there (one config copy per evaluation, not two;
  * sweeps make millions). Those two are the only fields of out->config an
@@ -105,13 +157,19 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
     /* only the target changed (REUSE_BATCH): the parameters, dp and
      * memory before it stay, the memory for the batch solve to judge */
     int64_t kept_accum = 0;
+    perf_inputs before, after;
+    bool keep_time = false;
     int rc;
 
     if (batch_staged(flags)) {
         kept_accum = out->accum;
+        if (flags & TPLAN_EVAL_BATCH_ONLY)
+            perf_inputs_of(out, out->accum, &before);
+        /* the time stays until the solve says whether it holds */
         memset((char *)out + offsetof(tplan_plan, micro_batch), 0,
-               offsetof(tplan_plan, warnings) -
-                   offsetof(tplan_plan, micro_batch));
+               offsetof(tplan_plan, perf) - offsetof(tplan_plan, micro_batch));
+        memset((char *)out + offsetof(tplan_plan, run), 0,
+               offsetof(tplan_plan, warnings) - offsetof(tplan_plan, run));
     } else {
         /* Everything after the config but the warning texts (4 KiB
          * nobody reads before a warning is added). */
@@ -165,7 +223,11 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
     out->solved_micro_batch = c->micro_batch;
     out->global_batch = out->micro_batch * out->dp * out->accum;
     out->tokens_per_step = out->global_batch * c->seq;
-    return tail(asked, out, flags, false, err);
+    if (batch_staged(flags) && (flags & TPLAN_EVAL_BATCH_ONLY)) {
+        perf_inputs_of(out, c->accum, &after);
+        keep_time = perf_inputs_same(&before, &after);
+    }
+    return tail(asked, out, flags, keep_time, err);
 }
 
 /* A re-evaluation after a time- or run-class change (plan.h): the

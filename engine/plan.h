@@ -115,7 +115,11 @@ enum {
      * other REUSE flags the caller (a sweep, whose axis values were
      * range-checked) guarantees the premise: the config is not
      * validated again. */
-    TPLAN_EVAL_REUSE_BATCH = 128
+    TPLAN_EVAL_REUSE_BATCH = 128,
+    /* with REUSE_BATCH: besides batch-class fields only run-class ones
+     * changed, so the time holds where the solve leaves the memory's
+     * figures the time reads as they were (plan.c, perf_inputs) */
+    TPLAN_EVAL_BATCH_ONLY = 256
 };
 
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,

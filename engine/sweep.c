@@ -253,13 +253,13 @@ static tplan_reach axis_reach(const tplan_axis *a)
 }
 
 /* Advance by step indexes (the shard count); carries ripple left.
- * Returns the lowest reach of the axes it changed (TPLAN_REACH_RUN + 1:
- * none). */
-static int odometer_step(const tplan_sweep_spec *s, int64_t step, int *digit,
-                         tplan_config *c)
+ * Returns the reach classes of the axes it changed, bit 1 << reach each
+ * (0: none; the lowest set bit is what the change reaches). */
+static unsigned odometer_step(const tplan_sweep_spec *s, int64_t step,
+                              int *digit, tplan_config *c)
 {
     bool replaced = false;
-    int reach = TPLAN_REACH_RUN + 1;
+    unsigned reach = 0;
 
     if (step == 1) { /* one shard: no division */
         for (int i = s->n_axes - 1; i >= 0; i--) {
@@ -271,8 +271,7 @@ static int odometer_step(const tplan_sweep_spec *s, int64_t step, int *digit,
             if (a->n > 1) {
                 apply(s, a->id, a->values[digit[i]], c);
                 replaced = replaced || replaces_struct(a->id);
-                if ((int)axis_reach(a) < reach)
-                    reach = (int)axis_reach(a);
+                reach |= 1u << axis_reach(a);
             }
             if (!carry)
                 break;
@@ -287,8 +286,7 @@ static int odometer_step(const tplan_sweep_spec *s, int64_t step, int *digit,
                 digit[i] = (int)(v % a->n);
                 apply(s, a->id, a->values[digit[i]], c);
                 replaced = replaced || replaces_struct(a->id);
-                if ((int)axis_reach(a) < reach)
-                    reach = (int)axis_reach(a);
+                reach |= 1u << axis_reach(a);
             }
         }
     }
@@ -780,12 +778,24 @@ static int64_t skip_refused(worker *w, const tplan_sweep_spec *s, int *digit,
     return left;
 }
 
-/* What a staged evaluation keeps after changes of this reach (plan.h) */
-static unsigned reuse_flags(int reach)
+/* The lowest reach among odometer_step's classes (TPLAN_REACH_RUN + 1:
+ * none changed) */
+static int lowest_reach(unsigned moved)
 {
-    switch (reach) {
+    return moved ? __builtin_ctz(moved) : TPLAN_REACH_RUN + 1;
+}
+
+/* What a staged evaluation keeps after changes of these reach classes
+ * (plan.h): a batch change keeps the time too where nothing else but the
+ * run's figures moved with it (TPLAN_EVAL_BATCH_ONLY) */
+static unsigned reuse_flags(unsigned moved)
+{
+    switch (lowest_reach(moved)) {
     case TPLAN_REACH_BATCH:
-        return TPLAN_EVAL_REUSE_BATCH;
+        return TPLAN_EVAL_REUSE_BATCH |
+               (moved & (1u << TPLAN_REACH_TIME | 1u << TPLAN_REACH_COMM)
+                    ? 0
+                    : TPLAN_EVAL_BATCH_ONLY);
     case TPLAN_REACH_TIME:
         return TPLAN_EVAL_REUSE_MEMORY;
     case TPLAN_REACH_COMM:
@@ -821,7 +831,8 @@ static void *work(void *arg)
      * the axes' fields, and a staged re-evaluation copies no config. */
     tplan_config *c = &p->config;
     const tplan_sweep_spec *walk = sh->walk;
-    int digit[TPLAN_MAX_AXES], reach;
+    int digit[TPLAN_MAX_AXES];
+    unsigned moved; /* the reach classes the last step changed */
     bool have = false;
 
     *c = r->spec->base;
@@ -835,15 +846,16 @@ static void *work(void *arg)
         /* staged: p holds the figures of the configuration before, which
          * differs from this one in the axes odometer_step changed; where
          * those reach only the time or the run, the rest is kept */
-        reach = TPLAN_REACH_ALL;
+        moved = 1u << TPLAN_REACH_ALL;
         w->layout_bad = false;
         for (int64_t j = from; j < to && !atomic_load(&sh->failed); j++) {
             unsigned reuse =
-                r->spec->unstaged || !have ? 0 : reuse_flags(reach);
+                r->spec->unstaged || !have ? 0 : reuse_flags(moved);
 
             /* batch-, time- and run-class fields are only range-checked
              * by the layout rules: a layout they refused stays refused */
-            if (w->layout_bad && reach >= w->bad_stands && !r->spec->unstaged) {
+            if (w->layout_bad && lowest_reach(moved) >= w->bad_stands &&
+                !r->spec->unstaged) {
                 w->stats.visited++;
                 w->stats.invalid++;
             } else {
@@ -862,7 +874,7 @@ static void *work(void *arg)
                     j += n;
                 }
             }
-            reach = odometer_step(walk, r->shards, digit, c);
+            moved = odometer_step(walk, r->shards, digit, c);
         }
         atomic_fetch_add(&sh->done, to - from);
         since_progress += to - from;

@@ -1,6 +1,7 @@
 -- Issue 38 item 2: the walk order changes what a sweep costs, never what
 -- it finds. A 110,592-configuration space whose index order walks the
--- memory reserve inside the run-class axes (pue, price) and the NIC speed
+-- caching allocator's share (alloc_frac, which reaches the whole plan)
+-- inside the run-class axes (pue, price) and the NIC speed
 -- (communication only): test_lua.sh runs it with walk=canonical (the
 -- index's order) and walk=reach (by reach class), on 1 and 2 threads and
 -- as two shards, and compares the lines printed: every kept plan's index
@@ -10,7 +11,7 @@ local a = tplan.args(arg, {walk = "reach"})
 local axes = {gpus = {8, 16, 32, 64}, tp = {1, 2, 4, 8}, pp = {1, 2, 4},
               zero = {0, 1, 2, 3}, precision = {"mixed-bf16", "fp8"},
               recompute = {"none", "selective", "full"}, micro_batch = {1, 2, 4, 8},
-              pue = {1.1, 1.2, 1.3}, reserve = {0, 0.05}, price = {2, 3}, nic_gbps = {200, 400}}
+              pue = {1.1, 1.2, 1.3}, alloc_frac = {0.02, 0.05}, price = {2, 3}, nic_gbps = {200, 400}}
 local base = {model = "llama3-8b", gpu = "h100-sxm", global_batch_tokens = 4194304,
               tokens = 1.5e13, seq = 4096, axes = axes, walk = a.walk}
 local function sweep(extra)
