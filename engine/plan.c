@@ -244,14 +244,12 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
         *work = *asked;
     work->micro_batch = out->solved_micro_batch;
     work->accum = out->accum;
-    /* sizes known at compile time: stores, not a rep stos (sweeps make
+    /* What follows the run's figures, cleared: tplan_run_eval clears the
+     * run itself, and the time is kept or tplan_perf_eval clears it
+     * (sizes known at compile time: stores, not a rep stos; sweeps make
      * millions of these) */
-    if (keep_time || keep_compute)
-        memset((char *)out + offsetof(tplan_plan, run), 0,
-               offsetof(tplan_plan, warnings) - offsetof(tplan_plan, run));
-    else
-        memset((char *)out + offsetof(tplan_plan, perf), 0,
-               offsetof(tplan_plan, warnings) - offsetof(tplan_plan, perf));
+    memset((char *)out + offsetof(tplan_plan, lr), 0,
+           offsetof(tplan_plan, warnings) - offsetof(tplan_plan, lr));
     if (keep_compute && !keep_time)
         tplan_perf_eval_comm(&out->config, &out->mem, &out->perf);
     return tail(asked, out, flags, keep_time || keep_compute, err);

@@ -85,18 +85,21 @@ double tplan_metric_value(tplan_metric m, const tplan_plan *p, double score)
     }
 }
 
+/* One objective's key: smaller ranks first; NaN sorts last whatever the
+ * direction */
+static double rank_key(const tplan_objective *o, const tplan_plan *p,
+                       double score)
+{
+    double v = tplan_metric_value(o->metric, p, score);
+
+    return v != v ? (double)INFINITY : o->maximize ? -v : v;
+}
+
 void tplan_rank_keys(const tplan_objective *obj, int n, const tplan_plan *p,
                      double score, double *key)
 {
-    for (int i = 0; i < n; i++) {
-        double v = tplan_metric_value(obj[i].metric, p, score);
-
-        /* NaN sorts last whatever the direction */
-        if (v != v)
-            key[i] = (double)INFINITY;
-        else
-            key[i] = obj[i].maximize ? -v : v;
-    }
+    for (int i = 0; i < n; i++)
+        key[i] = rank_key(&obj[i], p, score);
     for (int i = n; i < TPLAN_MAX_OBJECTIVES; i++)
         key[i] = 0.0; /* unused: equal in every entry */
 }
@@ -132,7 +135,9 @@ void tplan_ranked_set(tplan_ranked *r, int64_t index,
     r->index = index;
     r->score = score;
     r->fits = p->mem.fits;
-    tplan_rank_keys(obj, nobj, p, score, r->key);
+    /* tplan_rank_keys's, the unused keys zero already */
+    for (int i = 0; i < nobj; i++)
+        r->key[i] = rank_key(&obj[i], p, score);
     tplan_ranked_standing(r, fits_first,
                           tplan_rank_over(p->mem.total_bytes,
                                           p->mem.usable_bytes,

@@ -254,9 +254,13 @@ static tplan_reach axis_reach(const tplan_axis *a)
 
 /* Advance by step indexes (the shard count); carries ripple left.
  * Returns the reach classes of the axes it changed, bit 1 << reach each
- * (0: none; the lowest set bit is what the change reaches). */
+ * (0: none; the lowest set bit is what the change reaches). With stride
+ * (a walk by reach class, one shard), *index follows the digits: the
+ * canonical index, each changed digit's difference times its stride (the
+ * same sum canonical_index makes, a change at a time). */
 static unsigned odometer_step(const tplan_sweep_spec *s, int64_t step,
-                              int *digit, tplan_config *c)
+                              int *digit, tplan_config *c,
+                              const int64_t *stride, int64_t *index)
 {
     bool replaced = false;
     unsigned reach = 0;
@@ -268,6 +272,9 @@ static unsigned odometer_step(const tplan_sweep_spec *s, int64_t step,
 
             if (carry)
                 digit[i] = 0;
+            if (stride)
+                *index += carry ? -(int64_t)(a->n - 1) * stride[i]
+                                : stride[i];
             if (a->n > 1) {
                 apply(s, a->id, a->values[digit[i]], c);
                 replaced = replaced || replaces_struct(a->id);
@@ -283,6 +290,8 @@ static unsigned odometer_step(const tplan_sweep_spec *s, int64_t step,
 
             step = v / a->n;
             if ((int)(v % a->n) != digit[i]) {
+                if (stride)
+                    *index += ((int64_t)(v % a->n) - digit[i]) * stride[i];
                 digit[i] = (int)(v % a->n);
                 apply(s, a->id, a->values[digit[i]], c);
                 replaced = replaced || replaces_struct(a->id);
@@ -405,6 +414,14 @@ static const char *const drop_names[TPLAN_DROP_COUNT] = {
 const char *tplan_drop_name(tplan_drop d)
 {
     return d >= 0 && d < TPLAN_DROP_COUNT ? drop_names[d] : "?";
+}
+
+/* Does w set any constraint? (passes() is skipped when not) */
+static bool constrained(const tplan_constraints *w)
+{
+    return w->fits || w->min_headroom > 0 || w->min_global_batch > 0 ||
+           w->max_global_batch > 0 || w->max_cost_usd > 0 ||
+           w->max_time_h > 0 || w->max_gpu_hours > 0 || w->min_mfu > 0;
 }
 
 /* Declarative constraints: the first one p fails, or TPLAN_DROP_COUNT when
@@ -553,6 +570,7 @@ typedef struct shared {
     atomic_int failed;
     pthread_mutex_t sink_lock;
     tplan_err err; /* the first failure */
+    bool constrained; /* the spec's where sets a constraint */
 } shared;
 
 /* The canonical index of the walk's digits. */
@@ -661,7 +679,8 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         w->stats.dropped[TPLAN_DROP_EQUIVALENT]++;
         return true;
     }
-    if ((drop = passes(&s->where, p)) != TPLAN_DROP_COUNT) {
+    if (sh->constrained &&
+        (drop = passes(&s->where, p)) != TPLAN_DROP_COUNT) {
         w->stats.dropped[drop]++;
         return true;
     }
@@ -832,7 +851,8 @@ static void *work(void *arg)
     tplan_config *c = &p->config;
     const tplan_sweep_spec *walk = sh->walk;
     int digit[TPLAN_MAX_AXES];
-    unsigned moved; /* the reach classes the last step changed */
+    unsigned moved;   /* the reach classes the last step changed */
+    int64_t cidx = 0; /* walking by reach: the digits' canonical index */
     bool have = false;
 
     *c = r->spec->base;
@@ -843,6 +863,7 @@ static void *work(void *arg)
             break;
         to = from + CHUNK < sh->local_n ? from + CHUNK : sh->local_n;
         odometer_set(walk, r->shard + from * r->shards, digit, c);
+        cidx = walk == r->spec ? 0 : canonical_index(sh, digit);
         /* staged: p holds the figures of the configuration before, which
          * differs from this one in the axes odometer_step changed; where
          * those reach only the time or the run, the rest is kept */
@@ -860,8 +881,7 @@ static void *work(void *arg)
                 w->stats.invalid++;
             } else {
                 have = visit(w,
-                             walk == r->spec ? r->shard + j * r->shards
-                                             : canonical_index(sh, digit),
+                             walk == r->spec ? r->shard + j * r->shards : cidx,
                              digit, p, c, cache, reuse);
                 /* a refused layout's whole sub-space at once (one shard:
                  * consecutive indexes are this worker's) */
@@ -872,9 +892,12 @@ static void *work(void *arg)
                     w->stats.invalid += n;
                     w->stats.skipped += n;
                     j += n;
+                    if (walk != r->spec) /* the digits moved at once */
+                        cidx = canonical_index(sh, digit);
                 }
             }
-            moved = odometer_step(walk, r->shards, digit, c);
+            moved = odometer_step(walk, r->shards, digit, c,
+                                  walk == r->spec ? NULL : sh->stride, &cidx);
         }
         atomic_fetch_add(&sh->done, to - from);
         since_progress += to - from;
@@ -1113,6 +1136,7 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         return TPLAN_ENOMEM;
     /* the equivalence reads digits: the walk's */
     equivalence_init(sh.walk, &sh.eq);
+    sh.constrained = constrained(&r->spec->where);
     sh.local_n =
         space > r->shard ? (space - r->shard + r->shards - 1) / r->shards : 0;
     /* a worker's heap never holds more than the shard's configurations */
