@@ -28,7 +28,9 @@
 #   TPLAN=PATH       the binary (default build/cli/tplan)
 # scripts/bench_keep_all.sh rss PUE... : peak memory of a keep = "all"
 #   sweep streamed to --db at each -- pue=PUE (1: 393,216 plans, 3: 1.18M,
-#   25: 9.83M, 255: 100.3M; the database is deleted after each run).
+#   25: 9.83M, 255: 100.3M and a ~100 GB file; the database is deleted
+#   after each run). BENCH_RANKED=N: -- ranked=N (default the script's,
+#   1,000,000: a sweep keeping more streams, holding the best N in memory).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tplan=${TPLAN:-build/cli/tplan}
@@ -42,11 +44,12 @@ if [ "${1:-}" = rss ]; then
     dir=${BENCH_DIR:-/tmp}
     out="$dir/tplan_keep_all_rss_$$"
     trap 'rm -f "$out".*' EXIT
-    echo "tplan $("$tplan" --version | cut -d' ' -f2), $(nproc) cores: $(cpu); --threads $(nproc); $dir on $(df -T "$dir" | awk 'NR == 2 {print $2}')"
+    echo "tplan $("$tplan" --version | cut -d' ' -f2), $(nproc) cores: $(cpu); --threads $(nproc); $dir on $(df -T "$dir" | awk 'NR == 2 {print $2}'); ranked=${BENCH_RANKED:-1000000}"
     for pue in "$@"; do
         rm -f "$out.db"
         /usr/bin/time -f "%e %U %S %M" -o "$out.time" "$tplan" run "$script" \
-            --threads "$(nproc)" --db "$out.db" -- pue="$pue" ranked=1000 \
+            --threads "$(nproc)" --db "$out.db" -- pue="$pue" \
+            ${BENCH_RANKED:+ranked=$BENCH_RANKED} \
             >"$out.txt" 2>"$out.err" || { cat "$out.err" >&2; exit 1; }
         read -r wall user sys kb <"$out.time"
         rows=$(sqlite3 "$out.db" 'SELECT count(*) FROM plans')
@@ -88,7 +91,12 @@ path_args() { # name sample-args...
 }
 
 # SQLite's copy: a new file with the --db file's schema, then INSERT ...
-# SELECT of all its rows (base: the same run copying none).
+# SELECT of all its rows (base: the same run copying none). Into an empty
+# table of the same columns SQLite copies each row's record as it is
+# (its "transfer optimization", sqlite3 src/insert.c xferOptimization),
+# building none; `WHERE 1` turns that off (it applies to a SELECT without
+# WHERE only), so "rebuilt" decodes each row and builds its record again
+# as an INSERT of new values must.
 copy_sql() { # source-db sql-file [where]
     { sqlite3 "$1" .schema
       echo "ATTACH '$1' AS o; INSERT INTO plans SELECT * FROM o.plans${3:-};"; } >"$2"
@@ -102,13 +110,16 @@ rows=$(sqlite3 "$out.db" 'SELECT count(*) FROM plans')
 unfit=$(sqlite3 "$out.db" 'SELECT count(*) FROM plans WHERE fits = 0')
 mv "$out.db" "$out.src"
 copy_sql "$out.src" "$out.sql"
+copy_sql "$out.src" "$out.sqlr" " WHERE 1"
 declare -A walls cpus rss
 for r in $(seq "$runs"); do
-    for name in "${names[@]}" copy; do
+    for name in "${names[@]}" copy rebuilt; do
         rm -f "$out.db" "$out.csv" "$out.copy"
-        if [ "$name" = copy ]; then
+        if [ "$name" = copy ] || [ "$name" = rebuilt ]; then
+            sql=$out.sql
+            [ "$name" = copy ] || sql=$out.sqlr
             /usr/bin/time -f "%e %U %S %M" -o "$out.time" \
-                sqlite3 "$out.copy" <"$out.sql" >/dev/null 2>"$out.err"
+                sqlite3 "$out.copy" <"$sql" >/dev/null 2>"$out.err"
         else
             # shellcheck disable=SC2046 # the arguments are words
             /usr/bin/time -f "%e %U %S %M" -o "$out.time" \
@@ -122,7 +133,7 @@ for r in $(seq "$runs"); do
     done
 done
 declare -A wall cput
-for name in "${names[@]}" copy; do
+for name in "${names[@]}" copy rebuilt; do
     wall[$name]=$(tr ' ' '\n' <<<"${walls[$name]}" | grep . | median)
     cput[$name]=$(tr ' ' '\n' <<<"${cpus[$name]}" | grep . | median)
 done
@@ -151,8 +162,11 @@ if [ "${BENCH_CG:-1}" != 0 ]; then
     mv "$out.db" "$out.src"
     copy_sql "$out.src" "$out.sql"
     copy_sql "$out.src" "$out.sql0" " WHERE 0"
+    copy_sql "$out.src" "$out.sqlr" " WHERE 1"
     rm -f "$out.copy"
     cg copy sqlite3 -init "$out.sql" "$out.copy" .quit
+    rm -f "$out.copy"
+    cg rebuilt sqlite3 -init "$out.sqlr" "$out.copy" .quit
     rm -f "$out.copy"
     cg copy0 sqlite3 -init "$out.sql0" "$out.copy" .quit
 fi
@@ -161,29 +175,37 @@ echo "load at end $(load)"
 echo "time: $rows plans ($unfit do not fit), -- pue=$pue, median of $runs interleaved runs; walk alone ${wall[walk]} s wall, ${cput[walk]} s CPU"
 [ -z "${ins[walk]:-}" ] ||
     echo "instructions: $cg_rows plans ($cg_unfit do not fit), -- $cg_args, callgrind (valgrind $(valgrind --version | sed 's/valgrind-//')); walk alone ${ins[walk]}, a copy of no row ${ins[copy0]}"
-printf '  %-15s %12s %7s %7s %8s %6s %7s %7s %8s %6s %7s %7s %6s\n' \
-    path instr/row '/--db' '/SQLite' 'CPU rows/s' '' '/--db' '/SQLite' 'wall rows/s' '' '/--db' '/SQLite' peak
-awk -v rows="$rows" -v cgrows="${cg_rows:-0}" -v names="${names[*]} copy" \
-    -v W="$(for n in "${names[@]}" copy; do printf '%s ' "${wall[$n]}"; done)" \
-    -v C="$(for n in "${names[@]}" copy; do printf '%s ' "${cput[$n]}"; done)" \
-    -v I="$(for n in "${names[@]}" copy; do printf '%s ' "${ins[$n]:-0}"; done)" \
-    -v M="$(for n in "${names[@]}" copy; do printf '%s ' "${rss[$n]}"; done)" \
+printf '  %-15s %12s %7s %7s %7s %10s %7s %7s %7s %11s %7s %7s %7s %7s\n' \
+    path instr/row /--db /copy /rebuilt 'CPU rows/s' /--db /copy /rebuilt \
+    'wall rows/s' /--db /copy /rebuilt peak
+all=("${names[@]}" copy rebuilt)
+awk -v rows="$rows" -v cgrows="${cg_rows:-0}" -v names="${all[*]}" \
+    -v W="$(for n in "${all[@]}"; do printf '%s ' "${wall[$n]}"; done)" \
+    -v C="$(for n in "${all[@]}"; do printf '%s ' "${cput[$n]}"; done)" \
+    -v I="$(for n in "${all[@]}"; do printf '%s ' "${ins[$n]:-0}"; done)" \
+    -v M="$(for n in "${all[@]}"; do printf '%s ' "${rss[$n]}"; done)" \
     -v copy0="${ins[copy0]:-0}" \
-    -v labels="|--db|--csv|res:save|res:csv|--db streamed|--csv streamed|SQLite copy" 'BEGIN {
+    -v labels="|--db|--csv|res:save|res:csv|--db streamed|--csv streamed|SQLite copy|SQLite rebuilt" 'BEGIN {
     n = split(names, nm, " "); split(W, w, " "); split(C, c, " ")
     split(I, ins, " "); split(M, m, " "); split(labels, lb, "|")
-    # index: 1 walk, 2 db, ..., n copy (nothing to subtract: its own run)
+    # index: 1 walk, 2 db, ..., n-1 copy, n rebuilt (their own runs:
+    # the walk is not subtracted from them, a copy of no row is)
     for (i = 2; i <= n; i++) {
-        dw[i] = i == n ? w[i] : w[i] - w[1]
-        dc[i] = i == n ? c[i] : c[i] - c[1]
-        di[i] = i == n ? ins[i] - copy0 : ins[i] - ins[1]
+        own = i >= n - 1
+        dw[i] = own ? w[i] : w[i] - w[1]
+        dc[i] = own ? c[i] : c[i] - c[1]
+        di[i] = own ? ins[i] - copy0 : ins[i] - ins[1]
     }
     for (i = 2; i <= n; i++) {
-        ipr = cgrows > 0 ? di[i] / cgrows : 0
-        printf "  %-15s %12.0f %7.2f %7.2f %10.0f %6s %7.2f %7.2f %11.0f %6s %7.2f %7.2f %4d MB\n",
-            lb[i], ipr, cgrows ? di[2] / di[i] : 0, cgrows ? di[n] / di[i] : 0,
-            rows / dc[i], "", dc[2] / dc[i], dc[n] / dc[i],
-            rows / dw[i], "", dw[2] / dw[i], dw[n] / dw[i], m[i] / 1024
+        if (cgrows > 0)
+            ic = sprintf("%12.0f %7.2f %7.2f %7.2f", di[i] / cgrows,
+                         di[2] / di[i], di[n - 1] / di[i], di[n] / di[i])
+        else
+            ic = sprintf("%12s %7s %7s %7s", "-", "-", "-", "-")
+        printf "  %-15s %s %10.0f %7.2f %7.2f %7.2f %11.0f %7.2f %7.2f %7.2f %4d MB\n",
+            lb[i], ic, rows / dc[i], dc[2] / dc[i], dc[n - 1] / dc[i],
+            dc[n] / dc[i], rows / dw[i], dw[2] / dw[i], dw[n - 1] / dw[i],
+            dw[n] / dw[i], m[i] / 1024
     }
 }'
-echo "(a ratio is the path's rate over --db's or SQLite's copy's: above 1 is faster; instructions and CPU count all threads)"
+echo "(rates: rows over the path's cost less the walk's; a ratio is the path's rate over that of --db, SQLite's copy, SQLite's rebuilding copy: above 1 is faster; instructions and CPU time count all threads)"
