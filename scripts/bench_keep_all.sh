@@ -75,8 +75,6 @@ echo "tplan $("$tplan" --version | cut -d' ' -f2), $(nproc) cores: $(cpu); --thr
 # The paths: name, then tplan run's arguments (after the script) with
 # ARGS standing for the sample's own (-- pue=... or the callgrind one's).
 names=(walk db csv save rcsv sdb scsv)
-declare -A label=([db]="--db" [csv]="--csv" [save]="res:save" [rcsv]="res:csv"
-    [sdb]="--db streamed" [scsv]="--csv streamed")
 path_args() { # name sample-args...
     local name=$1; shift
     case $name in
@@ -105,6 +103,7 @@ copy_sql() { # source-db sql-file [where]
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 
 # ---- wall and CPU time, interleaved ------------------------------------
+# shellcheck disable=SC2046 # the arguments are words
 "$tplan" run "$script" $(path_args db pue="$pue") >/dev/null 2>&1
 rows=$(sqlite3 "$out.db" 'SELECT count(*) FROM plans')
 unfit=$(sqlite3 "$out.db" 'SELECT count(*) FROM plans WHERE fits = 0')
@@ -112,7 +111,7 @@ mv "$out.db" "$out.src"
 copy_sql "$out.src" "$out.sql"
 copy_sql "$out.src" "$out.sqlr" " WHERE 1"
 declare -A walls cpus rss
-for r in $(seq "$runs"); do
+for _ in $(seq "$runs"); do
     for name in "${names[@]}" copy rebuilt; do
         rm -f "$out.db" "$out.csv" "$out.copy"
         if [ "$name" = copy ] || [ "$name" = rebuilt ]; then
@@ -155,7 +154,7 @@ if [ "${BENCH_CG:-1}" != 0 ]; then
         # shellcheck disable=SC2046,SC2086
         cg "$name" "$tplan" run "$script" $(path_args "$name" $cg_args)
     done
-    # shellcheck disable=SC2086
+    # shellcheck disable=SC2046,SC2086
     "$tplan" run "$script" $(path_args db $cg_args) >/dev/null 2>&1
     cg_rows=$(sqlite3 "$out.db" 'SELECT count(*) FROM plans')
     cg_unfit=$(sqlite3 "$out.db" 'SELECT count(*) FROM plans WHERE fits = 0')
