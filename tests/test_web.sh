@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The browser page's engine (web/tplan_web.c as wasm) against the CLI:
-# for each configuration the wasm's plan fields equal `tplan calc
-# --json`'s, and a bad value gives calc's message. Skips (77) without
+# for each configuration the wasm's result equals the whole object `tplan calc
+# --json` prints, and a bad value gives calc's message. Skips (77) without
 # emscripten or node. Usage: tests/test_web.sh BUILD_DIR
 set -euo pipefail
 build=${1:-build}

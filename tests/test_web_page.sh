@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The browser page in headless Chromium: 50 random valid configurations
-# (fixed seed) typed into the page's own form give a #tplan-result whose
-# fields equal `tplan calc --json`'s and a URL holding the options; bad
+# (fixed seed) typed into the page's own form give a #tplan-result equal
+# to the whole object `tplan calc --json` prints, and a URL holding the options; bad
 # values show calc's message under the field it names; the page loads
 # from file:// with networking off. Skips (77) without emcc, node or
 # chromium. Usage: tests/test_web_page.sh BUILD_DIR

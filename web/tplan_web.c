@@ -6,14 +6,18 @@
  * field (engine/fields.c's table), and the steps follow calc_parse
  * (cli/calc_opts.c) in its order: model preset, GPU (h100-sxm when none),
  * config defaults, the model's default seq, a built-in framework, then the
- * fields. Assumption (named): model files, config.json, --params, --qlora
+ * fields. The result is calc's whole JSON object, written by the same
+ * code (text/calc_json.c), with the assumptions calc lists. Assumption
+ * (named): model files, config.json, --params, --qlora
  * and calc's shape flags are not read here yet; an unknown name is an
  * error naming it. */
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "calc_json.h"
 #include "config.h"
 #include "fields.h"
 #include "framework.h"
@@ -29,68 +33,6 @@
 #endif
 
 #include "tplan_web.h"
-
-/* A growing output buffer: the result the page reads. */
-typedef struct wbuf {
-    char *s;
-    size_t n, cap;
-    int oom;
-} wbuf;
-
-static void put(wbuf *b, const char *s)
-{
-    size_t k = strlen(s);
-
-    if (b->oom)
-        return;
-    if (b->n + k + 1 > b->cap) {
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + k;
-        char *p = realloc(b->s, cap);
-
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, k + 1);
-    b->n += k;
-}
-
-static void put_str(wbuf *b, const char *s)
-{
-    char e[8];
-
-    put(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            snprintf(e, sizeof e, "\\%c", *p);
-            put(b, e);
-        } else if (*p < 0x20 || *p == 0x7F) {
-            snprintf(e, sizeof e, "\\u%04x", *p);
-            put(b, e);
-        } else {
-            e[0] = (char)*p;
-            e[1] = 0;
-            put(b, e);
-        }
-    }
-    put(b, "\"");
-}
-
-/* "%.17g" reads back exactly (IEEE binary64 needs 17 digits). */
-static void put_num(wbuf *b, double v)
-{
-    char t[40];
-
-    if (!isfinite(v)) {
-        put(b, "null");
-        return;
-    }
-    snprintf(t, sizeof t, "%.17g", v);
-    put(b, t);
-}
 
 /* %XX and '+' decoded in place. */
 static void url_decode(char *s)
@@ -118,17 +60,19 @@ static void url_decode(char *s)
     *o = 0;
 }
 
-static void put_error(wbuf *b, const char *field, const char *msg)
+static void put_error(json_w *w, const char *field, const char *msg)
 {
-    put(b, "{\"error\":");
-    put_str(b, msg);
-    put(b, ",\"field\":");
-    put_str(b, field);
-    put(b, "}");
+    json_obj_begin(w, NULL);
+    json_str(w, "error", msg);
+    json_str(w, "field", field);
+    json_obj_end(w);
 }
 
-/* Parse the query into *c (calc_parse's order). 0, or the error in *err. */
-static int build_config(char *q, tplan_config *c, tplan_err *err)
+/* Parse the query into *c (calc_parse's order), the fields given (by
+ * the query or the framework, as calc counts them) into given. 0, or the
+ * error in *err. */
+static int build_config(char *q, tplan_config *c, bool *given,
+                        tplan_err *err)
 {
     int nf = tplan_field_count();
     const char **fval = calloc((size_t)nf, sizeof *fval);
@@ -180,6 +124,8 @@ static int build_config(char *q, tplan_config *c, tplan_err *err)
         goto done;
     tplan_config_init(c);
     c->seq = tplan_model_default_seq(&c->model);
+    for (int id = 0; id < nf; id++)
+        given[id] = fval[id] != NULL;
     {
         const char *fw = fval[tplan_field_find("framework")];
         tplan_framework f;
@@ -188,6 +134,8 @@ static int build_config(char *q, tplan_config *c, tplan_err *err)
             if ((rc = tplan_framework_lookup(fw, &f, err)))
                 goto done;
             tplan_framework_apply(&f, c);
+            for (int i = 0; i < f.n; i++)
+                given[f.set[i].field] = true;
         }
     }
     for (int id = 0; id < nf; id++) {
@@ -207,67 +155,36 @@ done:
     return rc;
 }
 
-/* The plan's fields by contract name, as `tplan calc --json` prints them
- * under "fields". */
-static void put_fields(wbuf *b, const tplan_plan *p)
-{
-    static char buf[TPLAN_MAX_WARNINGS * TPLAN_WARNING_LEN];
-
-    put(b, "{\"fields\":{");
-    for (int id = 0; id < tplan_field_count(); id++) {
-        const tplan_field *f = tplan_field_at(id);
-        tplan_value v = tplan_field_get(id, p, buf, sizeof buf);
-        char t[32];
-
-        if (id)
-            put(b, ",");
-        put_str(b, f->name);
-        put(b, ":");
-        switch (f->type) {
-        case TPLAN_FT_INT:
-            snprintf(t, sizeof t, "%lld", (long long)v.i);
-            put(b, t);
-            break;
-        case TPLAN_FT_BOOL:
-            put(b, v.i ? "true" : "false");
-            break;
-        case TPLAN_FT_REAL:
-            put_num(b, v.r);
-            break;
-        default:
-            if (v.s)
-                put_str(b, v.s);
-            else
-                put(b, "null");
-            break;
-        }
-    }
-    put(b, "}}");
-}
-
 WEB_EXPORT char *tplan_web_calc(const char *query)
 {
     static tplan_plan plan;
+    static bool given[TPLAN_MAX_FIELDS];
+    static tplan_assumed assumed[TPLAN_MAX_ASSUMPTIONS];
+    tplan_calc_extra x;
     tplan_config c;
     tplan_err err;
-    wbuf b = {0};
+    json_w w;
     char *q = strdup(query ? query : "");
 
     memset(&err, 0, sizeof err);
+    memset(given, 0, sizeof given);
+    memset(&x, 0, sizeof x);
     if (!q)
         return NULL;
     if (q[0] == '?')
         memmove(q, q + 1, strlen(q));
-    if (build_config(q, &c, &err) || tplan_plan_eval(&c, &plan, &err))
-        put_error(&b, err.field, err.msg);
+    json_init_buf(&w);
+    x.assumed = assumed;
+    /* calc's order: evaluate, then the assumptions left at defaults */
+    if (build_config(q, &c, given, &err) ||
+        tplan_plan_eval(&c, &plan, &err) ||
+        tplan_assumptions_used(&c, given, assumed, TPLAN_MAX_ASSUMPTIONS,
+                               &x.n_assumed, &err))
+        put_error(&w, err.field, err.msg);
     else
-        put_fields(&b, &plan);
+        tplan_calc_json(&w, &plan, &x);
     free(q);
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return json_take_buf(&w);
 }
 
 WEB_EXPORT void tplan_web_free(char *s)

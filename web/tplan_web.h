@@ -4,7 +4,7 @@
 
 /* calc's options as a URL query ("model=llama3-8b&gpus=8"; a leading '?'
  * is skipped) -> a JSON object the caller frees with tplan_web_free:
- * {"fields": {...}} as `tplan calc --json` prints under "fields", or
+ * the whole object `tplan calc --json` prints (text/calc_json.c), or
  * {"error": "the engine's one line", "field": "name"}. NULL: out of
  * memory. */
 char *tplan_web_calc(const char *query);
