@@ -59,7 +59,7 @@ for try in 1 2 3; do
     timeout 120 chromium --headless --no-sandbox --disable-gpu \
         --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
         --virtual-time-budget=10000 --dump-dom "$link" 2>/dev/null > "$tmp/link.html"
-    grep -q 'id="tplan-result">{"' "$tmp/link.html" && break
+    grep -q '"fields": {' "$tmp/link.html" && break
 done
 node -e '
 const fs = require("fs");

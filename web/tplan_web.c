@@ -8,11 +8,12 @@
  * config defaults, the model's default seq, a built-in framework, then the
  * fields. The result is calc's whole JSON object, written by the same
  * code (text/calc_json.c), with the assumptions calc lists. Assumption
- * (named): model files, config.json, --params, --qlora
+ * (named): model files, --params, --qlora
  * and calc's shape flags are not read here yet; an unknown name is an
  * error naming it. */
 #include <math.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "fields.h"
 #include "framework.h"
 #include "hardware.h"
+#include "hf_map.h"
 #include "model.h"
 #include "plan.h"
 
@@ -31,6 +33,92 @@
 #else
 #define WEB_EXPORT
 #endif
+
+/* A pasted config.json: the page parses it with the browser's JSON.parse
+ * and keeps its objects in Module.tplanObjs (the root first); the
+ * mapping (engine/hf_map.c, the one calc --model-config runs) looks keys
+ * up through js_cfg_get. Its return values are tplan_hv_kind's, in order.
+ * Assumption (named): JSON.parse keeps no integer/real distinction, so a
+ * whole number written as a real (4096.0, 1e3) reads as an integer here,
+ * where calc says "must be an integer"; a duplicate key keeps its last
+ * value, where calc refuses the file. */
+_Static_assert(TPLAN_HV_ABSENT == 0 && TPLAN_HV_NULL == 1 &&
+                   TPLAN_HV_FALSE == 2 && TPLAN_HV_TRUE == 3 &&
+                   TPLAN_HV_INT == 4 && TPLAN_HV_REAL == 5 &&
+                   TPLAN_HV_STRING == 6 && TPLAN_HV_ARRAY == 7 &&
+                   TPLAN_HV_OBJECT == 8,
+               "js_cfg_get returns these codes");
+#ifdef __EMSCRIPTEN__
+EM_JS(int, js_cfg_get,
+      (int obj, const char *key, double *num, int *handle, char *str,
+       int cap),
+      {
+          var objs = Module.tplanObjs, o = objs && objs[obj];
+          var k = UTF8ToString(key);
+          if (!o || !Object.prototype.hasOwnProperty.call(o, k))
+              return 0;
+          var v = o[k];
+          if (v === null)
+              return 1;
+          if (v === false)
+              return 2;
+          if (v === true)
+              return 3;
+          if (typeof v === 'number') {
+              HEAPF64[num >> 3] = v;
+              return Number.isSafeInteger(v) ? 4 : 5;
+          }
+          if (typeof v === 'string') {
+              stringToUTF8(v, str, cap);
+              return 6;
+          }
+          if (Array.isArray(v)) {
+              HEAPF64[num >> 3] = v.length;
+              return 7;
+          }
+          objs.push(v);
+          HEAP32[handle >> 2] = objs.length - 1;
+          return 8;
+      })
+#else
+/* built for the wasm only; a stub keeps a host compile of this file
+ * honest: no config is there */
+static int js_cfg_get(int obj, const char *key, double *num, int *handle,
+                      char *str, int cap)
+{
+    (void)obj, (void)key, (void)num, (void)handle, (void)str, (void)cap;
+    return 0;
+}
+#endif
+
+/* tplan_hf_keys' lookup over the page's objects (handle = index). */
+static void js_get(void *ctx, const void *obj, const char *key,
+                   tplan_hv *out)
+{
+    static char str[512];
+    double num = 0.0;
+    int h = 0;
+
+    (void)ctx;
+    memset(out, 0, sizeof *out);
+    out->kind = (tplan_hv_kind)js_cfg_get((int)(intptr_t)obj, key, &num, &h,
+                                          str, (int)sizeof str);
+    if (out->kind == TPLAN_HV_INT)
+        out->i = (int64_t)num;
+    else if (out->kind == TPLAN_HV_ARRAY)
+        out->n = (size_t)num;
+    else if (out->kind == TPLAN_HV_STRING)
+        out->s = str;
+    else if (out->kind == TPLAN_HV_OBJECT)
+        out->obj = (const void *)(intptr_t)h;
+}
+
+/* The pasted config, when there is one: its label (a file name, for the
+ * model's name and messages) and the kind of its root value. */
+typedef struct web_cfg {
+    const char *label;
+    int root_kind;
+} web_cfg;
 
 #include "tplan_web.h"
 
@@ -71,8 +159,8 @@ static void put_error(json_w *w, const char *field, const char *msg)
 /* Parse the query into *c (calc_parse's order), the fields given (by
  * the query or the framework, as calc counts them) into given. 0, or the
  * error in *err. */
-static int build_config(char *q, tplan_config *c, bool *given,
-                        tplan_err *err)
+static int build_config(char *q, const web_cfg *cfg, tplan_config *c,
+                        bool *given, tplan_err *err)
 {
     int nf = tplan_field_count();
     const char **fval = calloc((size_t)nf, sizeof *fval);
@@ -110,13 +198,34 @@ static int build_config(char *q, tplan_config *c, bool *given,
         fval[id] = eq ? eq + 1 : "true";
     }
     memset(c, 0, sizeof *c);
-    if (!fval[TPLAN_FIELD_ID_MODEL]) {
+    if (cfg && fval[TPLAN_FIELD_ID_MODEL]) {
+        /* calc's message for --model with --model-config */
+        snprintf(err->field, sizeof err->field, "model");
+        snprintf(err->msg, sizeof err->msg,
+                 "give one of --model-config, --model and --params "
+                 "(model-config=%.200s)",
+                 cfg->label);
+        rc = TPLAN_EINVAL;
+        goto done;
+    }
+    if (!cfg && !fval[TPLAN_FIELD_ID_MODEL]) {
         snprintf(err->field, sizeof err->field, "model");
         snprintf(err->msg, sizeof err->msg, "model: missing (give model=PRESET)");
         rc = TPLAN_EINVAL;
         goto done;
     }
-    if ((rc = tplan_model_preset(fval[TPLAN_FIELD_ID_MODEL], &c->model, err)) ||
+    if (cfg) {
+        tplan_hf_keys k = {NULL, js_get};
+        tplan_hv root;
+
+        memset(&root, 0, sizeof root);
+        root.kind = (tplan_hv_kind)cfg->root_kind;
+        root.obj = NULL; /* handle 0: Module.tplanObjs[0] */
+        rc = tplan_hf_map(&k, root, cfg->label, &c->model, err);
+    } else {
+        rc = tplan_model_preset(fval[TPLAN_FIELD_ID_MODEL], &c->model, err);
+    }
+    if (rc ||
         (rc = tplan_gpu_lookup(fval[TPLAN_FIELD_ID_GPU]
                                    ? fval[TPLAN_FIELD_ID_GPU]
                                    : "h100-sxm",
@@ -155,7 +264,7 @@ done:
     return rc;
 }
 
-WEB_EXPORT char *tplan_web_calc(const char *query)
+static char *web_calc(const char *query, const web_cfg *cfg)
 {
     static tplan_plan plan;
     static bool given[TPLAN_MAX_FIELDS];
@@ -176,7 +285,7 @@ WEB_EXPORT char *tplan_web_calc(const char *query)
     json_init_buf(&w);
     x.assumed = assumed;
     /* calc's order: evaluate, then the assumptions left at defaults */
-    if (build_config(q, &c, given, &err) ||
+    if (build_config(q, cfg, &c, given, &err) ||
         tplan_plan_eval(&c, &plan, &err) ||
         tplan_assumptions_used(&c, given, assumed, TPLAN_MAX_ASSUMPTIONS,
                                &x.n_assumed, &err))
@@ -185,6 +294,19 @@ WEB_EXPORT char *tplan_web_calc(const char *query)
         tplan_calc_json(&w, &plan, &x);
     free(q);
     return json_take_buf(&w);
+}
+
+WEB_EXPORT char *tplan_web_calc(const char *query)
+{
+    return web_calc(query, NULL);
+}
+
+WEB_EXPORT char *tplan_web_calc_config(const char *query, const char *label,
+                                       int root_kind)
+{
+    web_cfg cfg = {label ? label : "config.json", root_kind};
+
+    return web_calc(query, &cfg);
 }
 
 WEB_EXPORT void tplan_web_free(char *s)

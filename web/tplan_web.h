@@ -8,6 +8,12 @@
  * {"error": "the engine's one line", "field": "name"}. NULL: out of
  * memory. */
 char *tplan_web_calc(const char *query);
+/* The same with the model from a pasted config.json, parsed by the page
+ * (JSON.parse) into Module.tplanObjs[0]: label names it (a file name, as
+ * calc --model-config's path: the model's name and messages), root_kind
+ * is the root value's tplan_hv_kind; the query gives no model. */
+char *tplan_web_calc_config(const char *query, const char *label,
+                            int root_kind);
 void tplan_web_free(char *s);
 
 #endif

@@ -22,6 +22,19 @@
       out.push({ q: q, result: r, shown: shown ? shown.textContent : null,
                  url: location.search.slice(1) });
     });
+    // a pasted config.json: malformed, then one calc refuses; each shows
+    // its one-line message next to the textarea
+    var ta = document.getElementById('in-config');
+    ['{"model_type": "llama",', '{"model_type": "olmoe", "hidden_size": 2048}'].forEach(function (t) {
+      ta.value = t;
+      ta.dispatchEvent(new Event('input', { bubbles: true }));
+      out.push({ q: 'config', config: t,
+                 result: JSON.parse(document.getElementById('tplan-result').textContent),
+                 shown: document.getElementById('err-model_config').textContent,
+                 invalid: ta.getAttribute('aria-invalid') });
+    });
+    ta.value = '';
+    ta.dispatchEvent(new Event('input', { bubbles: true }));
     var pre = document.createElement('pre');
     pre.id = 'tplan-test-out';
     pre.textContent = JSON.stringify(out);

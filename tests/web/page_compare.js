@@ -52,6 +52,19 @@ const rows = JSON.parse(fs.readFileSync(arg, 'utf8'));
 const bin = a2;
 let bad = 0;
 for (const row of rows) {
+  if (row.config !== undefined) {
+    // a pasted config: its error, one line, next to the textarea
+    const want = row.config.includes('olmoe')
+      ? 'model_config: config.json: model_type olmoe is a mixture of experts'
+      : 'model_config: config.json: not valid JSON (';
+    const r = row.result;
+    if (!r.error || row.shown !== r.error || !row.shown.startsWith(want) ||
+        /\n/.test(row.shown) || row.invalid !== 'true') {
+      console.log(`FAIL pasted ${row.config}: shown "${row.shown}", result ${JSON.stringify(r)}`);
+      bad++;
+    }
+    continue;
+  }
   const c = cli(bin, row.q);
   const r = row.result;
   if (c.err !== undefined) {
