@@ -29,7 +29,7 @@ emcc -std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Werror \
     $engine $text_src "$src/web/tplan_web.c" \
     -sMODULARIZE=1 -sEXPORT_NAME=tplanModule -sSINGLE_FILE=1 \
     -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web,node \
-    -sEXPORTED_FUNCTIONS=_tplan_web_calc,_tplan_web_calc_config,_tplan_web_free,_malloc,_free \
+    -sEXPORTED_FUNCTIONS=_tplan_web_calc,_tplan_web_calc_config,_tplan_web_lists,_tplan_web_free,_malloc,_free \
     -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString \
     -o "$out/tplan_web.js"
 # one HTML file: the page with the module inlined

@@ -309,6 +309,26 @@ WEB_EXPORT char *tplan_web_calc_config(const char *query, const char *label,
     return web_calc(query, &cfg);
 }
 
+/* The engine's own catalogs for the page's lists (never a hand-copied
+ * list): {"models": [preset names], "gpus": [GPU names]}. */
+WEB_EXPORT char *tplan_web_lists(void)
+{
+    json_w w;
+
+    json_init_buf(&w);
+    json_obj_begin(&w, NULL);
+    json_arr_begin(&w, "models");
+    for (int i = 0; i < tplan_model_preset_count(); i++)
+        json_str(&w, NULL, tplan_model_preset_at(i)->name);
+    json_arr_end(&w);
+    json_arr_begin(&w, "gpus");
+    for (int i = 0; i < tplan_gpu_count(); i++)
+        json_str(&w, NULL, tplan_gpu_at(i)->name);
+    json_arr_end(&w);
+    json_obj_end(&w);
+    return json_take_buf(&w);
+}
+
 WEB_EXPORT void tplan_web_free(char *s)
 {
     free(s);

@@ -14,6 +14,9 @@ char *tplan_web_calc(const char *query);
  * is the root value's tplan_hv_kind; the query gives no model. */
 char *tplan_web_calc_config(const char *query, const char *label,
                             int root_kind);
+/* {"models": [...], "gpus": [...]}: the engine's preset and GPU names,
+ * for the page's lists; freed with tplan_web_free. */
+char *tplan_web_lists(void);
 void tplan_web_free(char *s);
 
 #endif

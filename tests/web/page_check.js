@@ -35,6 +35,24 @@
     });
     ta.value = '';
     ta.dispatchEvent(new Event('input', { bubbles: true }));
+    // the lists (the engine's catalogs) and a grid over two chosen axes,
+    // kept in the URL
+    var opts = function (id) {
+      return Array.prototype.map.call(document.querySelectorAll('#' + id + ' option'),
+                                      function (o) { return o.value; });
+    };
+    var q0 = window.TPLAN_QUERIES[0], g = new URLSearchParams(q0);
+    form.querySelectorAll('input, select:not(.axis)').forEach(function (el) {
+      el.value = g.has(el.name) ? g.get(el.name) : '';
+    });
+    document.getElementById('in-grid-x').value = 'gpus';
+    document.getElementById('in-grid-y').value = 'tp';
+    form.dispatchEvent(new Event('input', { bubbles: true }));
+    out.push({ lists: { models: opts('list-models'), gpus: opts('list-gpus') },
+               url: location.search.slice(1),
+               grid: { title: document.getElementById('grid-title').textContent,
+                       rows: document.querySelectorAll('#grid tr').length,
+                       cells: document.querySelectorAll('#grid td').length } });
     var pre = document.createElement('pre');
     pre.id = 'tplan-test-out';
     pre.textContent = JSON.stringify(out);

@@ -52,6 +52,23 @@ const rows = JSON.parse(fs.readFileSync(arg, 'utf8'));
 const bin = a2;
 let bad = 0;
 for (const row of rows) {
+  if (row.lists) {
+    // the page's lists are the engine's catalogs, in the catalogs' order
+    const names = (what) => JSON.parse(execFileSync(bin, [what, '--json'])).map((m) => m.name).join(',');
+    for (const k of ['models', 'gpus'])
+      if (row.lists[k].join(',') !== names(k)) {
+        console.log(`FAIL the page's ${k} list: ${row.lists[k].join(',')}, tplan ${k}: ${names(k)}`);
+        bad++;
+      }
+    // the grid over the chosen axes (gpus: 7 values, tp: 4), in the URL
+    const u = new URLSearchParams(row.url);
+    if (u.get('grid-x') !== 'gpus' || u.get('grid-y') !== 'tp' || row.grid.rows !== 5 ||
+        row.grid.cells !== 28 || row.grid.title !== 'Fits? tensor parallel \u00d7 GPU count') {
+      console.log(`FAIL grid axes: URL ${row.url}, grid ${JSON.stringify(row.grid)}`);
+      bad++;
+    }
+    continue;
+  }
   if (row.config !== undefined) {
     // a pasted config: its error, one line, next to the textarea
     const want = row.config.includes('olmoe')
