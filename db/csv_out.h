@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "err.h"
+#include "fmt_real.h" /* tplan_fmt_real, tplan_fmt_field (text/) */
 #include "plan.h"
 
 typedef struct tplan_csv tplan_csv;
@@ -59,13 +60,5 @@ const char *tplan_csv_tmp_path(const tplan_csv *w);
 
 /* Drop the temporary file; frees w. Accepts NULL. */
 void tplan_csv_abort(tplan_csv *w);
-
-/* Format a double so that strtod reads back the same value, in the fewest
- * significant digits (15 to 17). Returns the length. */
-int tplan_fmt_real(char *buf, size_t len, double v);
-
-/* Input id's value v (as tplan_field_apply takes it) as the text calc
- * reads back: its name (enums, booleans) or tplan_fmt_real's decimal. */
-void tplan_fmt_field(char *buf, size_t len, int id, double v);
 
 #endif

@@ -19,14 +19,17 @@ if [ -z "${EM_CACHE:-}" ] && [ ! -w /usr/share/emscripten/cache ]; then
 fi
 engine=$(sed -n '/add_library(tplan_engine/,/)/p' "$src/engine/CMakeLists.txt" |
     tr ' ()' '\n\n\n' | grep '\.c$' | sed "s|^|$src/engine/|")
-# shellcheck disable=SC2086 # the engine's file list, one word each
+# text/: numbers, the JSON writer and calc's object, shared with the CLI
+text_src=$(sed -n '/add_library(tplan_text/,/)/p' "$src/text/CMakeLists.txt" |
+    tr ' ()' '\n\n\n' | grep '\.c$' | sed "s|^|$src/text/|")
+# shellcheck disable=SC2086 # the file lists, one word each
 emcc -std=c11 -O2 -Wall -Wextra -Wpedantic -Wshadow -Werror \
     -D_POSIX_C_SOURCE=200809L -fno-math-errno -fno-trapping-math \
-    -I"$src/engine" -I"$src/web" \
-    $engine "$src/web/tplan_web.c" \
+    -I"$src/engine" -I"$src/text" -I"$src/web" \
+    $engine $text_src "$src/web/tplan_web.c" \
     -sMODULARIZE=1 -sEXPORT_NAME=tplanModule -sSINGLE_FILE=1 \
     -sALLOW_MEMORY_GROWTH=1 -sENVIRONMENT=web,node \
-    -sEXPORTED_FUNCTIONS=_tplan_web_calc,_tplan_web_free,_malloc,_free \
+    -sEXPORTED_FUNCTIONS=_tplan_web_calc,_tplan_web_calc_config,_tplan_web_lists,_tplan_web_free,_malloc,_free \
     -sEXPORTED_RUNTIME_METHODS=ccall,cwrap,UTF8ToString \
     -o "$out/tplan_web.js"
 # one HTML file: the page with the module inlined

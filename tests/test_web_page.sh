@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The browser page in headless Chromium: 50 random valid configurations
-# (fixed seed) typed into the page's own form give a #tplan-result whose
-# fields equal `tplan calc --json`'s and a URL holding the options; bad
-# values show calc's message under the field it names; the page loads
+# (fixed seed) typed into the page's own form give a #tplan-result equal
+# to the whole object `tplan calc --json` prints, and a URL holding the options; bad
+# values show calc's message under the field it names; a bad pasted
+# config.json one line under its box; the lists are the engine's; the
+# grid's axes are kept in the URL; labels, keyboard, typing and the
+# layout at 390 and 1400 px (tests/web/layout_check.js); the page loads
 # from file:// with networking off. Skips (77) without emcc, node or
 # chromium. Usage: tests/test_web_page.sh BUILD_DIR
 set -euo pipefail
@@ -43,6 +46,41 @@ const t = m[1].replace(/&quot;/g, "\"").replace(/&lt;/g, "<").replace(/&gt;/g, "
 require("fs").writeFileSync(process.argv[2], t);' "$tmp/dom.html" "$tmp/out.json"
 node "$src/tests/web/page_compare.js" check "$tmp/out.json" "$build/cli/tplan"
 
+# accessibility and layout (tests/web/layout_check.js) at a phone's width
+# and a desktop's: labels, keyboard reach, error boxes beside their inputs
+# and typing that changes the result at both; at 390 px nothing wider
+# than the window (no horizontal scrolling), at 1400 px the form and the
+# results side by side
+{
+    cat "$build/web/tplan.html"
+    printf '<script>\n'
+    cat "$src/tests/web/layout_check.js"
+    echo '</script>'
+} > "$tmp/layout.html"
+# the two widths as iframes in one page, which collects what each posts
+cat > "$tmp/layouts.html" <<'HTML'
+<!DOCTYPE html><html><body>
+<iframe src="layout.html?model=llama3-8b&amp;gpus=8" style="width:390px;height:900px;border:0"></iframe>
+<iframe src="layout.html?model=llama3-8b&amp;gpus=8" style="width:1400px;height:900px;border:0"></iframe>
+<script>
+var got = {};
+addEventListener('message', function (e) {
+  var f = JSON.parse(e.data);
+  got[f.width] = f;
+  if (Object.keys(got).length < 2) return;
+  var p = document.createElement('pre');
+  p.id = 'tplan-layout-out';
+  p.textContent = JSON.stringify(got);
+  document.body.appendChild(p);
+});
+</script></body></html>
+HTML
+timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
+    --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
+    --window-size=1850,1000 --virtual-time-budget=15000 \
+    --dump-dom "file://$tmp/layouts.html" 2>/dev/null > "$tmp/layouts-dom.html"
+node "$src/tests/web/layout_judge.js" "$tmp/layouts-dom.html"
+
 # tplan calc --web-link: the link it prints opens this plan in the page
 # (the page beside the binary: build/web/tplan.html in the build tree)
 args=(--model llama3-8b --gpu a100-80g --gpus 16 --tp 2 --zero 1 --lora-targets q,v --lora-rank 8)
@@ -59,7 +97,7 @@ for try in 1 2 3; do
     timeout 120 chromium --headless --no-sandbox --disable-gpu \
         --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
         --virtual-time-budget=10000 --dump-dom "$link" 2>/dev/null > "$tmp/link.html"
-    grep -q 'id="tplan-result">{"' "$tmp/link.html" && break
+    grep -q '"fields": {' "$tmp/link.html" && break
 done
 node -e '
 const fs = require("fs");

@@ -6,18 +6,24 @@
  * field (engine/fields.c's table), and the steps follow calc_parse
  * (cli/calc_opts.c) in its order: model preset, GPU (h100-sxm when none),
  * config defaults, the model's default seq, a built-in framework, then the
- * fields. Assumption (named): model files, config.json, --params, --qlora
+ * fields. The result is calc's whole JSON object, written by the same
+ * code (text/calc_json.c), with the assumptions calc lists. Assumption
+ * (named): model files, --params, --qlora
  * and calc's shape flags are not read here yet; an unknown name is an
  * error naming it. */
 #include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "calc_json.h"
 #include "config.h"
 #include "fields.h"
 #include "framework.h"
 #include "hardware.h"
+#include "hf_map.h"
 #include "model.h"
 #include "plan.h"
 
@@ -28,69 +34,93 @@
 #define WEB_EXPORT
 #endif
 
+/* A pasted config.json: the page parses it with the browser's JSON.parse
+ * and keeps its objects in Module.tplanObjs (the root first); the
+ * mapping (engine/hf_map.c, the one calc --model-config runs) looks keys
+ * up through js_cfg_get. Its return values are tplan_hv_kind's, in order.
+ * Assumption (named): JSON.parse keeps no integer/real distinction, so a
+ * whole number written as a real (4096.0, 1e3) reads as an integer here,
+ * where calc says "must be an integer"; a duplicate key keeps its last
+ * value, where calc refuses the file. */
+_Static_assert(TPLAN_HV_ABSENT == 0 && TPLAN_HV_NULL == 1 &&
+                   TPLAN_HV_FALSE == 2 && TPLAN_HV_TRUE == 3 &&
+                   TPLAN_HV_INT == 4 && TPLAN_HV_REAL == 5 &&
+                   TPLAN_HV_STRING == 6 && TPLAN_HV_ARRAY == 7 &&
+                   TPLAN_HV_OBJECT == 8,
+               "js_cfg_get returns these codes");
+#ifdef __EMSCRIPTEN__
+EM_JS(int, js_cfg_get,
+      (int obj, const char *key, double *num, int *handle, char *str,
+       int cap),
+      {
+          var objs = Module.tplanObjs, o = objs && objs[obj];
+          var k = UTF8ToString(key);
+          if (!o || !Object.prototype.hasOwnProperty.call(o, k))
+              return 0;
+          var v = o[k];
+          if (v === null)
+              return 1;
+          if (v === false)
+              return 2;
+          if (v === true)
+              return 3;
+          if (typeof v === 'number') {
+              HEAPF64[num >> 3] = v;
+              return Number.isSafeInteger(v) ? 4 : 5;
+          }
+          if (typeof v === 'string') {
+              stringToUTF8(v, str, cap);
+              return 6;
+          }
+          if (Array.isArray(v)) {
+              HEAPF64[num >> 3] = v.length;
+              return 7;
+          }
+          objs.push(v);
+          HEAP32[handle >> 2] = objs.length - 1;
+          return 8;
+      })
+#else
+/* built for the wasm only; a stub keeps a host compile of this file
+ * honest: no config is there */
+static int js_cfg_get(int obj, const char *key, double *num, int *handle,
+                      char *str, int cap)
+{
+    (void)obj, (void)key, (void)num, (void)handle, (void)str, (void)cap;
+    return 0;
+}
+#endif
+
+/* tplan_hf_keys' lookup over the page's objects (handle = index). */
+static void js_get(void *ctx, const void *obj, const char *key,
+                   tplan_hv *out)
+{
+    static char str[512];
+    double num = 0.0;
+    int h = 0;
+
+    (void)ctx;
+    memset(out, 0, sizeof *out);
+    out->kind = (tplan_hv_kind)js_cfg_get((int)(intptr_t)obj, key, &num, &h,
+                                          str, (int)sizeof str);
+    if (out->kind == TPLAN_HV_INT)
+        out->i = (int64_t)num;
+    else if (out->kind == TPLAN_HV_ARRAY)
+        out->n = (size_t)num;
+    else if (out->kind == TPLAN_HV_STRING)
+        out->s = str;
+    else if (out->kind == TPLAN_HV_OBJECT)
+        out->obj = (const void *)(intptr_t)h;
+}
+
+/* The pasted config, when there is one: its label (a file name, for the
+ * model's name and messages) and the kind of its root value. */
+typedef struct web_cfg {
+    const char *label;
+    int root_kind;
+} web_cfg;
+
 #include "tplan_web.h"
-
-/* A growing output buffer: the result the page reads. */
-typedef struct wbuf {
-    char *s;
-    size_t n, cap;
-    int oom;
-} wbuf;
-
-static void put(wbuf *b, const char *s)
-{
-    size_t k = strlen(s);
-
-    if (b->oom)
-        return;
-    if (b->n + k + 1 > b->cap) {
-        size_t cap = (b->cap ? b->cap * 2 : 4096) + k;
-        char *p = realloc(b->s, cap);
-
-        if (!p) {
-            b->oom = 1;
-            return;
-        }
-        b->s = p;
-        b->cap = cap;
-    }
-    memcpy(b->s + b->n, s, k + 1);
-    b->n += k;
-}
-
-static void put_str(wbuf *b, const char *s)
-{
-    char e[8];
-
-    put(b, "\"");
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\') {
-            snprintf(e, sizeof e, "\\%c", *p);
-            put(b, e);
-        } else if (*p < 0x20 || *p == 0x7F) {
-            snprintf(e, sizeof e, "\\u%04x", *p);
-            put(b, e);
-        } else {
-            e[0] = (char)*p;
-            e[1] = 0;
-            put(b, e);
-        }
-    }
-    put(b, "\"");
-}
-
-/* "%.17g" reads back exactly (IEEE binary64 needs 17 digits). */
-static void put_num(wbuf *b, double v)
-{
-    char t[40];
-
-    if (!isfinite(v)) {
-        put(b, "null");
-        return;
-    }
-    snprintf(t, sizeof t, "%.17g", v);
-    put(b, t);
-}
 
 /* %XX and '+' decoded in place. */
 static void url_decode(char *s)
@@ -118,17 +148,19 @@ static void url_decode(char *s)
     *o = 0;
 }
 
-static void put_error(wbuf *b, const char *field, const char *msg)
+static void put_error(json_w *w, const char *field, const char *msg)
 {
-    put(b, "{\"error\":");
-    put_str(b, msg);
-    put(b, ",\"field\":");
-    put_str(b, field);
-    put(b, "}");
+    json_obj_begin(w, NULL);
+    json_str(w, "error", msg);
+    json_str(w, "field", field);
+    json_obj_end(w);
 }
 
-/* Parse the query into *c (calc_parse's order). 0, or the error in *err. */
-static int build_config(char *q, tplan_config *c, tplan_err *err)
+/* Parse the query into *c (calc_parse's order), the fields given (by
+ * the query or the framework, as calc counts them) into given. 0, or the
+ * error in *err. */
+static int build_config(char *q, const web_cfg *cfg, tplan_config *c,
+                        bool *given, tplan_err *err)
 {
     int nf = tplan_field_count();
     const char **fval = calloc((size_t)nf, sizeof *fval);
@@ -166,13 +198,34 @@ static int build_config(char *q, tplan_config *c, tplan_err *err)
         fval[id] = eq ? eq + 1 : "true";
     }
     memset(c, 0, sizeof *c);
-    if (!fval[TPLAN_FIELD_ID_MODEL]) {
+    if (cfg && fval[TPLAN_FIELD_ID_MODEL]) {
+        /* calc's message for --model with --model-config */
+        snprintf(err->field, sizeof err->field, "model");
+        snprintf(err->msg, sizeof err->msg,
+                 "give one of --model-config, --model and --params "
+                 "(model-config=%.200s)",
+                 cfg->label);
+        rc = TPLAN_EINVAL;
+        goto done;
+    }
+    if (!cfg && !fval[TPLAN_FIELD_ID_MODEL]) {
         snprintf(err->field, sizeof err->field, "model");
         snprintf(err->msg, sizeof err->msg, "model: missing (give model=PRESET)");
         rc = TPLAN_EINVAL;
         goto done;
     }
-    if ((rc = tplan_model_preset(fval[TPLAN_FIELD_ID_MODEL], &c->model, err)) ||
+    if (cfg) {
+        tplan_hf_keys k = {NULL, js_get};
+        tplan_hv root;
+
+        memset(&root, 0, sizeof root);
+        root.kind = (tplan_hv_kind)cfg->root_kind;
+        root.obj = NULL; /* handle 0: Module.tplanObjs[0] */
+        rc = tplan_hf_map(&k, root, cfg->label, &c->model, err);
+    } else {
+        rc = tplan_model_preset(fval[TPLAN_FIELD_ID_MODEL], &c->model, err);
+    }
+    if (rc ||
         (rc = tplan_gpu_lookup(fval[TPLAN_FIELD_ID_GPU]
                                    ? fval[TPLAN_FIELD_ID_GPU]
                                    : "h100-sxm",
@@ -180,6 +233,8 @@ static int build_config(char *q, tplan_config *c, tplan_err *err)
         goto done;
     tplan_config_init(c);
     c->seq = tplan_model_default_seq(&c->model);
+    for (int id = 0; id < nf; id++)
+        given[id] = fval[id] != NULL;
     {
         const char *fw = fval[tplan_field_find("framework")];
         tplan_framework f;
@@ -188,6 +243,8 @@ static int build_config(char *q, tplan_config *c, tplan_err *err)
             if ((rc = tplan_framework_lookup(fw, &f, err)))
                 goto done;
             tplan_framework_apply(&f, c);
+            for (int i = 0; i < f.n; i++)
+                given[f.set[i].field] = true;
         }
     }
     for (int id = 0; id < nf; id++) {
@@ -207,67 +264,69 @@ done:
     return rc;
 }
 
-/* The plan's fields by contract name, as `tplan calc --json` prints them
- * under "fields". */
-static void put_fields(wbuf *b, const tplan_plan *p)
-{
-    static char buf[TPLAN_MAX_WARNINGS * TPLAN_WARNING_LEN];
-
-    put(b, "{\"fields\":{");
-    for (int id = 0; id < tplan_field_count(); id++) {
-        const tplan_field *f = tplan_field_at(id);
-        tplan_value v = tplan_field_get(id, p, buf, sizeof buf);
-        char t[32];
-
-        if (id)
-            put(b, ",");
-        put_str(b, f->name);
-        put(b, ":");
-        switch (f->type) {
-        case TPLAN_FT_INT:
-            snprintf(t, sizeof t, "%lld", (long long)v.i);
-            put(b, t);
-            break;
-        case TPLAN_FT_BOOL:
-            put(b, v.i ? "true" : "false");
-            break;
-        case TPLAN_FT_REAL:
-            put_num(b, v.r);
-            break;
-        default:
-            if (v.s)
-                put_str(b, v.s);
-            else
-                put(b, "null");
-            break;
-        }
-    }
-    put(b, "}}");
-}
-
-WEB_EXPORT char *tplan_web_calc(const char *query)
+static char *web_calc(const char *query, const web_cfg *cfg)
 {
     static tplan_plan plan;
+    static bool given[TPLAN_MAX_FIELDS];
+    static tplan_assumed assumed[TPLAN_MAX_ASSUMPTIONS];
+    tplan_calc_extra x;
     tplan_config c;
     tplan_err err;
-    wbuf b = {0};
+    json_w w;
     char *q = strdup(query ? query : "");
 
     memset(&err, 0, sizeof err);
+    memset(given, 0, sizeof given);
+    memset(&x, 0, sizeof x);
     if (!q)
         return NULL;
     if (q[0] == '?')
         memmove(q, q + 1, strlen(q));
-    if (build_config(q, &c, &err) || tplan_plan_eval(&c, &plan, &err))
-        put_error(&b, err.field, err.msg);
+    json_init_buf(&w);
+    x.assumed = assumed;
+    /* calc's order: evaluate, then the assumptions left at defaults */
+    if (build_config(q, cfg, &c, given, &err) ||
+        tplan_plan_eval(&c, &plan, &err) ||
+        tplan_assumptions_used(&c, given, assumed, TPLAN_MAX_ASSUMPTIONS,
+                               &x.n_assumed, &err))
+        put_error(&w, err.field, err.msg);
     else
-        put_fields(&b, &plan);
+        tplan_calc_json(&w, &plan, &x);
     free(q);
-    if (b.oom) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return json_take_buf(&w);
+}
+
+WEB_EXPORT char *tplan_web_calc(const char *query)
+{
+    return web_calc(query, NULL);
+}
+
+WEB_EXPORT char *tplan_web_calc_config(const char *query, const char *label,
+                                       int root_kind)
+{
+    web_cfg cfg = {label ? label : "config.json", root_kind};
+
+    return web_calc(query, &cfg);
+}
+
+/* The engine's own catalogs for the page's lists (never a hand-copied
+ * list): {"models": [preset names], "gpus": [GPU names]}. */
+WEB_EXPORT char *tplan_web_lists(void)
+{
+    json_w w;
+
+    json_init_buf(&w);
+    json_obj_begin(&w, NULL);
+    json_arr_begin(&w, "models");
+    for (int i = 0; i < tplan_model_preset_count(); i++)
+        json_str(&w, NULL, tplan_model_preset_at(i)->name);
+    json_arr_end(&w);
+    json_arr_begin(&w, "gpus");
+    for (int i = 0; i < tplan_gpu_count(); i++)
+        json_str(&w, NULL, tplan_gpu_at(i)->name);
+    json_arr_end(&w);
+    json_obj_end(&w);
+    return json_take_buf(&w);
 }
 
 WEB_EXPORT void tplan_web_free(char *s)

@@ -1,23 +1,14 @@
-// Compare the wasm's plan fields with `tplan calc --json`'s "fields" for
-// each query given on stdin (one a line). Usage:
+// Compare the wasm's result with the whole object `tplan calc --json`
+// prints, for each query given on stdin (one a line). Usage:
 //   node compare.js TPLAN_WEB_JS TPLAN_BIN < queries
-// Integers and text exactly; reals within 1e-9 relative: both sides print
-// a binary64 that reads back exactly, so only wasm vs x86-64 libm last-bit
-// differences (exp/log/pow) may remain, far below 1e-9.
+// Key by key at every depth (same_json.js: integers and text exactly,
+// reals within 1e-9 relative, the tolerance's reason there).
 'use strict';
 const { execFileSync } = require('child_process');
 const fs = require('fs');
 const [jsPath, bin] = process.argv.slice(2);
 const factory = require(require('path').resolve(jsPath));
-const REL = 1e-9;
-
-function same(a, b) {
-  // integer fields print without a point and must match exactly; a real
-  // that happens to be whole compares as a real (1e-9 relative)
-  if (typeof a === 'number' && typeof b === 'number' && !Number.isInteger(a))
-    return Math.abs(a - b) <= REL * Math.max(Math.abs(a), Math.abs(b));
-  return a === b;
-}
+const { diffs, leaves } = require('./same_json.js');
 
 factory().then((M) => {
   const calc = M.cwrap('tplan_web_calc', 'number', ['string']);
@@ -52,17 +43,10 @@ factory().then((M) => {
       bad++;
       continue;
     }
-    const keys = new Set([...Object.keys(cli.fields), ...Object.keys(web.fields)]);
-    let diff = 0;
-    for (const k of keys) {
-      if (!same(cli.fields[k], web.fields[k])) {
-        if (diff < 5)
-          console.log(`FAIL ${q}: ${k}: cli ${cli.fields[k]} web ${web.fields[k]}`);
-        diff++;
-      }
-    }
-    if (diff) bad++;
-    else console.log(`ok   ${q}: ${keys.size} fields equal`);
+    const d = diffs(cli, web);
+    for (const line of d.slice(0, 5)) console.log(`FAIL ${q}: ${line}`);
+    if (d.length) bad++;
+    else console.log(`ok   ${q}: the whole object equal (${leaves(cli)} values)`);
   }
   console.log(`${lines.length - bad}/${lines.length} configurations equal`);
   process.exit(bad ? 1 : 0);

@@ -22,6 +22,37 @@
       out.push({ q: q, result: r, shown: shown ? shown.textContent : null,
                  url: location.search.slice(1) });
     });
+    // a pasted config.json: malformed, then one calc refuses; each shows
+    // its one-line message next to the textarea
+    var ta = document.getElementById('in-config');
+    ['{"model_type": "llama",', '{"model_type": "olmoe", "hidden_size": 2048}'].forEach(function (t) {
+      ta.value = t;
+      ta.dispatchEvent(new Event('input', { bubbles: true }));
+      out.push({ q: 'config', config: t,
+                 result: JSON.parse(document.getElementById('tplan-result').textContent),
+                 shown: document.getElementById('err-model_config').textContent,
+                 invalid: ta.getAttribute('aria-invalid') });
+    });
+    ta.value = '';
+    ta.dispatchEvent(new Event('input', { bubbles: true }));
+    // the lists (the engine's catalogs) and a grid over two chosen axes,
+    // kept in the URL
+    var opts = function (id) {
+      return Array.prototype.map.call(document.querySelectorAll('#' + id + ' option'),
+                                      function (o) { return o.value; });
+    };
+    var q0 = window.TPLAN_QUERIES[0], g = new URLSearchParams(q0);
+    form.querySelectorAll('input, select:not(.axis)').forEach(function (el) {
+      el.value = g.has(el.name) ? g.get(el.name) : '';
+    });
+    document.getElementById('in-grid-x').value = 'gpus';
+    document.getElementById('in-grid-y').value = 'tp';
+    form.dispatchEvent(new Event('input', { bubbles: true }));
+    out.push({ lists: { models: opts('list-models'), gpus: opts('list-gpus') },
+               url: location.search.slice(1),
+               grid: { title: document.getElementById('grid-title').textContent,
+                       rows: document.querySelectorAll('#grid tr').length,
+                       cells: document.querySelectorAll('#grid td').length } });
     var pre = document.createElement('pre');
     pre.id = 'tplan-test-out';
     pre.textContent = JSON.stringify(out);

@@ -1,14 +1,14 @@
 // Usage: node page_compare.js gen N SEED BIN   -> N valid queries (stdout)
 //        node page_compare.js check OUT.json BIN -> compare with calc --json
 // "Valid": tplan calc accepts it; random draws it rejects are redrawn.
-// Integers and text exactly; reals within 1e-9 relative (both sides print
-// binary64 that reads back exactly; only wasm-vs-glibc libm last bits may
-// differ).
+// The whole object calc --json prints, key by key at every depth
+// (same_json.js: integers and text exactly, reals within 1e-9 relative,
+// the tolerance's reason there).
 'use strict';
 const { execFileSync } = require('child_process');
 const fs = require('fs');
 const [mode, arg, a2, a3] = process.argv.slice(2);
-const REL = 1e-9;
+const { diffs } = require('./same_json.js');
 
 function cli(bin, q) {
   const args = ['calc', '--json'];
@@ -52,6 +52,36 @@ const rows = JSON.parse(fs.readFileSync(arg, 'utf8'));
 const bin = a2;
 let bad = 0;
 for (const row of rows) {
+  if (row.lists) {
+    // the page's lists are the engine's catalogs, in the catalogs' order
+    const names = (what) => JSON.parse(execFileSync(bin, [what, '--json'])).map((m) => m.name).join(',');
+    for (const k of ['models', 'gpus'])
+      if (row.lists[k].join(',') !== names(k)) {
+        console.log(`FAIL the page's ${k} list: ${row.lists[k].join(',')}, tplan ${k}: ${names(k)}`);
+        bad++;
+      }
+    // the grid over the chosen axes (gpus: 7 values, tp: 4), in the URL
+    const u = new URLSearchParams(row.url);
+    if (u.get('grid-x') !== 'gpus' || u.get('grid-y') !== 'tp' || row.grid.rows !== 5 ||
+        row.grid.cells !== 28 || row.grid.title !== 'Fits? tensor parallel \u00d7 GPU count') {
+      console.log(`FAIL grid axes: URL ${row.url}, grid ${JSON.stringify(row.grid)}`);
+      bad++;
+    }
+    continue;
+  }
+  if (row.config !== undefined) {
+    // a pasted config: its error, one line, next to the textarea
+    const want = row.config.includes('olmoe')
+      ? 'model_config: config.json: model_type olmoe is a mixture of experts'
+      : 'model_config: config.json: not valid JSON (';
+    const r = row.result;
+    if (!r.error || row.shown !== r.error || !row.shown.startsWith(want) ||
+        /\n/.test(row.shown) || row.invalid !== 'true') {
+      console.log(`FAIL pasted ${row.config}: shown "${row.shown}", result ${JSON.stringify(r)}`);
+      bad++;
+    }
+    continue;
+  }
   const c = cli(bin, row.q);
   const r = row.result;
   if (c.err !== undefined) {
@@ -63,16 +93,11 @@ for (const row of rows) {
     continue;
   }
   if (r.error) { console.log(`FAIL ${row.q}: page error ${r.error}`); bad++; continue; }
-  if (!r.fields) { console.log(`FAIL ${row.q}: the page shows no result`); bad++; continue; }
+  if (!r.fields || !r.model) { console.log(`FAIL ${row.q}: the page shows no whole result`); bad++; continue; }
   const norm = (q) => [...new URLSearchParams(q)].map((e) => e.join('=')).sort().join('&');
   if (norm(row.url) !== norm(row.q)) { console.log(`FAIL ${row.q}: URL written ${row.url}`); bad++; }
-  const keys = new Set([...Object.keys(c.ok.fields), ...Object.keys(r.fields)]);
-  for (const k of keys) {
-    const a = c.ok.fields[k], b = r.fields[k];
-    const eq = typeof a === 'number' && typeof b === 'number' && !Number.isInteger(a)
-      ? Math.abs(a - b) <= REL * Math.max(Math.abs(a), Math.abs(b)) : a === b;
-    if (!eq) { console.log(`FAIL ${row.q}: ${k}: cli ${a} page ${b}`); bad++; break; }
-  }
+  const d = diffs(c.ok, r);
+  if (d.length) { console.log(`FAIL ${row.q}: ${d.slice(0, 3).join('; ')}`); bad++; }
 }
 console.log(`${rows.length - bad}/${rows.length} page results equal calc --json`);
 process.exit(bad ? 1 : 0);

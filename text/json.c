@@ -3,21 +3,76 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
-#include "csv_out.h"
 #include "fields.h"
+#include "fmt_real.h"
 
 void json_init(json_w *w, FILE *f)
 {
+    memset(w, 0, sizeof *w);
     w->f = f;
-    w->depth = 0;
     w->first[0] = true;
+}
+
+void json_init_buf(json_w *w)
+{
+    json_init(w, NULL);
+}
+
+char *json_take_buf(json_w *w)
+{
+    char *s = w->buf;
+
+    if (w->oom || !s) {
+        free(s);
+        s = w->oom ? NULL : calloc(1, 1);
+    }
+    w->buf = NULL;
+    w->n = w->cap = 0;
+    w->oom = false;
+    return s;
+}
+
+/* n bytes of s to the FILE or the buffer. */
+static void put(json_w *w, const char *s, size_t n)
+{
+    if (w->f) {
+        fwrite(s, 1, n, w->f);
+        return;
+    }
+    if (w->oom)
+        return;
+    if (w->n + n + 1 > w->cap) {
+        size_t cap = (w->cap ? w->cap * 2 : 4096) + n;
+        char *p = realloc(w->buf, cap);
+
+        if (!p) {
+            w->oom = true;
+            return;
+        }
+        w->buf = p;
+        w->cap = cap;
+    }
+    memcpy(w->buf + w->n, s, n);
+    w->n += n;
+    w->buf[w->n] = 0;
+}
+
+static void puts_(json_w *w, const char *s)
+{
+    put(w, s, strlen(s));
+}
+
+static void putc_(json_w *w, char c)
+{
+    put(w, &c, 1);
 }
 
 static void indent(json_w *w)
 {
     for (int i = 0; i < w->depth; i++)
-        fputs("  ", w->f);
+        puts_(w, "  ");
 }
 
 /* Bytes in the well-formed UTF-8 sequence at p (RFC 3629), 0 if none. */
@@ -41,30 +96,34 @@ static int utf8_len(const unsigned char *p)
 
 /* A JSON string: escapes, and U+FFFD for bytes that are not UTF-8 (text
  * from a database may be anything), so the output always parses. */
-static void put_string(FILE *f, const char *s)
+static void put_string(json_w *w, const char *s)
 {
-    fputc('"', f);
+    char e[8];
+
+    putc_(w, '"');
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\') {
-            fprintf(f, "\\%c", *p);
+            snprintf(e, sizeof e, "\\%c", *p);
+            puts_(w, e);
         } else if (*p == '\n') {
-            fputs("\\n", f);
+            puts_(w, "\\n");
         } else if (*p < 0x20 || *p == 0x7F) {
-            fprintf(f, "\\u%04x", *p);
+            snprintf(e, sizeof e, "\\u%04x", *p);
+            puts_(w, e);
         } else if (*p < 0x80) {
-            fputc(*p, f);
+            putc_(w, (char)*p);
         } else {
             int n = utf8_len(p);
 
             if (n == 0) {
-                fputs("\\ufffd", f);
+                puts_(w, "\\ufffd");
             } else {
-                fwrite(p, 1, (size_t)n, f);
+                put(w, (const char *)p, (size_t)n);
                 p += n - 1;
             }
         }
     }
-    fputc('"', f);
+    putc_(w, '"');
 }
 
 /* Comma, newline and indentation before a member, then its key. */
@@ -72,21 +131,21 @@ static void member(json_w *w, const char *key)
 {
     if (w->depth > 0) {
         if (!w->first[w->depth])
-            fputc(',', w->f);
-        fputc('\n', w->f);
+            putc_(w, ',');
+        putc_(w, '\n');
         indent(w);
     }
     w->first[w->depth] = false;
     if (key) {
-        put_string(w->f, key);
-        fputs(": ", w->f);
+        put_string(w, key);
+        puts_(w, ": ");
     }
 }
 
 static void open(json_w *w, const char *key, char c)
 {
     member(w, key);
-    fputc(c, w->f);
+    putc_(w, c);
     if (w->depth + 1 < JSON_MAX_DEPTH)
         w->depth++;
     w->first[w->depth] = true;
@@ -99,12 +158,12 @@ static void close_(json_w *w, char c)
     if (w->depth > 0)
         w->depth--;
     if (!empty) {
-        fputc('\n', w->f);
+        putc_(w, '\n');
         indent(w);
     }
-    fputc(c, w->f);
+    putc_(w, c);
     if (w->depth == 0)
-        fputc('\n', w->f);
+        putc_(w, '\n');
 }
 
 void json_obj_begin(json_w *w, const char *key)
@@ -129,8 +188,11 @@ void json_arr_end(json_w *w)
 
 void json_int(json_w *w, const char *key, int64_t v)
 {
+    char buf[24];
+
     member(w, key);
-    fprintf(w->f, "%lld", (long long)v);
+    snprintf(buf, sizeof buf, "%lld", (long long)v);
+    puts_(w, buf);
 }
 
 void fmt_double(char *buf, size_t len, double v)
@@ -149,26 +211,26 @@ void json_num(json_w *w, const char *key, double v)
 
     member(w, key);
     if (!isfinite(v)) {
-        fputs("null", w->f);
+        puts_(w, "null");
         return;
     }
     fmt_double(buf, sizeof buf, v);
-    fputs(buf, w->f);
+    puts_(w, buf);
 }
 
 void json_str(json_w *w, const char *key, const char *v)
 {
     member(w, key);
     if (v)
-        put_string(w->f, v);
+        put_string(w, v);
     else
-        fputs("null", w->f);
+        puts_(w, "null");
 }
 
 void json_bool(json_w *w, const char *key, bool v)
 {
     member(w, key);
-    fputs(v ? "true" : "false", w->f);
+    puts_(w, v ? "true" : "false");
 }
 
 void json_plan_fields(json_w *w, const char *key, const tplan_plan *p)

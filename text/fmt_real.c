@@ -15,7 +15,8 @@
  * are their integer's digits. Anything else (subnormals,
  * tiny or huge values, infinities, NaN) takes the printf/strtod loop.
  * tests/test_store.c compares the two paths on a million values. */
-#include "csv_out.h"
+#include "fmt_real.h"
+
 #include "fields.h"
 
 #include <math.h>
