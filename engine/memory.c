@@ -22,7 +22,6 @@ typedef tplan_stage_pos stage_pos;
  * autograd's (stage_eval; docs/MODEL.md section 4.1) */
 #define BLAS_WORKSPACES 2.0
 
-
 /* What the caching allocator hands out besides activations: the model
  * states and buffers. */
 static double states_alloc(const stage_mem *s)
@@ -74,7 +73,6 @@ static double stage_total(const stage_mem *s, double b)
 {
     return outside_alloc(s) + s->alloc_k * (fixed_alloc(s) + phase_peak(s, b));
 }
-
 
 static stage_pos stage_at(const tplan_config *c, int64_t i)
 {
@@ -1234,6 +1232,21 @@ static bool stage_within(const tplan_model *m, const stage_pos *a,
     return ma <= mb && a->hi - a->lo - ma <= b->hi - b->lo - mb;
 }
 
+/* The largest micro-batch n stages all fit in usable bytes. */
+static int64_t stages_max_batch(const tplan_config *c, const stage_mem *stages,
+                                int n, double usable)
+{
+    int64_t bmax = MAX_MICRO_BATCH;
+
+    for (int i = 0; i < n; i++) {
+        int64_t bi = stage_max_batch(c, &stages[i], usable);
+
+        if (bi < bmax)
+            bmax = bi;
+    }
+    return bmax;
+}
+
 /* The stages that decide the memory: each evaluated, and the largest
  * micro-batch they all fit (*bmax). Returns their count. */
 static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
@@ -1263,15 +1276,9 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
     }
     if (c->pp > 1)
         pos[n++] = stage_at(c, c->pp - 1);
-    *bmax = MAX_MICRO_BATCH;
-    for (int i = 0; i < n; i++) {
-        int64_t bi;
-
+    for (int i = 0; i < n; i++)
         stage_eval(c, &act, &pos[i], &stages[i]);
-        bi = stage_max_batch(c, &stages[i], usable);
-        if (bi < *bmax)
-            *bmax = bi;
-    }
+    *bmax = stages_max_batch(c, stages, n, usable);
     return n;
 }
 
@@ -1302,13 +1309,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         n = memo->n;
         /* the reserve changed: the same stages in another room */
         if (memo->usable != usable) {
-            memo->bmax = MAX_MICRO_BATCH;
-            for (int i = 0; i < n; i++) {
-                int64_t bi = stage_max_batch(c, &memo->stages[i], usable);
-
-                if (bi < memo->bmax)
-                    memo->bmax = bi;
-            }
+            memo->bmax = stages_max_batch(c, memo->stages, n, usable);
             memo->usable = usable;
         }
         bmax = memo->bmax;

@@ -482,14 +482,12 @@ static void comm_shape(const tplan_config *c, const tplan_memory *mem,
     if (c->offload_optimizer == TPLAN_OFFLOAD_NONE) {
         double w = c->lora_rank > 0 || c->offload_params != TPLAN_OFFLOAD_NONE
                        ? (double)mem->trainable_on_device * pi->weight_bytes /
-                             (c->zero >= 3
-                                  ? (double)sh->shard
-                                  : 1.0)
+                             (c->zero >= 3 ? (double)sh->shard : 1.0)
                        : (double)mem->weights_bytes;
 
         sh->optimizer_s = (2.0 * w + (double)mem->grads_bytes +
-                            2.0 * (double)mem->optimizer_bytes) /
-                           c->gpu.mem_bw_bytes_per_s;
+                           2.0 * (double)mem->optimizer_bytes) /
+                          c->gpu.mem_bw_bytes_per_s;
     }
     /* A quantized base is dequantized to 16 bits at every use: forward,
      * backward (the input gradient) and the recomputed forward; each use

@@ -69,9 +69,10 @@ typedef struct tplan_stage_pos {
  *
  * Who may use it: tplan_plan_eval_cached arms it around its batch solve,
  * and clears it unless the evaluation is a batch-staged one of the same
- * plan (TPLAN_EVAL_REUSE_BATCH: the caller guarantees only batch-class
- * fields changed); memory evaluations outside an armed solve neither read
- * nor fill it. */
+ * plan (TPLAN_EVAL_REUSE_BATCH: the caller guarantees that what changed
+ * is of the batch class or cheaper, and of those the memory reads only the
+ * micro-batch, the accumulation and the reserve, which it checks);
+ * memory evaluations outside an armed solve neither read nor fill it. */
 typedef struct tplan_stage_memo {
     bool armed;       /* a batch solve of plan is under way */
     bool valid;       /* stages hold for plan's config */
