@@ -5,6 +5,8 @@
 #include "perf.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <string.h>
 
 #include "inline_math.h"
 
@@ -386,7 +388,7 @@ static void dualpipe_hide(const tplan_config *c, tplan_perf *out)
 
 /* Achieved matmul and attention efficiency. */
 static void efficiency(const tplan_config *c, const tplan_memory *mem,
-                       tplan_dtype d, double *mm, double *attn)
+                       tplan_dtype d, double log2_tp, double *mm, double *attn)
 {
     const tplan_gpu *g = &c->gpu;
     double x, tok, emax, h0, tok0;
@@ -421,7 +423,7 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
         tok0 *= FP32_TOK0_SHARE;
     }
     *mm = emax * x / (x + h0) * tok / (tok + tok0) *
-          tp_fmax(0.5, 1.0 - g->eff_tp * log2((double)c->tp));
+          tp_fmax(0.5, 1.0 - g->eff_tp * log2_tp);
     *attn = d == TPLAN_DTYPE_FP32 ? *mm : g->attn_eff;
     if (d == TPLAN_DTYPE_FP8) {
         double r = tplan_config_fp8_ratio(c);
@@ -438,12 +440,10 @@ static void efficiency(const tplan_config *c, const tplan_memory *mem,
 }
 
 /* What comm_and_total reads that no communication-class field moves
- * (tplan_comm_shape): worked out once with the compute. */
-static void comm_shape(const tplan_config *c, const tplan_memory *mem,
-                       tplan_comm_shape *sh)
+ * (tplan_comm_shape), of the layout alone: worked out with the compute,
+ * kept by a batch-staged evaluation (tplan_perf_eval_staged). */
+static void comm_layout(const tplan_config *c, tplan_comm_shape *sh)
 {
-    const tplan_precision_info *pi = tplan_precision_get(c->precision);
-    double m = (double)c->accum;
     int64_t etp = tplan_config_etp(c);
 
     sh->dp = tplan_config_dp(c);
@@ -475,6 +475,15 @@ static void comm_shape(const tplan_config *c, const tplan_memory *mem,
     sh->pcie = tplan_config_pcie(c);
     sh->nvme = tplan_config_nvme(c);
     sh->on_node = (double)tplan_config_gpus_on_node(c);
+}
+
+/* The rest of the shape: what the memory and the accumulation decide. */
+static void comm_shape(const tplan_config *c, const tplan_memory *mem,
+                       tplan_comm_shape *sh)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    double m = (double)c->accum;
+
     sh->optimizer_s = sh->dequant_s = 0.0;
     /* The optimizer step streams the trainable weights, gradients and
      * states through HBM: read all, write weights and states. Frozen and
@@ -501,6 +510,22 @@ static void comm_shape(const tplan_config *c, const tplan_memory *mem,
             (tplan_base_elem_bytes(c->base_precision, c->double_quant) + 2.0) /
             c->gpu.mem_bw_bytes_per_s;
     }
+}
+
+static tplan_comm_knobs comm_knobs(const tplan_config *c)
+{
+    return (tplan_comm_knobs){c->link_bytes_per_s, c->overlap,
+                              c->dp_bw_eff,        c->zero3_bw_eff,
+                              c->zero12_overlap,   c->tp_overlap};
+}
+
+static bool knobs_same(const tplan_comm_knobs *a, const tplan_comm_knobs *b)
+{
+    /* by value, field by field: no padding compared */
+    return a->link == b->link && a->overlap == b->overlap &&
+           a->dp_bw_eff == b->dp_bw_eff && a->zero3_bw_eff == b->zero3_bw_eff &&
+           a->zero12_overlap == b->zero12_overlap &&
+           a->tp_overlap == b->tp_overlap;
 }
 
 /* Communication, the optimizer step and the totals: what follows the
@@ -536,6 +561,7 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     out->cp_comm_s = out->cp_exposed_s = 0;
     out->dp_inter_node = out->tp_inter_node = out->pp_inter_node = false;
     out->ep_inter_node = out->cp_inter_node = false;
+    out->knobs = comm_knobs(c);
     /* Megatron's rank order puts TP innermost, then CP, EP and DP, then
      * PP (tp-cp-ep-dp-pp). */
     bw_tp = group_bw(t, sh->tp_node, link, nic, &out->tp_inter_node);
@@ -701,13 +727,27 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     out->hfu = out->hw_flops_per_step / (out->step_time_s * gpus * peak_mm);
     out->compute_fraction = out->compute_s / out->step_time_s;
     out->step_time_s_lo = out->step_time_s * (1.0 - c->time_band_lo);
-    out->step_time_s_hi = out->step_time_s * (1.0 + c->time_band_hi);}
+    out->step_time_s_hi = out->step_time_s * (1.0 + c->time_band_hi);
+}
 
-void tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
+bool tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
                           tplan_perf *out)
 {
-    if (out->timed)
-        comm_and_total(c, mem, out);
+    tplan_comm_knobs k;
+
+    if (!out->timed)
+        return false;
+    /* Every NIC read is a group across nodes (group_bw, the pipeline's
+     * hop, context parallelism's ring): one inside a node reads the link;
+     * the expert all-to-all's NIC share is 0 bytes then (finite NIC
+     * speeds only: the field's range). */
+    k = comm_knobs(c);
+    if (!(out->tp_inter_node || out->dp_inter_node || out->pp_inter_node ||
+          out->ep_inter_node || out->cp_inter_node) &&
+        knobs_same(&k, &out->knobs))
+        return false;
+    comm_and_total(c, mem, out);
+    return true;
 }
 
 /* DualPipe's busiest rank: rank r runs half its micro-batches through
@@ -804,47 +844,73 @@ static void schedule_time(const tplan_config *c, double mm_s, double attn_s,
         out->compute_s > 0 ? out->bubble_s / out->compute_s : 0.0;
 }
 
-void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
-                     tplan_perf *out)
+/* The step's time; staged: *out holds a time tplan_perf_memo may keep
+ * parts of (tplan_perf_eval_staged). */
+static void perf_eval(const tplan_config *c, const tplan_memory *mem,
+                      tplan_perf *out, bool staged)
 {
     double gpus = (double)c->gpus, p = (double)c->pp;
     double m = (double)c->accum;
-    double dp = (double)tplan_config_dp(c);
-    double b = (double)mem->micro_batch;
-    double samples = b * dp * m, peak_mm, peak_attn, mm_s, attn_s;
+    double dp, b = (double)mem->micro_batch;
+    double samples, peak_mm, peak_attn, mm_s, attn_s;
+    tplan_perf_memo memo;
+    bool same_fl;
     tplan_flops fl;
     tplan_dtype d;
 
-    *out = (tplan_perf){0};
+    /* the layout's part of the shape and the memo stay where they can:
+     * cleared up to the shape (its layout part is kept), the knobs
+     * comm_and_total sets */
+    staged = staged && out->memo.valid;
+    if (staged) {
+        memo = out->memo;
+        memset(out, 0, offsetof(tplan_perf, shape));
+        dp = (double)out->shape.dp;
+    } else {
+        *out = (tplan_perf){0};
+        memo.valid = false;
+        dp = (double)tplan_config_dp(c);
+    }
+    samples = b * dp * m;
+    same_fl = staged && memo.samples == samples;
     if (c->model.arch == TPLAN_ARCH_GENERIC &&
-        !(c->model.generic_flops_per_sample > 0))
+        !(c->model.generic_flops_per_sample > 0)) {
+        out->memo.valid = false;
         return;
+    }
     out->timed = true;
     d = compute_dtype(c, &out->dtype_fallback);
     out->dtype = d;
-    /* the attention core's recomputation is core_attn's (a module list
-     * without it recomputes no core); the other modules add theirs */
-    tplan_flops_eval(&c->model, c->seq, samples,
-                     c->recompute == TPLAN_RECOMPUTE_FULL
-                         ? TPLAN_RECOMPUTE_FULL
-                         : (tplan_config_rc_modules(c) & TPLAN_RC_CORE_ATTN
-                                ? TPLAN_RECOMPUTE_SELECTIVE
-                                : TPLAN_RECOMPUTE_NONE),
-                     c->attention, true, &fl);
-    tplan_flops_rc_modules(&c->model, c->seq, samples,
-                           tplan_config_rc_modules(c), &fl);
-    if (c->lora_rank > 0)
-        tplan_flops_lora(&c->model,
-                         tplan_lora_active_params(&c->model, c->lora_rank,
-                                                  c->lora_targets, c->dora),
-                         c->seq, samples, c->recompute, &fl);
+    if (same_fl) {
+        fl = memo.fl;
+    } else {
+        /* the attention core's recomputation is core_attn's (a module
+         * list without it recomputes no core); the other modules add
+         * theirs */
+        tplan_flops_eval(&c->model, c->seq, samples,
+                         c->recompute == TPLAN_RECOMPUTE_FULL
+                             ? TPLAN_RECOMPUTE_FULL
+                             : (tplan_config_rc_modules(c) & TPLAN_RC_CORE_ATTN
+                                    ? TPLAN_RECOMPUTE_SELECTIVE
+                                    : TPLAN_RECOMPUTE_NONE),
+                         c->attention, true, &fl);
+        tplan_flops_rc_modules(&c->model, c->seq, samples,
+                               tplan_config_rc_modules(c), &fl);
+        if (c->lora_rank > 0)
+            tplan_flops_lora(&c->model,
+                             tplan_lora_active_params(&c->model, c->lora_rank,
+                                                      c->lora_targets, c->dora),
+                             c->seq, samples, c->recompute, &fl);
+    }
+    if (!staged)
+        memo.log2_tp = log2((double)c->tp);
     out->flops_per_step = fl.model;
     out->hw_flops_per_step = fl.hardware;
     peak_mm = c->gpu.peak_flops[d];
     /* The attention core runs in 16 bits even under fp8 recipes. */
     peak_attn =
         d == TPLAN_DTYPE_FP8 ? c->gpu.peak_flops[TPLAN_DTYPE_BF16] : peak_mm;
-    efficiency(c, mem, d, &out->matmul_eff, &out->attn_eff);
+    efficiency(c, mem, d, memo.log2_tp, &out->matmul_eff, &out->attn_eff);
     out->peak_flops = peak_mm;
     mm_s = fl.matmul_hw / gpus / (peak_mm * out->matmul_eff);
     attn_s = fl.attn_hw / gpus / (peak_attn * out->attn_eff);
@@ -853,7 +919,11 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
      * the LM head (p x its share of the work, over a balanced split). */
     out->stage_imbalance = 1.0;
     out->slowest_stage = 0;
-    if (c->pp > 1 && fl.hardware > 0) {
+    if (c->pp > 1 && fl.hardware > 0 && same_fl) {
+        out->stage_imbalance = memo.stage_imbalance;
+        out->slowest_stage = memo.slowest_stage;
+        out->compute_s *= out->stage_imbalance;
+    } else if (c->pp > 1 && fl.hardware > 0) {
         double layers = fl.hardware - fl.head_hw - fl.mtp_hw;
         double L = (double)c->model.layers;
         /* the busiest stage's layers (an uneven split: the first has
@@ -888,7 +958,27 @@ void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
 
     schedule_time(c, mm_s, attn_s, out);
     out->attn_core_s = fl.attn_hw / gpus / (peak_attn * out->attn_eff);
+    if (!staged)
+        comm_layout(c, &out->shape);
     comm_shape(c, mem, &out->shape);
     comm_and_total(c, mem, out);
+    memo.valid = true;
+    memo.samples = samples;
+    memo.fl = fl;
+    memo.stage_imbalance = out->stage_imbalance;
+    memo.slowest_stage = out->slowest_stage;
+    out->memo = memo;
+}
+
+void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
+                     tplan_perf *out)
+{
+    perf_eval(c, mem, out, false);
+}
+
+void tplan_perf_eval_staged(const tplan_config *c, const tplan_memory *mem,
+                            tplan_perf *out)
+{
+    perf_eval(c, mem, out, true);
 }
 

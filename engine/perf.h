@@ -32,6 +32,33 @@ typedef struct tplan_comm_shape {
     double optimizer_s, dequant_s; /* no communication in them */
 } tplan_comm_shape;
 
+/* The communication-class fields (fields.c, TPLAN_REACH_COMM) but the
+ * NIC's, as comm_and_total last read them: a re-run where they are the
+ * same and no group crosses nodes (no NIC read) gives the same figures,
+ * so tplan_perf_eval_comm skips it (issue 38). A new communication-class
+ * field goes here too (tests/test_sweep.c test_staged_each_field varies
+ * each on single-node layouts). Engine-internal. */
+typedef struct tplan_comm_knobs {
+    double link, overlap, dp_bw_eff, zero3_bw_eff, zero12_overlap;
+    double tp_overlap;
+} tplan_comm_knobs;
+
+/* What tplan_perf_eval works out of the model and the layout alone, and
+ * the FLOPs of the samples a step: a batch-staged re-evaluation (only
+ * batch-, time-, communication- or run-class fields changed, as the
+ * micro-batch does in a sweep) keeps them, the FLOPs and what follows
+ * from them while the samples a step are the same, and the layout's part
+ * of the communication's shape (issue 38; bit-identical: the same values,
+ * used by the same expressions). Engine-internal. */
+typedef struct tplan_perf_memo {
+    bool valid;                /* a timed evaluation filled it */
+    double samples;            /* the FLOPs' samples a step */
+    tplan_flops fl;
+    double stage_imbalance;    /* and the slowest stage, from fl */
+    int64_t slowest_stage;
+    double log2_tp;            /* the efficiency's TP term */
+} tplan_perf_memo;
+
 typedef struct tplan_perf {
     bool timed; /* false: a generic model without FLOPs; all else is 0 */
     double flops_per_step;    /* model FLOPs of one step, whole job */
@@ -87,6 +114,8 @@ typedef struct tplan_perf {
     double comm_sm_share; /* SMs taken from compute by communication */
     double comm_sm_s;     /* of compute_s: what losing them costs */
     tplan_comm_shape shape; /* internal: kept for tplan_perf_eval_comm */
+    tplan_comm_knobs knobs; /* internal: the same */
+    tplan_perf_memo memo;   /* internal: for tplan_perf_eval_staged */
 } tplan_perf;
 
 /* Time one step of a validated config whose memory was evaluated (the
@@ -96,11 +125,21 @@ typedef struct tplan_perf {
 void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
                      tplan_perf *out);
 
+/* The same, where *out holds the time of a config that differs from c
+ * only in fields of the batch, time, communication or run class
+ * (fields.h) and was timed by one of these two: what the model and
+ * the layout alone decide is kept (tplan_perf_memo). The same figures,
+ * bit for bit. */
+void tplan_perf_eval_staged(const tplan_config *c, const tplan_memory *mem,
+                            tplan_perf *out);
+
 /* Only the communication, the optimizer step and the totals of *out,
  * which holds the time of a config that differs from c only in fields of
  * the communication class (fields.h, TPLAN_REACH_COMM): the same figures
- * tplan_perf_eval gives, bit for bit. */
-void tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
+ * tplan_perf_eval gives, bit for bit. False when none can have changed
+ * (only the NIC's speed moved and no group crosses nodes): *out is left
+ * as it was. */
+bool tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
                           tplan_perf *out);
 
 /* Ring collectives (docs/MODEL.md section 5): seconds to all-reduce, or to

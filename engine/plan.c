@@ -244,14 +244,18 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
         *work = *asked;
     work->micro_batch = out->solved_micro_batch;
     work->accum = out->accum;
+    /* only communication-class fields moved and the time cannot have:
+     * every figure stands (issue 38: a NIC axis over single-node layouts) */
+    if (keep_compute && !keep_time &&
+        !tplan_perf_eval_comm(&out->config, &out->mem, &out->perf) &&
+        (flags & TPLAN_EVAL_COMM_ONLY))
+        return TPLAN_OK;
     /* What follows the run's figures, cleared: tplan_run_eval clears the
      * run itself, and the time is kept or tplan_perf_eval clears it
      * (sizes known at compile time: stores, not a rep stos; sweeps make
      * millions of these) */
     memset((char *)out + offsetof(tplan_plan, lr), 0,
            offsetof(tplan_plan, warnings) - offsetof(tplan_plan, lr));
-    if (keep_compute && !keep_time)
-        tplan_perf_eval_comm(&out->config, &out->mem, &out->perf);
     return tail(asked, out, flags, keep_time || keep_compute, err);
 }
 
@@ -263,7 +267,12 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
     const tplan_config *c = &out->config;
     int rc;
 
-    if (!keep_time)
+    /* a batch- or time-staged evaluation: out->perf holds the time of
+     * the same layout (plan.h), whose model and layout parts stay */
+    if (!keep_time && (flags & TPLAN_EVAL_FIGURES) &&
+        (flags & (TPLAN_EVAL_REUSE_BATCH | TPLAN_EVAL_REUSE_MEMORY)))
+        tplan_perf_eval_staged(c, &out->mem, &out->perf);
+    else if (!keep_time)
         tplan_perf_eval(c, &out->mem, &out->perf);
     tplan_run_eval(c, &out->perf, out->params, out->tokens_per_step, &out->run);
     if ((rc = tplan_plan_ramp(asked, out, err)) ||

@@ -119,7 +119,11 @@ enum {
     /* with REUSE_BATCH: besides batch-class fields only run-class ones
      * changed, so the time holds where the solve leaves the memory's
      * figures the time reads as they were (plan.c, perf_inputs) */
-    TPLAN_EVAL_BATCH_ONLY = 256
+    TPLAN_EVAL_BATCH_ONLY = 256,
+    /* with REUSE_COMPUTE: no run-class field changed beside, so where
+     * tplan_perf_eval_comm says the time cannot have moved the whole plan
+     * is as it was and is kept */
+    TPLAN_EVAL_COMM_ONLY = 512
 };
 
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,

@@ -818,7 +818,8 @@ static unsigned reuse_flags(unsigned moved)
     case TPLAN_REACH_TIME:
         return TPLAN_EVAL_REUSE_MEMORY;
     case TPLAN_REACH_COMM:
-        return TPLAN_EVAL_REUSE_COMPUTE;
+        return TPLAN_EVAL_REUSE_COMPUTE |
+               (moved & 1u << TPLAN_REACH_RUN ? 0 : TPLAN_EVAL_COMM_ONLY);
     case TPLAN_REACH_RUN:
         return TPLAN_EVAL_REUSE_TIME;
     default:
