@@ -68,18 +68,38 @@ static double ceil_log2(double n)
     return ceil(log2(n));
 }
 
-double tplan_allreduce_s(double bytes, double n, double bw, double lat_s)
+/* A ring collective's time is its volume over the bandwidth plus its
+ * latency term; the two are worked out apart so that a change of the
+ * bandwidth alone re-uses them (tplan_ring, comm_volumes): the same
+ * expressions, the same figures. */
+static tplan_ring ring_allreduce(double bytes, double n, double lat_s)
 {
     if (n <= 1)
-        return 0.0;
-    return 2.0 * (n - 1.0) / n * bytes / bw + lat_s * ceil_log2(n);
+        return (tplan_ring){false, 0.0, 0.0};
+    return (tplan_ring){true, 2.0 * (n - 1.0) / n * bytes,
+                        lat_s * ceil_log2(n)};
+}
+
+static tplan_ring ring_allgather(double bytes, double n, double lat_s)
+{
+    if (n <= 1)
+        return (tplan_ring){false, 0.0, 0.0};
+    return (tplan_ring){true, (n - 1.0) / n * bytes, lat_s * ceil_log2(n)};
+}
+
+static double ring_s(tplan_ring r, double bw)
+{
+    return r.on ? r.vol / bw + r.lat : 0.0;
+}
+
+double tplan_allreduce_s(double bytes, double n, double bw, double lat_s)
+{
+    return ring_s(ring_allreduce(bytes, n, lat_s), bw);
 }
 
 double tplan_allgather_s(double bytes, double n, double bw, double lat_s)
 {
-    if (n <= 1)
-        return 0.0;
-    return (n - 1.0) / n * bytes / bw + lat_s * ceil_log2(n);
+    return ring_s(ring_allgather(bytes, n, lat_s), bw);
 }
 
 double tplan_alltoall_s(double bytes, double n, double per_node, double link,
@@ -247,45 +267,55 @@ static void offload_time(const tplan_config *c, const tplan_memory *mem,
  * reduce-scatters every micro-batch, stage 3 also all-gathers the
  * weights for forward and for backward of every micro-batch: 1.5x the
  * volume of plain data parallelism. What runs after the step (ZeRO-1/2's
- * weight gather) goes to *after, not into the result. */
-static double dp_traffic(const tplan_config *c, double w, double g, double n,
-                         double bw, double lat, double m, double *after)
+ * weight gather) goes to *after, not into the result.
+ *
+ * HSDP (docs/MODEL.md section 12.10): ZeRO's traffic runs within the
+ * shard group (bw[0]), and the gradient shards are then all-reduced
+ * across the replicas (bw[1]), as often as the gradients are reduced:
+ * every micro-batch under ZeRO 2-3, once a step under ZeRO 1 (FSDP2's
+ * HSDP reduce-scatters, then all-reduces the shard over the replicate
+ * group, in each backward that syncs). One replica is plain ZeRO. The
+ * collectives' volumes are worked out beforehand (dp_rings). */
+static double hsdp_traffic(const tplan_config *c, const tplan_dp_rings *r,
+                           const double bw[2], double m, double *after)
 {
+    double t;
+
     switch (c->zero) {
     case 0:
-        return tplan_allreduce_s(g, n, bw, lat);
+        t = ring_s(r->ar_g, bw[0]);
+        break;
     case 1:
-        *after += tplan_allgather_s(w, n, bw, lat);
-        return tplan_allgather_s(g, n, bw, lat);
+        *after += ring_s(r->ag_w, bw[0]);
+        t = ring_s(r->ag_g, bw[0]);
+        break;
     case 2:
-        *after += tplan_allgather_s(w, n, bw, lat);
-        return m * tplan_allgather_s(g, n, bw, lat);
+        *after += ring_s(r->ag_w, bw[0]);
+        t = m * ring_s(r->ag_g, bw[0]);
+        break;
     default:
         /* reshard_after_forward=false: the forward's gather stays for
          * the backward (FSDP2), 2x the volume of plain DP, not 3x */
-        return m * ((c->reshard_after_forward ? 2.0 : 1.0) *
-                        tplan_allgather_s(w, n, bw, lat) +
-                    tplan_allgather_s(g, n, bw, lat));
+        t = m * ((c->reshard_after_forward ? 2.0 : 1.0) *
+                     ring_s(r->ag_w, bw[0]) +
+                 ring_s(r->ag_g, bw[0]));
+        break;
     }
+    if (r->replicas && c->zero >= 1)
+        t += (c->zero >= 2 ? m : 1.0) * ring_s(r->ar_rep, bw[1]);
+    return t;
 }
 
-/* HSDP (docs/MODEL.md section 12.10): ZeRO's traffic runs within the
- * shard group of `shard` ranks (bw_in), and the gradient shards are then
- * all-reduced across the `rep` replicas (bw_x), as often as the
- * gradients are reduced: every micro-batch under ZeRO 2-3, once a step
- * under ZeRO 1 (FSDP2's HSDP reduce-scatters, then all-reduces the
- * shard over the replicate group, in each backward that syncs). One
- * replica is plain ZeRO. */
-static double hsdp_traffic(const tplan_config *c, double w, double g,
-                           double shard, double rep, const double bw[2],
-                           const double lat[2], double m, double *after)
+/* The rings of hsdp_traffic: w and g bytes over a shard group of `shard`
+ * ranks (latency lat[0]) and `rep` replicas (lat[1]). */
+static void dp_rings(double w, double g, double shard, double rep,
+                     const double lat[2], tplan_dp_rings *r)
 {
-    double t = dp_traffic(c, w, g, shard, bw[0], lat[0], m, after);
-
-    if (rep > 1.0 && c->zero >= 1)
-        t += (c->zero >= 2 ? m : 1.0) *
-             tplan_allreduce_s(g / shard, rep, bw[1], lat[1]);
-    return t;
+    r->ag_w = ring_allgather(w, shard, lat[0]);
+    r->ag_g = ring_allgather(g, shard, lat[0]);
+    r->ar_g = ring_allreduce(g, shard, lat[0]);
+    r->replicas = rep > 1.0;
+    r->ar_rep = ring_allreduce(g / shard, rep, lat[1]);
 }
 
 /* Expert and context parallelism (docs/MODEL.md section 13.4), seconds
@@ -477,6 +507,96 @@ static void comm_layout(const tplan_config *c, tplan_comm_shape *sh)
     sh->on_node = (double)tplan_config_gpus_on_node(c);
 }
 
+/* The collectives' volumes and latency terms of a step (the shape's
+ * rings): what the layout, the memory and the batch decide; their
+ * groups' rank counts and whether they cross nodes are the layout's. */
+static void comm_volumes(const tplan_config *c, const tplan_memory *mem,
+                         tplan_comm_shape *sh)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    double t = (double)c->tp, m = (double)c->accum, v = (double)c->vpp;
+    double b = (double)mem->micro_batch;
+    double s_rank = (double)c->seq / (double)c->cp;
+    double act_bytes = pi->act == TPLAN_ACT_FP32 ? 4.0 : 2.0;
+    double gather_bytes = pi->compute == TPLAN_DTYPE_FP32 ? 4.0 : 2.0;
+
+    /* Tensor parallelism: 4 all-reduces of s b h activations per layer
+     * per micro-batch (2 forward, 2 backward; Narayanan 2021 section
+     * 3.2), 2 more when full recomputation repeats the forward. Sequence
+     * parallelism swaps each for an all-gather + reduce-scatter pair of
+     * the same volume. */
+    sh->tp_on = (c->tp > 1 || sh->etp > 1.0) &&
+                c->model.arch != TPLAN_ARCH_GENERIC;
+    sh->etp_on = false;
+    if (sh->tp_on) {
+        double n_ar = c->recompute == TPLAN_RECOMPUTE_FULL ? 6.0 : 4.0;
+        double msg = s_rank * b * (double)c->model.hidden * act_bytes;
+        double te = sh->etp;
+
+        sh->tp_k = m * sh->layers * n_ar;
+        sh->tp_ring = ring_allreduce(
+            msg, t, t > sh->tp_node ? LAT_INTER_S : LAT_INTRA_S);
+        /* Expert-tensor parallelism apart from tp: an MoE layer's MLP
+         * half of the collectives (half of n_ar) runs over the etp group
+         * instead (Megatron-Core token_dispatcher.py, the all-to-all
+         * dispatcher's dispatch_postprocess gathers the routed tokens
+         * over the expert-tensor group and combine_preprocess
+         * reduce-scatters them), etp/tp times the tokens a tp rank holds
+         * (the group spans etp/tp of a tp group's tokens). At etp = tp it
+         * is the term it replaces; the group is the expert grid's
+         * innermost. */
+        if (te != t && tplan_model_moe(&c->model)) {
+            sh->etp_on = true;
+            sh->etp_k = m * sh->moe_layers * n_ar / 2.0;
+            sh->etp_ring = ring_allreduce(
+                msg * te / t, te,
+                te > sh->etp_node ? LAT_INTER_S : LAT_INTRA_S);
+        }
+    }
+    /* Pipeline: each micro-batch sends its activations forward and their
+     * gradients back, split over the TP ranks (scatter/gather); the
+     * interleaved schedule communicates v times as often. A hop is one
+     * GPU-to-GPU transfer: one NIC across nodes. */
+    sh->pp_on = c->pp > 1;
+    if (sh->pp_on) {
+        sh->pp_msg = s_rank * b * (double)c->model.hidden * act_bytes / t;
+        sh->pp_lat = (double)c->gpus > sh->gpn ? LAT_INTER_S : LAT_INTRA_S;
+        sh->pp_k = 2.0 * m * v;
+    }
+    /* Data parallelism and ZeRO over the data x context-parallel group
+     * (context-parallel ranks hold the same weights). Only trainable
+     * parameters have gradients to reduce; routed experts reduce over
+     * the expert-data-parallel group, their group less the replicas
+     * (validation: these divide it). HSDP: the shard group lies
+     * innermost in the data-parallel ranks (FSDP2's mesh (replicate,
+     * shard): a shard group of up to a node's GPUs / tp stays in the
+     * node), the replicas group's ranks tp x shard apart. */
+    sh->dp_on = (double)sh->dp * (double)c->cp > 1;
+    sh->dp_experts_on = false;
+    if (sh->dp_on) {
+        double ex = (double)mem->experts_on_device;
+        double shard = (double)sh->shard, rep = (double)sh->rep;
+        double lats[2];
+
+        if (sh->rep > 1) {
+            lats[0] = shard > sh->shard_node ? LAT_INTER_S : LAT_INTRA_S;
+            lats[1] = rep > sh->rep_node ? LAT_INTER_S : LAT_INTRA_S;
+        } else {
+            lats[0] = lats[1] = (double)(sh->dp * c->cp) > sh->dp_node
+                                    ? LAT_INTER_S
+                                    : LAT_INTRA_S;
+        }
+        dp_rings(((double)mem->params_on_device - ex) * gather_bytes,
+                 ((double)mem->trainable_on_device - ex) * pi->grad_bytes,
+                 shard, rep, lats, &sh->dp_dense);
+        if (ex > 0 && sh->edp > 1) {
+            sh->dp_experts_on = true;
+            dp_rings(ex * gather_bytes, ex * pi->grad_bytes, sh->edp / rep,
+                     rep, lats, &sh->dp_experts);
+        }
+    }
+}
+
 /* The rest of the shape: what the memory and the accumulation decide. */
 static void comm_shape(const tplan_config *c, const tplan_memory *mem,
                        tplan_comm_shape *sh)
@@ -510,6 +630,7 @@ static void comm_shape(const tplan_config *c, const tplan_memory *mem,
             (tplan_base_elem_bytes(c->base_precision, c->double_quant) + 2.0) /
             c->gpu.mem_bw_bytes_per_s;
     }
+    comm_volumes(c, mem, sh);
 }
 
 static tplan_comm_knobs comm_knobs(const tplan_config *c)
@@ -529,27 +650,22 @@ static bool knobs_same(const tplan_comm_knobs *a, const tplan_comm_knobs *b)
 }
 
 /* Communication, the optimizer step and the totals: what follows the
- * compute of a step (tplan_perf_eval_comm re-runs it alone). */
+ * compute of a step (tplan_perf_eval_comm re-runs it alone): the
+ * bandwidths from the communication-class fields, the times of the
+ * shape's collectives at them, what hides under compute. */
 static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
                            tplan_perf *out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
-    double gpus = (double)c->gpus, t = (double)c->tp, p = (double)c->pp;
-    double v = (double)c->vpp, m = (double)c->accum;
+    double gpus = (double)c->gpus, m = (double)c->accum;
     const tplan_comm_shape *sh = &out->shape;
-    int64_t dp_n = sh->dp;
-    double dp = (double)dp_n, cp = (double)c->cp;
-    double gpn = sh->gpn;
     double link =
         c->link_bytes_per_s > 0 ? c->link_bytes_per_s : c->gpu.link_bytes_per_s;
     double nic =
         c->nic_bytes_per_s > 0 ? c->nic_bytes_per_s : c->gpu.nic_bytes_per_s;
-    double b = (double)mem->micro_batch, s = (double)c->seq;
-    double s_rank = s / cp;
-    double samples = b * dp * m, peak_mm = out->peak_flops;
-    double act_bytes = pi->act == TPLAN_ACT_FP32 ? 4.0 : 2.0;
-    double gather_bytes = pi->compute == TPLAN_DTYPE_FP32 ? 4.0 : 2.0;
-    double w_bytes, g_bytes, bw, bw_tp, bw_dp, bw_pp, lat, window, hidden;
+    double samples = (double)mem->micro_batch * (double)sh->dp * m;
+    double peak_mm = out->peak_flops;
+    double bw_tp, bw_dp, bw_pp, window, hidden;
 
     /* everything this part sets, cleared: a re-run starts where a first
      * evaluation would */
@@ -564,46 +680,20 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     out->knobs = comm_knobs(c);
     /* Megatron's rank order puts TP innermost, then CP, EP and DP, then
      * PP (tp-cp-ep-dp-pp). */
-    bw_tp = group_bw(t, sh->tp_node, link, nic, &out->tp_inter_node);
-    bw_dp = group_bw((double)(dp_n * c->cp), sh->dp_node, link, nic,
+    bw_tp = group_bw((double)c->tp, sh->tp_node, link, nic,
+                     &out->tp_inter_node);
+    bw_dp = group_bw((double)(sh->dp * c->cp), sh->dp_node, link, nic,
                      &out->dp_inter_node);
-    /* a pipeline hop is one GPU-to-GPU transfer: one NIC across nodes */
-    out->pp_inter_node = gpus > gpn && p > 1;
+    out->pp_inter_node = gpus > sh->gpn && c->pp > 1;
     bw_pp = out->pp_inter_node ? nic * IB_BUS_EFF : link * NVLINK_BUS_EFF;
-
-    /* Tensor parallelism: 4 all-reduces of s b h activations per layer per
-     * micro-batch (2 forward, 2 backward; Narayanan 2021 section 3.2), 2
-     * more when full recomputation repeats the forward. Sequence
-     * parallelism swaps each for an all-gather + reduce-scatter pair of the
-     * same volume. */
-    if ((c->tp > 1 || sh->etp > 1.0) &&
-        c->model.arch != TPLAN_ARCH_GENERIC) {
-        double n_ar = c->recompute == TPLAN_RECOMPUTE_FULL ? 6.0 : 4.0;
-        double layers = sh->layers;
-        double msg = s_rank * b * (double)c->model.hidden * act_bytes;
-        double te = sh->etp;
-
-        lat = out->tp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
-        out->tp_comm_s =
-            m * layers * n_ar * tplan_allreduce_s(msg, t, bw_tp, lat);
-        /* Expert-tensor parallelism apart from tp: an MoE layer's MLP
-         * half of the collectives (half of n_ar) runs over the etp group
-         * instead (Megatron-Core token_dispatcher.py, the all-to-all
-         * dispatcher's dispatch_postprocess gathers the routed tokens over
-         * the expert-tensor group and combine_preprocess reduce-scatters
-         * them), etp/tp times the tokens a tp rank holds (the group
-         * spans etp/tp of a tp group's tokens). At etp = tp it is the
-         * term it replaces; the group is the expert grid's innermost. */
-        if (te != t && tplan_model_moe(&c->model)) {
+    if (sh->tp_on) {
+        out->tp_comm_s = sh->tp_k * ring_s(sh->tp_ring, bw_tp);
+        if (sh->etp_on) {
             bool inter = false;
-            double bw_etp = group_bw(te, sh->etp_node, link, nic, &inter);
-            double lat_e = inter ? LAT_INTER_S : LAT_INTRA_S;
-            double moe_l = sh->moe_layers;
+            double bw_etp = group_bw(sh->etp, sh->etp_node, link, nic, &inter);
 
-            out->tp_comm_s +=
-                m * moe_l * n_ar / 2.0 *
-                (tplan_allreduce_s(msg * te / t, te, bw_etp, lat_e) -
-                 tplan_allreduce_s(msg, t, bw_tp, lat));
+            out->tp_comm_s += sh->etp_k * (ring_s(sh->etp_ring, bw_etp) -
+                                           ring_s(sh->tp_ring, bw_tp));
             out->tp_inter_node = out->tp_inter_node || inter;
         }
     }
@@ -614,70 +704,36 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
      * tp_comm_overlap is off). */
     out->tp_exposed_s = out->tp_comm_s -
                         tp_fmin(c->tp_overlap * out->tp_comm_s, out->compute_s);
-    /* Pipeline: each micro-batch sends its activations forward and their
-     * gradients back, split over the TP ranks (scatter/gather); the
-     * interleaved schedule communicates v times as often. */
-    if (c->pp > 1) {
-        double msg = s_rank * b * (double)c->model.hidden * act_bytes / t;
-
-        lat = out->pp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
-        out->pp_comm_s = 2.0 * m * v * (msg / bw_pp + lat);
-    }
-    ep_cp_time(c, mem, m, out->attn_core_s, link, nic, gpn, out);
+    if (sh->pp_on)
+        out->pp_comm_s = sh->pp_k * (sh->pp_msg / bw_pp + sh->pp_lat);
+    if (c->ep > 1 || c->cp > 1)
+        ep_cp_time(c, mem, m, out->attn_core_s, link, nic, sh->gpn, out);
     out->pp_exposed_s = out->pp_comm_s;
     if (out->paired_share > 0)
         dualpipe_hide(c, out);
-    /* Data parallelism and ZeRO over the data x context-parallel group
-     * (context-parallel ranks hold the same weights). */
-    if (dp * cp > 1) {
-        double fwd_bwd_mb = out->compute_s / m;
-        double ex = (double)mem->experts_on_device, after = 0.0;
-        /* the expert-data-parallel group: gpus / (pp x etp x ep) */
-        double edp = sh->edp;
-        /* HSDP: the shard group lies innermost in the data-parallel
-         * ranks (FSDP2's mesh (replicate, shard): a shard group of up to
-         * a node's GPUs / tp stays in the node), the replicas group's
-         * ranks tp x shard apart */
-        int64_t shard_n = sh->shard;
-        int64_t rep_n = sh->rep;
-        double bws[2], lats[2], eff;
-        bool x_inter = false;
-
-        /* only trainable parameters have gradients to reduce; routed
-         * experts reduce over the expert-data-parallel group */
-        w_bytes = ((double)mem->params_on_device - ex) * gather_bytes;
-        g_bytes = ((double)mem->trainable_on_device - ex) * pi->grad_bytes;
+    if (sh->dp_on) {
+        double fwd_bwd_mb = out->compute_s / m, after = 0.0;
         /* the framework's collectives reach a share of the modelled
          * bandwidth (section 14) */
-        eff = c->zero >= 3 ? c->zero3_bw_eff : c->dp_bw_eff;
-        bw = bw_dp * eff;
-        lat = out->dp_inter_node ? LAT_INTER_S : LAT_INTRA_S;
-        if (rep_n > 1) {
-            bool in_inter;
+        double eff = c->zero >= 3 ? c->zero3_bw_eff : c->dp_bw_eff;
+        double bws[2];
 
-            bws[0] = group_bw((double)shard_n, sh->shard_node, link, nic,
+        if (sh->rep > 1) {
+            bool in_inter, x_inter;
+
+            bws[0] = group_bw((double)sh->shard, sh->shard_node, link, nic,
                               &in_inter) *
                      eff;
-            bws[1] = group_bw((double)rep_n, sh->rep_node, link, nic,
+            bws[1] = group_bw((double)sh->rep, sh->rep_node, link, nic,
                               &x_inter) *
                      eff;
-            lats[0] = in_inter ? LAT_INTER_S : LAT_INTRA_S;
-            lats[1] = x_inter ? LAT_INTER_S : LAT_INTRA_S;
             out->dp_inter_node = in_inter || x_inter;
         } else {
-            bws[0] = bws[1] = bw;
-            lats[0] = lats[1] = lat;
+            bws[0] = bws[1] = bw_dp * eff;
         }
-        out->dp_comm_s =
-            hsdp_traffic(c, w_bytes, g_bytes, (double)shard_n, (double)rep_n,
-                         bws, lats, m, &after);
-        /* routed experts: their group less the replicas (validation:
-         * these divide it) */
-        if (ex > 0 && edp > 1)
-            out->dp_comm_s += hsdp_traffic(c, ex * gather_bytes,
-                                           ex * pi->grad_bytes,
-                                           edp / (double)rep_n, (double)rep_n,
-                                           bws, lats, m, &after);
+        out->dp_comm_s = hsdp_traffic(c, &sh->dp_dense, bws, m, &after);
+        if (sh->dp_experts_on)
+            out->dp_comm_s += hsdp_traffic(c, &sh->dp_experts, bws, m, &after);
         switch (c->zero) {
         case 0:
         case 1:
@@ -722,7 +778,7 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
                        out->dequant_s + out->offload_s + out->ep_exposed_s +
                        out->cp_exposed_s;
     out->samples_per_s = samples / out->step_time_s;
-    out->tokens_per_s = out->samples_per_s * s;
+    out->tokens_per_s = out->samples_per_s * (double)c->seq;
     out->mfu = out->flops_per_step / (out->step_time_s * gpus * peak_mm);
     out->hfu = out->hw_flops_per_step / (out->step_time_s * gpus * peak_mm);
     out->compute_fraction = out->compute_s / out->step_time_s;

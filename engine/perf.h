@@ -11,6 +11,20 @@
 #include "flops.h"
 #include "memory.h"
 
+/* A ring collective of a step (perf.c): its time at bw bytes/s is
+ * vol / bw + lat; off (a group of one rank) it takes none. */
+typedef struct tplan_ring {
+    bool on;
+    double vol, lat;
+} tplan_ring;
+
+/* ZeRO's collectives over a shard group, and the replicas' all-reduce
+ * (HSDP): weights and gradients gathered, gradients all-reduced. */
+typedef struct tplan_dp_rings {
+    tplan_ring ag_w, ag_g, ar_g, ar_rep;
+    bool replicas; /* more than one replica */
+} tplan_dp_rings;
+
 /* What the communication part (perf.c's comm_and_total) reads of the
  * layout, the memory and the hardware, none of it of the communication
  * class: worked out with the compute and kept while only communication-
@@ -30,6 +44,14 @@ typedef struct tplan_comm_shape {
     double edp;                /* the expert-data-parallel group */
     double pcie, nvme, on_node; /* offload: the host links, GPUs a node */
     double optimizer_s, dequant_s; /* no communication in them */
+    /* the collectives' volumes and latencies of a step (comm_volumes):
+     * the bandwidths, from communication-class fields, come at each run */
+    bool tp_on, etp_on, pp_on, dp_on, dp_experts_on;
+    double tp_k, etp_k;        /* all-reduces a step: m x layers x n_ar, and
+                                  the expert-TP group's correction */
+    tplan_ring tp_ring, etp_ring;
+    double pp_k, pp_msg, pp_lat; /* 2 m v hops of pp_msg bytes */
+    tplan_dp_rings dp_dense, dp_experts; /* ZeRO: dense, routed experts */
 } tplan_comm_shape;
 
 /* The communication-class fields (fields.c, TPLAN_REACH_COMM) but the
