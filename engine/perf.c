@@ -630,6 +630,10 @@ static void comm_shape(const tplan_config *c, const tplan_memory *mem,
             (tplan_base_elem_bytes(c->base_precision, c->double_quant) + 2.0) /
             c->gpu.mem_bw_bytes_per_s;
     }
+    sh->offload_on = c->offload_optimizer != TPLAN_OFFLOAD_NONE ||
+                     c->offload_params != TPLAN_OFFLOAD_NONE ||
+                     mem->paged_spill_bytes != 0 ||
+                     mem->act_offload_mb_bytes > 0.0 || !(sh->pcie > 0.0);
     comm_volumes(c, mem, sh);
 }
 
@@ -771,7 +775,12 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     }
     out->optimizer_s = sh->optimizer_s;
     out->dequant_s = sh->dequant_s;
-    offload_time(c, mem, m, out);
+    /* nothing offloaded or paged: no host traffic (offload_time's terms
+     * are all 0 then, at any finite host-link speed) */
+    if (sh->offload_on)
+        offload_time(c, mem, m, out);
+    else
+        out->act_offload_s = 0.0;
 
     out->step_time_s = out->compute_s + out->bubble_s + out->tp_exposed_s +
                        out->pp_exposed_s + out->dp_exposed_s + out->optimizer_s +

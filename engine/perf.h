@@ -47,6 +47,7 @@ typedef struct tplan_comm_shape {
     /* the collectives' volumes and latencies of a step (comm_volumes):
      * the bandwidths, from communication-class fields, come at each run */
     bool tp_on, etp_on, pp_on, dp_on, dp_experts_on;
+    bool offload_on; /* host traffic: offloading, paging, a host link of 0 */
     double tp_k, etp_k;        /* all-reduces a step: m x layers x n_ar, and
                                   the expert-TP group's correction */
     tplan_ring tp_ring, etp_ring;
