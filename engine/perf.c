@@ -918,37 +918,31 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
     double m = (double)c->accum;
     double dp, b = (double)mem->micro_batch;
     double samples, peak_mm, peak_attn, mm_s, attn_s;
-    tplan_perf_memo memo;
+    tplan_perf_memo *memo = &out->memo;
+    const tplan_flops *fl = &memo->fl;
     bool same_fl;
-    tplan_flops fl;
     tplan_dtype d;
 
-    /* the layout's part of the shape and the memo stay where they can:
-     * cleared up to the shape (its layout part is kept), the knobs
-     * comm_and_total sets */
-    staged = staged && out->memo.valid;
-    if (staged) {
-        memo = out->memo;
-        memset(out, 0, offsetof(tplan_perf, shape));
-        dp = (double)out->shape.dp;
-    } else {
-        *out = (tplan_perf){0};
-        memo.valid = false;
-        dp = (double)tplan_config_dp(c);
-    }
+    /* Cleared up to the shape: the shape is written again below (its
+     * layout part kept when staged, every part a run reads behind a flag
+     * the run sets), the knobs by comm_and_total, the memo here. */
+    staged = staged && memo->valid;
+    memset(out, 0, offsetof(tplan_perf, shape));
+    if (!staged)
+        memo->valid = false;
+    dp = staged ? (double)out->shape.dp : (double)tplan_config_dp(c);
     samples = b * dp * m;
-    same_fl = staged && memo.samples == samples;
+    same_fl = staged && memo->samples == samples;
     if (c->model.arch == TPLAN_ARCH_GENERIC &&
         !(c->model.generic_flops_per_sample > 0)) {
-        out->memo.valid = false;
+        memo->valid = false;
         return;
     }
     out->timed = true;
     d = compute_dtype(c, &out->dtype_fallback);
     out->dtype = d;
-    if (same_fl) {
-        fl = memo.fl;
-    } else {
+    if (!same_fl) {
+        memo->samples = samples;
         /* the attention core's recomputation is core_attn's (a module
          * list without it recomputes no core); the other modules add
          * theirs */
@@ -958,38 +952,38 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
                              : (tplan_config_rc_modules(c) & TPLAN_RC_CORE_ATTN
                                     ? TPLAN_RECOMPUTE_SELECTIVE
                                     : TPLAN_RECOMPUTE_NONE),
-                         c->attention, true, &fl);
+                         c->attention, true, &memo->fl);
         tplan_flops_rc_modules(&c->model, c->seq, samples,
-                               tplan_config_rc_modules(c), &fl);
+                               tplan_config_rc_modules(c), &memo->fl);
         if (c->lora_rank > 0)
             tplan_flops_lora(&c->model,
                              tplan_lora_active_params(&c->model, c->lora_rank,
                                                       c->lora_targets, c->dora),
-                             c->seq, samples, c->recompute, &fl);
+                             c->seq, samples, c->recompute, &memo->fl);
     }
     if (!staged)
-        memo.log2_tp = log2((double)c->tp);
-    out->flops_per_step = fl.model;
-    out->hw_flops_per_step = fl.hardware;
+        memo->log2_tp = log2((double)c->tp);
+    out->flops_per_step = fl->model;
+    out->hw_flops_per_step = fl->hardware;
     peak_mm = c->gpu.peak_flops[d];
     /* The attention core runs in 16 bits even under fp8 recipes. */
     peak_attn =
         d == TPLAN_DTYPE_FP8 ? c->gpu.peak_flops[TPLAN_DTYPE_BF16] : peak_mm;
-    efficiency(c, mem, d, memo.log2_tp, &out->matmul_eff, &out->attn_eff);
+    efficiency(c, mem, d, memo->log2_tp, &out->matmul_eff, &out->attn_eff);
     out->peak_flops = peak_mm;
-    mm_s = fl.matmul_hw / gpus / (peak_mm * out->matmul_eff);
-    attn_s = fl.attn_hw / gpus / (peak_attn * out->attn_eff);
+    mm_s = fl->matmul_hw / gpus / (peak_mm * out->matmul_eff);
+    attn_s = fl->attn_hw / gpus / (peak_attn * out->attn_eff);
     out->compute_s = mm_s + attn_s;
     /* Pipeline stages are as fast as the slowest: the last one also runs
      * the LM head (p x its share of the work, over a balanced split). */
     out->stage_imbalance = 1.0;
     out->slowest_stage = 0;
-    if (c->pp > 1 && fl.hardware > 0 && same_fl) {
-        out->stage_imbalance = memo.stage_imbalance;
-        out->slowest_stage = memo.slowest_stage;
+    if (c->pp > 1 && fl->hardware > 0 && same_fl) {
+        out->stage_imbalance = memo->stage_imbalance;
+        out->slowest_stage = memo->slowest_stage;
         out->compute_s *= out->stage_imbalance;
-    } else if (c->pp > 1 && fl.hardware > 0) {
-        double layers = fl.hardware - fl.head_hw - fl.mtp_hw;
+    } else if (c->pp > 1 && fl->hardware > 0) {
+        double layers = fl->hardware - fl->head_hw - fl->mtp_hw;
         double L = (double)c->model.layers;
         /* the busiest stage's layers (an uneven split: the first has
          * ceil(L/p); with pp_embed_loss a middle one (L+2)/p) against the
@@ -1002,37 +996,34 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
         /* the MTP modules run after the last layer, on the last stage
          * (DeepSeek-V3 section 3.2.3; with dualpipe the rank that also
          * holds the first stage) */
-        last = (double)(hi - lo) / L * layers + fl.head_hw + fl.mtp_hw;
+        last = (double)(hi - lo) / L * layers + fl->head_hw + fl->mtp_hw;
         /* the slower named: the last on a tie (it also runs the head) */
         out->slowest_stage =
             last >= busiest ? c->pp - 1 : tplan_config_fullest_stage(c);
         out->stage_imbalance =
             tplan_config_pp_schedule(c) == TPLAN_PP_DUALPIPE
-                ? dualpipe_imbalance(c, &fl, &out->slowest_stage)
-                : p * tp_fmax(busiest, last) / fl.hardware;
+                ? dualpipe_imbalance(c, fl, &out->slowest_stage)
+                : p * tp_fmax(busiest, last) / fl->hardware;
         out->compute_s *= out->stage_imbalance;
     }
     /* Expert parallelism: the step waits for the busiest expert rank,
      * which runs moe_load times the average routed tokens. */
-    if (c->ep > 1 && fl.expert_hw > 0) {
-        out->moe_wait_s = (tplan_config_moe_load(c) - 1.0) * fl.expert_hw /
+    if (c->ep > 1 && fl->expert_hw > 0) {
+        out->moe_wait_s = (tplan_config_moe_load(c) - 1.0) * fl->expert_hw /
                           gpus / (peak_mm * out->matmul_eff) *
                           out->stage_imbalance;
         out->compute_s += out->moe_wait_s;
     }
 
     schedule_time(c, mm_s, attn_s, out);
-    out->attn_core_s = fl.attn_hw / gpus / (peak_attn * out->attn_eff);
+    out->attn_core_s = fl->attn_hw / gpus / (peak_attn * out->attn_eff);
     if (!staged)
         comm_layout(c, &out->shape);
     comm_shape(c, mem, &out->shape);
     comm_and_total(c, mem, out);
-    memo.valid = true;
-    memo.samples = samples;
-    memo.fl = fl;
-    memo.stage_imbalance = out->stage_imbalance;
-    memo.slowest_stage = out->slowest_stage;
-    out->memo = memo;
+    memo->valid = true;
+    memo->stage_imbalance = out->stage_imbalance;
+    memo->slowest_stage = out->slowest_stage;
 }
 
 void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
