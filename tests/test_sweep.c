@@ -4,6 +4,7 @@
  * declarative limits. */
 #include "tplan_test.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -303,7 +304,10 @@ static int sink_check(void *ud, int64_t index, const tplan_plan *p,
     if (!q || k->seen[index]++ ||
         tplan_sweep_eval_at(k->s, &index, 1, q, 1, TPLAN_EVAL_FULL, &err) != TPLAN_OK ||
         memcmp(&p->mem, &q->mem, sizeof p->mem) != 0 ||
-        memcmp(&p->perf, &q->perf, sizeof p->perf) != 0 ||
+        /* the time's figures: what follows them (the communication
+         * shape, knobs and memo, perf.h) is the evaluation's working
+         * state, its padding unspecified */
+        memcmp(&p->perf, &q->perf, offsetof(tplan_perf, shape)) != 0 ||
         memcmp(&p->run, &q->run, sizeof p->run) != 0) {
         k->bad++;
     } else {
