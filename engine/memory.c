@@ -1067,22 +1067,20 @@ static int64_t stage_max_batch(const tplan_config *c, const stage_mem *s,
                             MAX_MICRO_BATCH);
 }
 
-/* The contract figures of one stage at micro-batch b; bmax is the largest
- * micro-batch that fits (over the stages that count). */
-static void fill(const tplan_config *c, const stage_mem *s,
-                 const stage_pos *st, int64_t b, int64_t bmax,
-                 tplan_memory *out)
+/* The contract figures of one stage that do not depend on the
+ * micro-batch, the accumulation or the reserve: what the stage's states
+ * and the config's non-batch fields give (stage_mem.h's memo keeps them
+ * beside the stages; issue 38: they were half of a batch-staged
+ * evaluation's memory). out is zeroed; written as fill_batch expects
+ * them. A paged optimizer's spill is taken as 0 here, and fill_batch
+ * redoes what it moves when it is not. False when the host and NVMe
+ * side is out of range (fill_batch then reports the plan out of
+ * range). */
+static bool fill_fixed(const tplan_config *c, const stage_mem *s,
+                       const stage_pos *st, tplan_memory *out)
 {
-    double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
-    double total = stage_total(s, (double)b);
-    double spill = tp_fmin(tp_fmax(total - usable, 0.0) / s->alloc_k, s->paged);
     double on_node = (double)tplan_config_gpus_on_node(c);
 
-    /* Beyond an exabyte per device the figures no longer fit the int64
-     * contract; the caller reports the plan as out of range. */
-    out->out_of_range = !(total < 1e18 && (s->host + s->nvme) * on_node < 1e18);
-    if (out->out_of_range)
-        return;
     out->stage = c->pp == 1  ? TPLAN_STAGE_ONLY
                  : st->first ? TPLAN_STAGE_FIRST
                  : st->last  ? TPLAN_STAGE_LAST
@@ -1091,69 +1089,112 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->work_copy_bytes = llround(s->work);
     out->weights_bytes = llround(s->weights) + out->work_copy_bytes;
     out->grads_bytes = llround(s->grads);
-    /* paged states beyond the GPU's room live on the host (unified
-     * memory pages them in for the optimizer step) */
-    out->paged_spill_bytes = llround(spill);
-    out->optimizer_bytes = llround(s->optim - spill);
-    out->activations_bytes = llround(s->per_sample * (double)b);
     out->context_bytes = llround(s->context);
     out->blas_ws_bytes = llround(s->blas_ws);
     out->gather_bytes = llround(s->gather + s->held);
     out->reshard_held_bytes = llround(s->held);
-    out->act_offload_bytes = llround(s->act_host * (double)b);
-    out->act_offload_mb_bytes = s->act_off_mb * (double)b;
     out->dequant_bytes = llround(s->dequant);
-    out->alloc_bytes =
-        llround((s->alloc_k - 1.0) *
-                (fixed_alloc(s) - spill + phase_peak(s, (double)b)));
     out->nccl_bytes = llround(s->nccl);
     out->nvls_bytes = llround(s->nvls);
-    out->states_bytes =
-        llround(outside_alloc(s) +
-                s->alloc_k * (states_alloc(s) - spill -
-                              (s->grads_at_step ? s->work : 0.0)));
-    out->forward_states_bytes =
-        llround(outside_alloc(s) +
-                s->alloc_k * (fixed_alloc(s) - spill +
-                              (s->grads_at_step ? s->work_fwd : 0.0) +
-                              s->held));
-    out->step_states_bytes = llround(
-        outside_alloc(s) + s->alloc_k * (fixed_alloc(s) - spill + step_phase(s)));
     out->tie_temp_bytes = llround(s->tie_temp);
     out->communicators = s->comms;
     out->bucket_bytes = llround(s->bucket);
     out->step_temp_bytes = llround(s->step_temp);
-    phases(s, b, out);
-    out->overhead_bytes = out->context_bytes + out->gather_bytes +
-                          out->dequant_bytes + out->alloc_bytes +
-                          out->nccl_bytes + out->bucket_bytes +
-                          out->transient_bytes;
     out->trainable_on_device = llround(s->trainable);
     out->experts_on_device = llround(s->experts);
     out->quant_elems = s->quant;
     out->offload_state_bytes = llround(s->off_states);
     out->offload_weight_bytes = llround(s->off_w);
     /* every GPU of the job on a node holds its share there */
-    /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
-     * is offloaded (framework.c), not on paged states */
-    out->host_bytes =
-        llround((s->host * c->host_buffer_factor + spill +
-                 s->act_host * (double)b) *
-                on_node);
     out->nvme_bytes = llround(s->nvme * on_node);
     out->host_capacity_bytes = llround(tplan_config_host_memory(c));
-    out->host_fits = out->host_bytes <= out->host_capacity_bytes;
-    out->total_bytes = out->weights_bytes + out->grads_bytes +
-                       out->optimizer_bytes + out->activations_bytes +
-                       out->overhead_bytes - out->off_peak_bytes;
     out->capacity_bytes = c->gpu.memory_bytes;
-    out->usable_bytes = (int64_t)floor(usable);
-    out->reserve_bytes = out->capacity_bytes - out->usable_bytes;
     out->params_on_device = llround(s->params);
     out->act_per_sample_bytes = s->per_sample;
     out->act_layer_bytes = s->act_layer;
     out->inflight = s->inflight;
     out->layers_on_stage = s->layers;
+    /* what a spill of 0 gives (x - 0.0 is x: the same doubles) */
+    out->optimizer_bytes = llround(s->optim);
+    out->states_bytes =
+        llround(outside_alloc(s) +
+                s->alloc_k * (states_alloc(s) -
+                              (s->grads_at_step ? s->work : 0.0)));
+    out->forward_states_bytes =
+        llround(outside_alloc(s) +
+                s->alloc_k * (fixed_alloc(s) +
+                              (s->grads_at_step ? s->work_fwd : 0.0) +
+                              s->held));
+    out->step_states_bytes = llround(
+        outside_alloc(s) + s->alloc_k * (fixed_alloc(s) + step_phase(s)));
+    /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
+     * is offloaded (framework.c), not on paged states */
+    out->host_bytes = llround(s->host * c->host_buffer_factor * on_node);
+    return (s->host + s->nvme) * on_node < 1e18;
+}
+
+/* The rest of one stage's figures at micro-batch b, with bmax the
+ * largest micro-batch that fits (over the stages that count): out holds
+ * fill_fixed's for the same stage and config (in_range: what it
+ * returned). */
+static void fill_batch(const tplan_config *c, const stage_mem *s, int64_t b,
+                       int64_t bmax, bool in_range, tplan_memory *out)
+{
+    double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
+    double total = stage_total(s, (double)b);
+    double spill = tp_fmin(tp_fmax(total - usable, 0.0) / s->alloc_k, s->paged);
+
+    /* Beyond an exabyte per device the figures no longer fit the int64
+     * contract; the caller reports the plan as out of range. */
+    if (!(total < 1e18 && in_range)) {
+        memset(out, 0, sizeof *out);
+        out->out_of_range = true;
+        return;
+    }
+    out->out_of_range = false;
+    /* paged states beyond the GPU's room live on the host (unified
+     * memory pages them in for the optimizer step); without a spill
+     * fill_fixed's figures stand */
+    if (spill != 0.0) {
+        out->paged_spill_bytes = llround(spill);
+        out->optimizer_bytes = llround(s->optim - spill);
+        out->states_bytes =
+            llround(outside_alloc(s) +
+                    s->alloc_k * (states_alloc(s) - spill -
+                                  (s->grads_at_step ? s->work : 0.0)));
+        out->forward_states_bytes =
+            llround(outside_alloc(s) +
+                    s->alloc_k * (fixed_alloc(s) - spill +
+                                  (s->grads_at_step ? s->work_fwd : 0.0) +
+                                  s->held));
+        out->step_states_bytes =
+            llround(outside_alloc(s) +
+                    s->alloc_k * (fixed_alloc(s) - spill + step_phase(s)));
+    }
+    out->activations_bytes = llround(s->per_sample * (double)b);
+    out->act_offload_bytes = llround(s->act_host * (double)b);
+    out->act_offload_mb_bytes = s->act_off_mb * (double)b;
+    out->alloc_bytes =
+        llround((s->alloc_k - 1.0) *
+                (fixed_alloc(s) - spill + phase_peak(s, (double)b)));
+    phases(s, b, out);
+    out->overhead_bytes = out->context_bytes + out->gather_bytes +
+                          out->dequant_bytes + out->alloc_bytes +
+                          out->nccl_bytes + out->bucket_bytes +
+                          out->transient_bytes;
+    /* every GPU of the job on a node holds its share there; without a
+     * spill or offloaded activations fill_fixed's figure stands */
+    if (spill != 0.0 || s->act_host != 0.0)
+        out->host_bytes =
+            llround((s->host * c->host_buffer_factor + spill +
+                     s->act_host * (double)b) *
+                    (double)tplan_config_gpus_on_node(c));
+    out->host_fits = out->host_bytes <= out->host_capacity_bytes;
+    out->total_bytes = out->weights_bytes + out->grads_bytes +
+                       out->optimizer_bytes + out->activations_bytes +
+                       out->overhead_bytes - out->off_peak_bytes;
+    out->usable_bytes = (int64_t)floor(usable);
+    out->reserve_bytes = out->capacity_bytes - out->usable_bytes;
     out->micro_batch = b;
     out->max_micro_batch = bmax;
     /* b <= bmax holds exactly when every stage fits; comparing totals
@@ -1164,6 +1205,18 @@ static void fill(const tplan_config *c, const stage_mem *s,
                                      the host's room already */
     out->fits = out->host_fits && bmax > 0 && b <= bmax;
     band(c, out);
+}
+
+/* The contract figures of one stage at micro-batch b into a zeroed out;
+ * bmax is the largest micro-batch that fits (over the stages that
+ * count). */
+static void fill(const tplan_config *c, const stage_mem *s,
+                 const stage_pos *st, int64_t b, int64_t bmax,
+                 tplan_memory *out)
+{
+    bool in_range = fill_fixed(c, s, st, out);
+
+    fill_batch(c, s, b, bmax, in_range, out);
 }
 
 void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
@@ -1296,10 +1349,10 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     int64_t bmax, b;
     double worst_total = -1.0;
 
-    memset(out, 0, sizeof *out);
     if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
         tplan_act_bytes act;
 
+        memset(out, 0, sizeof *out);
         act_bytes(c, cache, &act);
         dualpipe_eval(c, &act, usable, out);
         return;
@@ -1320,6 +1373,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         memo->accum = c->accum;
         memo->usable = usable;
         memo->valid = true;
+        memo->fixed_stage = -1;
     } else {
         n = eval_stages(c, cache, usable, own_pos, own, &bmax);
     }
@@ -1341,7 +1395,21 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
             worst = i;
         }
     }
-    fill(c, &stages[worst], &pos[worst], b, bmax, out);
+    if (!memo) {
+        memset(out, 0, sizeof *out);
+        fill(c, &stages[worst], &pos[worst], b, bmax, out);
+        return;
+    }
+    /* the worst stage's figures that the micro-batch does not move, kept
+     * with the stages (dropped with them) */
+    if (memo->fixed_stage != worst) {
+        memset(&memo->fixed, 0, sizeof memo->fixed);
+        memo->fixed_in_range =
+            fill_fixed(c, &stages[worst], &pos[worst], &memo->fixed);
+        memo->fixed_stage = worst;
+    }
+    *out = memo->fixed;
+    fill_batch(c, &stages[worst], b, bmax, memo->fixed_in_range, out);
 }
 
 void tplan_memory_eval_stage_at(const tplan_config *c, int64_t index,
