@@ -192,12 +192,11 @@ static void attn_on_device(const tplan_config *c, double *params,
  * tp unless given), its matmul weights (for working copies) and the
  * largest gathered unit (for ZeRO-3). The vocabulary is split over t
  * (vocab-parallel embedding). */
-static void stage_params(const tplan_config *c, const stage_pos *st,
-                         double *params, double *experts, double *matmul,
-                         double *largest)
+static void stage_params(const tplan_config *c, const tplan_param_count *pc,
+                         const stage_pos *st, double *params, double *experts,
+                         double *matmul, double *largest)
 {
     const tplan_model *m = &c->model;
-    tplan_param_count pc;
     double t = (double)c->tp, h = (double)m->hidden, e = (double)c->ep;
     double te = (double)tplan_config_etp(c);
     double attn_p, attn_mm, dense_dev, moe_dev, exp_dev, exp_mm, vh, nd, nm;
@@ -211,19 +210,18 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
         *largest = (double)m->generic_largest_layer_params;
         return;
     }
-    tplan_model_params(m, &pc);
     moe = tplan_model_moe_layers(m, st->lo, st->hi);
     nm = (double)moe;
     nd = (double)(st->hi - st->lo - moe);
     attn_on_device(c, &attn_p, &attn_mm);
-    dense_dev = attn_p + (double)pc.layer_mlp / t + (double)pc.layer_norm;
+    dense_dev = attn_p + (double)pc->layer_mlp / t + (double)pc->layer_norm;
     /* router replicated on every rank; shared experts split like an MLP;
      * routed experts over ep x etp (etp = tp unless given) */
-    exp_dev = (double)m->experts * (double)pc.layer_expert / (e * te);
+    exp_dev = (double)m->experts * (double)pc->layer_expert / (e * te);
     exp_mm = mlp_w * (double)m->experts * (double)tplan_model_expert_ffn(m) /
              (e * te);
-    moe_dev = attn_p + (double)pc.layer_norm + (double)pc.layer_router +
-              (double)pc.layer_shared / t + exp_dev;
+    moe_dev = attn_p + (double)pc->layer_norm + (double)pc->layer_router +
+              (double)pc->layer_shared / t + exp_dev;
     vh = (double)m->vocab * h / t;
     *params = nd * dense_dev + nm * moe_dev;
     *experts = nm * exp_dev;
@@ -236,9 +234,9 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
                  t +
              exp_mm);
     if (first)
-        *params += vh + (double)m->extra_params + (double)pc.pos;
+        *params += vh + (double)m->extra_params + (double)pc->pos;
     if (last) {
-        *params += (double)pc.final_norm + (double)pc.head_extra;
+        *params += (double)pc->final_norm + (double)pc->head_extra;
         /* A tied head still needs its own copy of the embedding on the
          * last stage when the embedding lives on another (Megatron). */
         if (!m->tied || c->pp > 1)
@@ -699,9 +697,9 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
 /* The model states of stage st on one device (before the stack's
  * overheads): its matmul weights and largest gathered unit go to
  * *matmul and *largest. */
-static void stage_states(const tplan_config *c, const stage_pos *st,
-                         stage_mem *s, double *matmul_out,
-                         double *largest_out)
+static void stage_states(const tplan_config *c, const tplan_param_count *pc,
+                         const stage_pos *st, stage_mem *s,
+                         double *matmul_out, double *largest_out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     /* HSDP (FSDP2's 2-D mesh, replicate x shard): ZeRO shards over the
@@ -714,7 +712,7 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
     double matmul, largest, wdiv, gdiv, odiv;
 
     memset(s, 0, sizeof *s);
-    stage_params(c, st, &s->params, &s->experts, &matmul, &largest);
+    stage_params(c, pc, st, &s->params, &s->experts, &matmul, &largest);
     /* ZeRO shards over the data-parallel group (Rajbhandari et al. 2020):
      * stage 1 optimizer states, 2 also gradients, 3 also weights. Context
      * parallel ranks hold the same weights: Megatron shards over dp x cp.
@@ -829,8 +827,11 @@ static void act_offload(const tplan_config *c, const tplan_act_bytes *act,
     s->act_off_mb = f * tp_fmax(one - keep, 0.0);
 }
 
-static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
-                       const stage_pos *st, stage_mem *s)
+/* Stage st's memory; pc: the model's parameter counts
+ * (tplan_model_params). */
+static void stage_eval(const tplan_config *c, const tplan_param_count *pc,
+                       const tplan_act_bytes *act, const stage_pos *st,
+                       stage_mem *s)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     int64_t dp = tplan_config_dp(c) * c->cp, edp = tplan_config_edp(c);
@@ -839,7 +840,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     stage_pos mirror = *st;
     double mirror_inflight = 0.0;
 
-    stage_states(c, st, s, &matmul, &largest);
+    stage_states(c, pc, st, s, &matmul, &largest);
     /* DualPipe: rank r holds stage r and, for the reverse direction, a
      * second copy of stage p - 1 - r (deepseek-ai/DualPipe
      * examples/example_dualpipe.py; DeepSeek-V3 Table 2: parameters 2x).
@@ -858,7 +859,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
         mirror = stage_at(c, c->pp - 1 - st->i);
         mirror_inflight = (double)(st->i + 1);
         holds_last = holds_last || mirror.last;
-        stage_states(c, &mirror, &m2, &mm2, &lg2);
+        stage_states(c, pc, &mirror, &m2, &mm2, &lg2);
         s->params += m2.params;
         s->experts += m2.experts;
         s->trainable += m2.trainable;
@@ -1239,8 +1240,9 @@ void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
  * chunks in flight (stage_eval), so ranks 0 .. p/2 - 1 are every case;
  * each is evaluated twice (for the largest micro-batch, then for the
  * fullest at the one chosen) rather than kept. */
-static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
-                          double usable, tplan_memory *out)
+static void dualpipe_eval(const tplan_config *c, const tplan_param_count *pc,
+                          const tplan_act_bytes *act, double usable,
+                          tplan_memory *out)
 {
     stage_mem s;
     stage_pos sp;
@@ -1251,7 +1253,7 @@ static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
         int64_t br;
 
         sp = stage_at(c, r);
-        stage_eval(c, act, &sp, &s);
+        stage_eval(c, pc, act, &sp, &s);
         br = stage_max_batch(c, &s, usable);
         if (br < bmax)
             bmax = br;
@@ -1263,7 +1265,7 @@ static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
         double total;
 
         sp = stage_at(c, r);
-        stage_eval(c, act, &sp, &s);
+        stage_eval(c, pc, act, &sp, &s);
         total = stage_total(&s, (double)b);
         if (total > worst_total) {
             worst_total = total;
@@ -1271,7 +1273,7 @@ static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
         }
     }
     sp = stage_at(c, worst);
-    stage_eval(c, act, &sp, &s);
+    stage_eval(c, pc, act, &sp, &s);
     fill(c, &s, &sp, b, bmax, out);
 }
 
@@ -1307,8 +1309,10 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
                        int64_t *bmax)
 {
     tplan_act_bytes act;
+    tplan_param_count pc;
     int n = 0;
 
+    tplan_model_params_cached(&c->model, cache, &pc);
     act_bytes(c, cache, &act);
     pos[n++] = stage_at(c, 0);
     /* a dense model's first stage holds the most layers: no middle stage
@@ -1330,7 +1334,7 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
     if (c->pp > 1)
         pos[n++] = stage_at(c, c->pp - 1);
     for (int i = 0; i < n; i++)
-        stage_eval(c, &act, &pos[i], &stages[i]);
+        stage_eval(c, &pc, &act, &pos[i], &stages[i]);
     *bmax = stages_max_batch(c, stages, n, usable);
     return n;
 }
@@ -1351,10 +1355,12 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
 
     if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
         tplan_act_bytes act;
+        tplan_param_count pc;
 
         memset(out, 0, sizeof *out);
+        tplan_model_params_cached(&c->model, cache, &pc);
         act_bytes(c, cache, &act);
-        dualpipe_eval(c, &act, usable, out);
+        dualpipe_eval(c, &pc, &act, usable, out);
         return;
     }
     if (memo && memo->valid &&
@@ -1418,11 +1424,13 @@ void tplan_memory_eval_stage_at(const tplan_config *c, int64_t index,
     stage_mem s;
     stage_pos sp = stage_at(c, index);
     tplan_act_bytes act;
+    tplan_param_count pc;
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
 
     memset(out, 0, sizeof *out);
+    tplan_model_params(&c->model, &pc);
     act_bytes(c, NULL, &act);
-    stage_eval(c, &act, &sp, &s);
+    stage_eval(c, &pc, &act, &sp, &s);
     fill(c, &s, &sp, micro_batch, stage_max_batch(c, &s, usable), out);
 }
 
