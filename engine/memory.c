@@ -1135,14 +1135,14 @@ static bool fill_fixed(const tplan_config *c, const stage_mem *s,
 }
 
 /* The rest of one stage's figures at micro-batch b, with bmax the
- * largest micro-batch that fits (over the stages that count): out holds
- * fill_fixed's for the same stage and config (in_range: what it
- * returned). */
+ * largest micro-batch that fits (over the stages that count) and total
+ * its stage_total at b: out holds fill_fixed's for the same stage and
+ * config (in_range: what it returned). */
 static void fill_batch(const tplan_config *c, const stage_mem *s, int64_t b,
-                       int64_t bmax, bool in_range, tplan_memory *out)
+                       int64_t bmax, double total, bool in_range,
+                       tplan_memory *out)
 {
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
-    double total = stage_total(s, (double)b);
     double spill = tp_fmin(tp_fmax(total - usable, 0.0) / s->alloc_k, s->paged);
 
     /* Beyond an exabyte per device the figures no longer fit the int64
@@ -1217,7 +1217,7 @@ static void fill(const tplan_config *c, const stage_mem *s,
 {
     bool in_range = fill_fixed(c, s, st, out);
 
-    fill_batch(c, s, b, bmax, in_range, out);
+    fill_batch(c, s, b, bmax, stage_total(s, (double)b), in_range, out);
 }
 
 void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
@@ -1401,9 +1401,14 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
             worst = i;
         }
     }
+    /* fill_batch takes the worst stage's total; none was above the
+     * start (NaN): stage 0's, as it was */
+    if (!(worst_total > -1.0))
+        worst_total = stage_total(&stages[0], (double)b);
     if (!memo) {
         memset(out, 0, sizeof *out);
-        fill(c, &stages[worst], &pos[worst], b, bmax, out);
+        fill_batch(c, &stages[worst], b, bmax, worst_total,
+                   fill_fixed(c, &stages[worst], &pos[worst], out), out);
         return;
     }
     /* the worst stage's figures that the micro-batch does not move, kept
@@ -1415,7 +1420,8 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         memo->fixed_stage = worst;
     }
     *out = memo->fixed;
-    fill_batch(c, &stages[worst], b, bmax, memo->fixed_in_range, out);
+    fill_batch(c, &stages[worst], b, bmax, worst_total, memo->fixed_in_range,
+               out);
 }
 
 void tplan_memory_eval_stage_at(const tplan_config *c, int64_t index,
