@@ -191,7 +191,8 @@ static void attn_on_device(const tplan_config *c, double *params,
  * experts (sharded over ep x etp: Megatron's expert tensor parallelism,
  * tp unless given), its matmul weights (for working copies) and the
  * largest gathered unit (for ZeRO-3). The vocabulary is split over t
- * (vocab-parallel embedding). */
+ * (vocab-parallel embedding). pc: the model's counts
+ * (tplan_model_params). */
 static void stage_params(const tplan_config *c, const tplan_param_count *pc,
                          const stage_pos *st, double *params, double *experts,
                          double *matmul, double *largest)
@@ -696,7 +697,7 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
 
 /* The model states of stage st on one device (before the stack's
  * overheads): its matmul weights and largest gathered unit go to
- * *matmul and *largest. */
+ * *matmul and *largest; pc: the model's counts. */
 static void stage_states(const tplan_config *c, const tplan_param_count *pc,
                          const stage_pos *st, stage_mem *s,
                          double *matmul_out, double *largest_out)
