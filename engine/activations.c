@@ -846,6 +846,24 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
     cache->slot[i].bytes = *out;
 }
 
+void tplan_model_params_cached(const tplan_model *m, tplan_act_cache *cache,
+                               tplan_param_count *out)
+{
+    /* tplan_model_params reads only *m: the same bytes, the same counts
+     * (padding or a borrowed pointer that differs only misses) */
+    if (cache && cache->params_set &&
+        memcmp(&cache->params_model, m, sizeof *m) == 0) {
+        *out = cache->params;
+        return;
+    }
+    tplan_model_params(m, out);
+    if (cache) {
+        cache->params_model = *m;
+        cache->params = *out;
+        cache->params_set = true;
+    }
+}
+
 static int list_table(const act_row *rows, int n, const char *where,
                       const tplan_model *m, const tplan_act_ctx *ctx,
                       int64_t seq, bool ckpt, tplan_act_item *items, int cap,

@@ -88,12 +88,24 @@ typedef struct tplan_act_cache {
     int last; /* the slot the last lookup found or filled */
     int64_t hits, misses;
     tplan_stage_memo stages; /* memory.c's, armed by plan.c */
+    /* tplan_model_params_cached's memo: the counts of the model whose
+     * bytes params_model holds (params_set: filled). Keyed by the whole
+     * struct, every field, so any change of the model misses (issue 38:
+     * the counts were computed once per evaluation and once per stage) */
+    bool params_set;
+    tplan_model params_model;
+    tplan_param_count params;
 } tplan_act_cache;
 
 /* tplan_act_per_sample through the memo (cache may be NULL). */
 void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
                                  int64_t seq, tplan_act_cache *cache,
                                  tplan_act_bytes *out);
+
+/* tplan_model_params through the memo (cache may be NULL): the same
+ * counts. */
+void tplan_model_params_cached(const tplan_model *m, tplan_act_cache *cache,
+                               tplan_param_count *out);
 
 /* What LoRA adapters add to one layer's saved tensors, for one sample
  * (docs/MODEL.md section 12.6): per targeted linear, A's output (s x r,

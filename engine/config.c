@@ -957,10 +957,35 @@ int64_t tplan_config_zero_replicas(const tplan_config *c)
     return tplan_config_dp(c) * c->cp / tplan_config_zero_group(c);
 }
 
+/* A split other than the even one: the embedding and the loss counted
+ * (pp_embed_loss) or the first and last stages given (uneven). Out of
+ * line: the even split's callers (perf.c, a few a plan) then save no
+ * registers for it (issue 38). */
+static bool odd_split(const tplan_config *c)
+{
+    return c->pp > 1 && (c->pp_embed_loss || tplan_config_uneven_stages(c));
+}
+
+static void odd_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
+                            int64_t *hi);
+
 void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
                               int64_t *hi)
 {
     int64_t L = c->model.layers, q = L / c->pp, r = L % c->pp;
+
+    if (odd_split(c)) {
+        odd_stage_range(c, i, lo, hi);
+        return;
+    }
+    *lo = i * q + (i < r ? i : r);
+    *hi = *lo + q + (i < r ? 1 : 0);
+}
+
+__attribute__((noinline)) static void
+odd_stage_range(const tplan_config *c, int64_t i, int64_t *lo, int64_t *hi)
+{
+    int64_t L = c->model.layers;
 
     if (c->pp_embed_loss && c->pp > 1) {
         /* units 0 (the embedding) and, after the layers, the MTP modules
@@ -1002,9 +1027,6 @@ void tplan_config_stage_range(const tplan_config *c, int64_t i, int64_t *lo,
             *hi = L;
         if (*lo > *hi)
             *lo = *hi;
-    } else {
-        *lo = i * q + (i < r ? i : r);
-        *hi = *lo + q + (i < r ? 1 : 0);
     }
 }
 
@@ -1047,14 +1069,23 @@ bool tplan_config_uneven_stages(const tplan_config *c)
     return c->pp_first_layers > 0 || c->pp_last_layers > 0;
 }
 
+static int64_t uneven_fullest_stage(const tplan_config *c);
+
 int64_t tplan_config_fullest_stage(const tplan_config *c)
 {
-    int64_t best = 0, most = -1;
-
     /* the first stage holds the most, but with pp_embed_loss a middle
      * one does (the first is a layer short) when there is one */
     if (!tplan_config_uneven_stages(c) || c->pp < 2)
         return c->pp_embed_loss && c->pp > 2 ? 1 : 0;
+    return uneven_fullest_stage(c);
+}
+
+/* Out of line, as odd_stage_range */
+__attribute__((noinline)) static int64_t
+uneven_fullest_stage(const tplan_config *c)
+{
+    int64_t best = 0, most = -1;
+
     /* uneven: the first, a middle one (all alike) and the last */
     const int64_t cand[3] = {0, c->pp > 2 ? 1 : 0, c->pp - 1};
 

@@ -191,13 +191,13 @@ static void attn_on_device(const tplan_config *c, double *params,
  * experts (sharded over ep x etp: Megatron's expert tensor parallelism,
  * tp unless given), its matmul weights (for working copies) and the
  * largest gathered unit (for ZeRO-3). The vocabulary is split over t
- * (vocab-parallel embedding). */
-static void stage_params(const tplan_config *c, const stage_pos *st,
-                         double *params, double *experts, double *matmul,
-                         double *largest)
+ * (vocab-parallel embedding). pc: the model's counts
+ * (tplan_model_params). */
+static void stage_params(const tplan_config *c, const tplan_param_count *pc,
+                         const stage_pos *st, double *params, double *experts,
+                         double *matmul, double *largest)
 {
     const tplan_model *m = &c->model;
-    tplan_param_count pc;
     double t = (double)c->tp, h = (double)m->hidden, e = (double)c->ep;
     double te = (double)tplan_config_etp(c);
     double attn_p, attn_mm, dense_dev, moe_dev, exp_dev, exp_mm, vh, nd, nm;
@@ -211,19 +211,18 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
         *largest = (double)m->generic_largest_layer_params;
         return;
     }
-    tplan_model_params(m, &pc);
     moe = tplan_model_moe_layers(m, st->lo, st->hi);
     nm = (double)moe;
     nd = (double)(st->hi - st->lo - moe);
     attn_on_device(c, &attn_p, &attn_mm);
-    dense_dev = attn_p + (double)pc.layer_mlp / t + (double)pc.layer_norm;
+    dense_dev = attn_p + (double)pc->layer_mlp / t + (double)pc->layer_norm;
     /* router replicated on every rank; shared experts split like an MLP;
      * routed experts over ep x etp (etp = tp unless given) */
-    exp_dev = (double)m->experts * (double)pc.layer_expert / (e * te);
+    exp_dev = (double)m->experts * (double)pc->layer_expert / (e * te);
     exp_mm = mlp_w * (double)m->experts * (double)tplan_model_expert_ffn(m) /
              (e * te);
-    moe_dev = attn_p + (double)pc.layer_norm + (double)pc.layer_router +
-              (double)pc.layer_shared / t + exp_dev;
+    moe_dev = attn_p + (double)pc->layer_norm + (double)pc->layer_router +
+              (double)pc->layer_shared / t + exp_dev;
     vh = (double)m->vocab * h / t;
     *params = nd * dense_dev + nm * moe_dev;
     *experts = nm * exp_dev;
@@ -236,9 +235,9 @@ static void stage_params(const tplan_config *c, const stage_pos *st,
                  t +
              exp_mm);
     if (first)
-        *params += vh + (double)m->extra_params + (double)pc.pos;
+        *params += vh + (double)m->extra_params + (double)pc->pos;
     if (last) {
-        *params += (double)pc.final_norm + (double)pc.head_extra;
+        *params += (double)pc->final_norm + (double)pc->head_extra;
         /* A tied head still needs its own copy of the embedding on the
          * last stage when the embedding lives on another (Megatron). */
         if (!m->tied || c->pp > 1)
@@ -698,10 +697,10 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
 
 /* The model states of stage st on one device (before the stack's
  * overheads): its matmul weights and largest gathered unit go to
- * *matmul and *largest. */
-static void stage_states(const tplan_config *c, const stage_pos *st,
-                         stage_mem *s, double *matmul_out,
-                         double *largest_out)
+ * *matmul and *largest; pc: the model's counts. */
+static void stage_states(const tplan_config *c, const tplan_param_count *pc,
+                         const stage_pos *st, stage_mem *s,
+                         double *matmul_out, double *largest_out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     /* HSDP (FSDP2's 2-D mesh, replicate x shard): ZeRO shards over the
@@ -714,7 +713,7 @@ static void stage_states(const tplan_config *c, const stage_pos *st,
     double matmul, largest, wdiv, gdiv, odiv;
 
     memset(s, 0, sizeof *s);
-    stage_params(c, st, &s->params, &s->experts, &matmul, &largest);
+    stage_params(c, pc, st, &s->params, &s->experts, &matmul, &largest);
     /* ZeRO shards over the data-parallel group (Rajbhandari et al. 2020):
      * stage 1 optimizer states, 2 also gradients, 3 also weights. Context
      * parallel ranks hold the same weights: Megatron shards over dp x cp.
@@ -829,8 +828,11 @@ static void act_offload(const tplan_config *c, const tplan_act_bytes *act,
     s->act_off_mb = f * tp_fmax(one - keep, 0.0);
 }
 
-static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
-                       const stage_pos *st, stage_mem *s)
+/* Stage st's memory; pc: the model's parameter counts
+ * (tplan_model_params). */
+static void stage_eval(const tplan_config *c, const tplan_param_count *pc,
+                       const tplan_act_bytes *act, const stage_pos *st,
+                       stage_mem *s)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     int64_t dp = tplan_config_dp(c) * c->cp, edp = tplan_config_edp(c);
@@ -839,7 +841,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
     stage_pos mirror = *st;
     double mirror_inflight = 0.0;
 
-    stage_states(c, st, s, &matmul, &largest);
+    stage_states(c, pc, st, s, &matmul, &largest);
     /* DualPipe: rank r holds stage r and, for the reverse direction, a
      * second copy of stage p - 1 - r (deepseek-ai/DualPipe
      * examples/example_dualpipe.py; DeepSeek-V3 Table 2: parameters 2x).
@@ -858,7 +860,7 @@ static void stage_eval(const tplan_config *c, const tplan_act_bytes *act,
         mirror = stage_at(c, c->pp - 1 - st->i);
         mirror_inflight = (double)(st->i + 1);
         holds_last = holds_last || mirror.last;
-        stage_states(c, &mirror, &m2, &mm2, &lg2);
+        stage_states(c, pc, &mirror, &m2, &mm2, &lg2);
         s->params += m2.params;
         s->experts += m2.experts;
         s->trainable += m2.trainable;
@@ -1067,22 +1069,20 @@ static int64_t stage_max_batch(const tplan_config *c, const stage_mem *s,
                             MAX_MICRO_BATCH);
 }
 
-/* The contract figures of one stage at micro-batch b; bmax is the largest
- * micro-batch that fits (over the stages that count). */
-static void fill(const tplan_config *c, const stage_mem *s,
-                 const stage_pos *st, int64_t b, int64_t bmax,
-                 tplan_memory *out)
+/* The contract figures of one stage that do not depend on the
+ * micro-batch, the accumulation or the reserve: what the stage's states
+ * and the config's non-batch fields give (stage_mem.h's memo keeps them
+ * beside the stages; issue 38: they were half of a batch-staged
+ * evaluation's memory). out is zeroed; written as fill_batch expects
+ * them. A paged optimizer's spill is taken as 0 here, and fill_batch
+ * redoes what it moves when it is not. False when the host and NVMe
+ * side is out of range (fill_batch then reports the plan out of
+ * range). */
+static bool fill_fixed(const tplan_config *c, const stage_mem *s,
+                       const stage_pos *st, tplan_memory *out)
 {
-    double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
-    double total = stage_total(s, (double)b);
-    double spill = tp_fmin(tp_fmax(total - usable, 0.0) / s->alloc_k, s->paged);
     double on_node = (double)tplan_config_gpus_on_node(c);
 
-    /* Beyond an exabyte per device the figures no longer fit the int64
-     * contract; the caller reports the plan as out of range. */
-    out->out_of_range = !(total < 1e18 && (s->host + s->nvme) * on_node < 1e18);
-    if (out->out_of_range)
-        return;
     out->stage = c->pp == 1  ? TPLAN_STAGE_ONLY
                  : st->first ? TPLAN_STAGE_FIRST
                  : st->last  ? TPLAN_STAGE_LAST
@@ -1091,69 +1091,112 @@ static void fill(const tplan_config *c, const stage_mem *s,
     out->work_copy_bytes = llround(s->work);
     out->weights_bytes = llround(s->weights) + out->work_copy_bytes;
     out->grads_bytes = llround(s->grads);
-    /* paged states beyond the GPU's room live on the host (unified
-     * memory pages them in for the optimizer step) */
-    out->paged_spill_bytes = llround(spill);
-    out->optimizer_bytes = llround(s->optim - spill);
-    out->activations_bytes = llround(s->per_sample * (double)b);
     out->context_bytes = llround(s->context);
     out->blas_ws_bytes = llround(s->blas_ws);
     out->gather_bytes = llround(s->gather + s->held);
     out->reshard_held_bytes = llround(s->held);
-    out->act_offload_bytes = llround(s->act_host * (double)b);
-    out->act_offload_mb_bytes = s->act_off_mb * (double)b;
     out->dequant_bytes = llround(s->dequant);
-    out->alloc_bytes =
-        llround((s->alloc_k - 1.0) *
-                (fixed_alloc(s) - spill + phase_peak(s, (double)b)));
     out->nccl_bytes = llround(s->nccl);
     out->nvls_bytes = llround(s->nvls);
-    out->states_bytes =
-        llround(outside_alloc(s) +
-                s->alloc_k * (states_alloc(s) - spill -
-                              (s->grads_at_step ? s->work : 0.0)));
-    out->forward_states_bytes =
-        llround(outside_alloc(s) +
-                s->alloc_k * (fixed_alloc(s) - spill +
-                              (s->grads_at_step ? s->work_fwd : 0.0) +
-                              s->held));
-    out->step_states_bytes = llround(
-        outside_alloc(s) + s->alloc_k * (fixed_alloc(s) - spill + step_phase(s)));
     out->tie_temp_bytes = llround(s->tie_temp);
     out->communicators = s->comms;
     out->bucket_bytes = llround(s->bucket);
     out->step_temp_bytes = llround(s->step_temp);
-    phases(s, b, out);
-    out->overhead_bytes = out->context_bytes + out->gather_bytes +
-                          out->dequant_bytes + out->alloc_bytes +
-                          out->nccl_bytes + out->bucket_bytes +
-                          out->transient_bytes;
     out->trainable_on_device = llround(s->trainable);
     out->experts_on_device = llround(s->experts);
     out->quant_elems = s->quant;
     out->offload_state_bytes = llround(s->off_states);
     out->offload_weight_bytes = llround(s->off_w);
     /* every GPU of the job on a node holds its share there */
-    /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
-     * is offloaded (framework.c), not on paged states */
-    out->host_bytes =
-        llround((s->host * c->host_buffer_factor + spill +
-                 s->act_host * (double)b) *
-                on_node);
     out->nvme_bytes = llround(s->nvme * on_node);
     out->host_capacity_bytes = llround(tplan_config_host_memory(c));
-    out->host_fits = out->host_bytes <= out->host_capacity_bytes;
-    out->total_bytes = out->weights_bytes + out->grads_bytes +
-                       out->optimizer_bytes + out->activations_bytes +
-                       out->overhead_bytes - out->off_peak_bytes;
     out->capacity_bytes = c->gpu.memory_bytes;
-    out->usable_bytes = (int64_t)floor(usable);
-    out->reserve_bytes = out->capacity_bytes - out->usable_bytes;
     out->params_on_device = llround(s->params);
     out->act_per_sample_bytes = s->per_sample;
     out->act_layer_bytes = s->act_layer;
     out->inflight = s->inflight;
     out->layers_on_stage = s->layers;
+    /* what a spill of 0 gives (x - 0.0 is x: the same doubles) */
+    out->optimizer_bytes = llround(s->optim);
+    out->states_bytes =
+        llround(outside_alloc(s) +
+                s->alloc_k * (states_alloc(s) -
+                              (s->grads_at_step ? s->work : 0.0)));
+    out->forward_states_bytes =
+        llround(outside_alloc(s) +
+                s->alloc_k * (fixed_alloc(s) +
+                              (s->grads_at_step ? s->work_fwd : 0.0) +
+                              s->held));
+    out->step_states_bytes = llround(
+        outside_alloc(s) + s->alloc_k * (fixed_alloc(s) + step_phase(s)));
+    /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
+     * is offloaded (framework.c), not on paged states */
+    out->host_bytes = llround(s->host * c->host_buffer_factor * on_node);
+    return (s->host + s->nvme) * on_node < 1e18;
+}
+
+/* The rest of one stage's figures at micro-batch b, with bmax the
+ * largest micro-batch that fits (over the stages that count) and total
+ * its stage_total at b: out holds fill_fixed's for the same stage and
+ * config (in_range: what it returned). */
+static void fill_batch(const tplan_config *c, const stage_mem *s, int64_t b,
+                       int64_t bmax, double total, bool in_range,
+                       tplan_memory *out)
+{
+    double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
+    double spill = tp_fmin(tp_fmax(total - usable, 0.0) / s->alloc_k, s->paged);
+
+    /* Beyond an exabyte per device the figures no longer fit the int64
+     * contract; the caller reports the plan as out of range. */
+    if (!(total < 1e18 && in_range)) {
+        memset(out, 0, sizeof *out);
+        out->out_of_range = true;
+        return;
+    }
+    out->out_of_range = false;
+    /* paged states beyond the GPU's room live on the host (unified
+     * memory pages them in for the optimizer step); without a spill
+     * fill_fixed's figures stand */
+    if (spill != 0.0) {
+        out->paged_spill_bytes = llround(spill);
+        out->optimizer_bytes = llround(s->optim - spill);
+        out->states_bytes =
+            llround(outside_alloc(s) +
+                    s->alloc_k * (states_alloc(s) - spill -
+                                  (s->grads_at_step ? s->work : 0.0)));
+        out->forward_states_bytes =
+            llround(outside_alloc(s) +
+                    s->alloc_k * (fixed_alloc(s) - spill +
+                                  (s->grads_at_step ? s->work_fwd : 0.0) +
+                                  s->held));
+        out->step_states_bytes =
+            llround(outside_alloc(s) +
+                    s->alloc_k * (fixed_alloc(s) - spill + step_phase(s)));
+    }
+    out->activations_bytes = llround(s->per_sample * (double)b);
+    out->act_offload_bytes = llround(s->act_host * (double)b);
+    out->act_offload_mb_bytes = s->act_off_mb * (double)b;
+    out->alloc_bytes =
+        llround((s->alloc_k - 1.0) *
+                (fixed_alloc(s) - spill + phase_peak(s, (double)b)));
+    phases(s, b, out);
+    out->overhead_bytes = out->context_bytes + out->gather_bytes +
+                          out->dequant_bytes + out->alloc_bytes +
+                          out->nccl_bytes + out->bucket_bytes +
+                          out->transient_bytes;
+    /* every GPU of the job on a node holds its share there; without a
+     * spill or offloaded activations fill_fixed's figure stands */
+    if (spill != 0.0 || s->act_host != 0.0)
+        out->host_bytes =
+            llround((s->host * c->host_buffer_factor + spill +
+                     s->act_host * (double)b) *
+                    (double)tplan_config_gpus_on_node(c));
+    out->host_fits = out->host_bytes <= out->host_capacity_bytes;
+    out->total_bytes = out->weights_bytes + out->grads_bytes +
+                       out->optimizer_bytes + out->activations_bytes +
+                       out->overhead_bytes - out->off_peak_bytes;
+    out->usable_bytes = (int64_t)floor(usable);
+    out->reserve_bytes = out->capacity_bytes - out->usable_bytes;
     out->micro_batch = b;
     out->max_micro_batch = bmax;
     /* b <= bmax holds exactly when every stage fits; comparing totals
@@ -1164,6 +1207,18 @@ static void fill(const tplan_config *c, const stage_mem *s,
                                      the host's room already */
     out->fits = out->host_fits && bmax > 0 && b <= bmax;
     band(c, out);
+}
+
+/* The contract figures of one stage at micro-batch b into a zeroed out;
+ * bmax is the largest micro-batch that fits (over the stages that
+ * count). */
+static void fill(const tplan_config *c, const stage_mem *s,
+                 const stage_pos *st, int64_t b, int64_t bmax,
+                 tplan_memory *out)
+{
+    bool in_range = fill_fixed(c, s, st, out);
+
+    fill_batch(c, s, b, bmax, stage_total(s, (double)b), in_range, out);
 }
 
 void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
@@ -1186,8 +1241,9 @@ void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
  * chunks in flight (stage_eval), so ranks 0 .. p/2 - 1 are every case;
  * each is evaluated twice (for the largest micro-batch, then for the
  * fullest at the one chosen) rather than kept. */
-static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
-                          double usable, tplan_memory *out)
+static void dualpipe_eval(const tplan_config *c, const tplan_param_count *pc,
+                          const tplan_act_bytes *act, double usable,
+                          tplan_memory *out)
 {
     stage_mem s;
     stage_pos sp;
@@ -1198,7 +1254,7 @@ static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
         int64_t br;
 
         sp = stage_at(c, r);
-        stage_eval(c, act, &sp, &s);
+        stage_eval(c, pc, act, &sp, &s);
         br = stage_max_batch(c, &s, usable);
         if (br < bmax)
             bmax = br;
@@ -1210,7 +1266,7 @@ static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
         double total;
 
         sp = stage_at(c, r);
-        stage_eval(c, act, &sp, &s);
+        stage_eval(c, pc, act, &sp, &s);
         total = stage_total(&s, (double)b);
         if (total > worst_total) {
             worst_total = total;
@@ -1218,7 +1274,7 @@ static void dualpipe_eval(const tplan_config *c, const tplan_act_bytes *act,
         }
     }
     sp = stage_at(c, worst);
-    stage_eval(c, act, &sp, &s);
+    stage_eval(c, pc, act, &sp, &s);
     fill(c, &s, &sp, b, bmax, out);
 }
 
@@ -1254,8 +1310,10 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
                        int64_t *bmax)
 {
     tplan_act_bytes act;
+    tplan_param_count pc;
     int n = 0;
 
+    tplan_model_params_cached(&c->model, cache, &pc);
     act_bytes(c, cache, &act);
     pos[n++] = stage_at(c, 0);
     /* a dense model's first stage holds the most layers: no middle stage
@@ -1277,7 +1335,7 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
     if (c->pp > 1)
         pos[n++] = stage_at(c, c->pp - 1);
     for (int i = 0; i < n; i++)
-        stage_eval(c, &act, &pos[i], &stages[i]);
+        stage_eval(c, &pc, &act, &pos[i], &stages[i]);
     *bmax = stages_max_batch(c, stages, n, usable);
     return n;
 }
@@ -1296,12 +1354,14 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     int64_t bmax, b;
     double worst_total = -1.0;
 
-    memset(out, 0, sizeof *out);
     if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
         tplan_act_bytes act;
+        tplan_param_count pc;
 
+        memset(out, 0, sizeof *out);
+        tplan_model_params_cached(&c->model, cache, &pc);
         act_bytes(c, cache, &act);
-        dualpipe_eval(c, &act, usable, out);
+        dualpipe_eval(c, &pc, &act, usable, out);
         return;
     }
     if (memo && memo->valid &&
@@ -1320,6 +1380,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         memo->accum = c->accum;
         memo->usable = usable;
         memo->valid = true;
+        memo->fixed_stage = -1;
     } else {
         n = eval_stages(c, cache, usable, own_pos, own, &bmax);
     }
@@ -1341,7 +1402,27 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
             worst = i;
         }
     }
-    fill(c, &stages[worst], &pos[worst], b, bmax, out);
+    /* fill_batch takes the worst stage's total; none was above the
+     * start (NaN): stage 0's, as it was */
+    if (!(worst_total > -1.0))
+        worst_total = stage_total(&stages[0], (double)b);
+    if (!memo) {
+        memset(out, 0, sizeof *out);
+        fill_batch(c, &stages[worst], b, bmax, worst_total,
+                   fill_fixed(c, &stages[worst], &pos[worst], out), out);
+        return;
+    }
+    /* the worst stage's figures that the micro-batch does not move, kept
+     * with the stages (dropped with them) */
+    if (memo->fixed_stage != worst) {
+        memset(&memo->fixed, 0, sizeof memo->fixed);
+        memo->fixed_in_range =
+            fill_fixed(c, &stages[worst], &pos[worst], &memo->fixed);
+        memo->fixed_stage = worst;
+    }
+    *out = memo->fixed;
+    fill_batch(c, &stages[worst], b, bmax, worst_total, memo->fixed_in_range,
+               out);
 }
 
 void tplan_memory_eval_stage_at(const tplan_config *c, int64_t index,
@@ -1350,11 +1431,13 @@ void tplan_memory_eval_stage_at(const tplan_config *c, int64_t index,
     stage_mem s;
     stage_pos sp = stage_at(c, index);
     tplan_act_bytes act;
+    tplan_param_count pc;
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
 
     memset(out, 0, sizeof *out);
+    tplan_model_params(&c->model, &pc);
     act_bytes(c, NULL, &act);
-    stage_eval(c, &act, &sp, &s);
+    stage_eval(c, &pc, &act, &sp, &s);
     fill(c, &s, &sp, micro_batch, stage_max_batch(c, &s, usable), out);
 }
 

@@ -175,7 +175,7 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
          * nobody reads before a warning is added). */
         memset((char *)out + sizeof out->config, 0,
                offsetof(tplan_plan, warnings) - sizeof out->config);
-        tplan_model_params(&c->model, &pc);
+        tplan_model_params_cached(&c->model, cache, &pc);
         out->params = pc.total;
         out->active_params = pc.active;
         out->mtp_params = pc.mtp;

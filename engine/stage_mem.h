@@ -7,6 +7,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "memory.h"
+
 /* One pipeline stage's memory, before rounding. fixed + per_sample * b. */
 typedef struct tplan_stage_mem {
     double params, weights, work, grads, optim, context, gather;
@@ -83,6 +85,14 @@ typedef struct tplan_stage_memo {
     int64_t bmax;  /* the largest micro-batch every stage fits in them */
     tplan_stage_pos pos[TPLAN_MAX_STAGES];
     tplan_stage_mem stages[TPLAN_MAX_STAGES];
+    /* The figures of stages[fixed_stage] that neither the micro-batch, the
+     * accumulation nor the reserve moves (memory.c fill_fixed; -1: none
+     * yet), and whether its host side is in range. They read only the
+     * stage and the config's non-batch fields, so they hold while the
+     * stages do: reset whenever the stages are evaluated again. */
+    int fixed_stage;
+    bool fixed_in_range;
+    tplan_memory fixed;
 } tplan_stage_memo;
 
 #endif
