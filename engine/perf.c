@@ -476,6 +476,8 @@ static void comm_layout(const tplan_config *c, tplan_comm_shape *sh)
 {
     int64_t etp = tplan_config_etp(c);
 
+    sh->dp_key[0] = -1; /* no rings yet (comm_volumes) */
+
     sh->dp = tplan_config_dp(c);
     sh->gpn = (double)tplan_config_gpus_per_node(c);
     sh->tp_node = (double)tplan_config_group_in_node(c, c->tp, 1);
@@ -572,6 +574,15 @@ static void comm_volumes(const tplan_config *c, const tplan_memory *mem,
      * shard): a shard group of up to a node's GPUs / tp stays in the
      * node), the replicas group's ranks tp x shard apart. */
     sh->dp_on = (double)sh->dp * (double)c->cp > 1;
+    /* the rings hold while the weights they move do (a batch-staged run
+     * of the same layout: comm_layout clears the key) */
+    if (sh->dp_on && sh->dp_key[0] == mem->params_on_device &&
+        sh->dp_key[1] == mem->trainable_on_device &&
+        sh->dp_key[2] == mem->experts_on_device)
+        return;
+    sh->dp_key[0] = mem->params_on_device;
+    sh->dp_key[1] = mem->trainable_on_device;
+    sh->dp_key[2] = mem->experts_on_device;
     sh->dp_experts_on = false;
     if (sh->dp_on) {
         double ex = (double)mem->experts_on_device;

@@ -53,6 +53,9 @@ typedef struct tplan_comm_shape {
     tplan_ring tp_ring, etp_ring;
     double pp_k, pp_msg, pp_lat; /* 2 m v hops of pp_msg bytes */
     tplan_dp_rings dp_dense, dp_experts; /* ZeRO: dense, routed experts */
+    /* the memory's params_on_device, trainable_on_device and
+     * experts_on_device they were worked out for; -1: none */
+    int64_t dp_key[3];
 } tplan_comm_shape;
 
 /* The communication-class fields (fields.c, TPLAN_REACH_COMM) but the
