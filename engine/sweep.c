@@ -615,6 +615,9 @@ typedef struct shared {
     pthread_mutex_t sink_lock;
     tplan_err err; /* the first failure */
     bool constrained; /* the spec's where sets a constraint */
+    /* keep = N with no constraint, where expression, hook or front: a
+     * plan evaluated goes straight to the ranking */
+    bool plain_top;
 } shared;
 
 /* The canonical index of the walk's digits. */
@@ -728,6 +731,12 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         w->eq_last = equivalent(&sh->eq, digit, c, p);
     if (w->eq_last) {
         w->stats.dropped[TPLAN_DROP_EQUIVALENT]++;
+        return true;
+    }
+    if (sh->plain_top) { /* what the tests below would do, without them */
+        w->stats.passed++;
+        tplan_topk_offer(&w->top, index, s->rank, s->n_rank, p, (double)NAN,
+                         !s->mix_unfit);
         return true;
     }
     if (sh->constrained &&
@@ -1193,6 +1202,8 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
     /* the equivalence reads digits: the walk's */
     equivalence_init(sh.walk, &sh.eq);
     sh.constrained = constrained(&r->spec->where);
+    sh.plain_top = !sh.constrained && s->filter.n == 0 && !r->hook && !pareto &&
+                   s->keep_mode == TPLAN_KEEP_TOP;
     sh.local_n =
         space > r->shard ? (space - r->shard + r->shards - 1) / r->shards : 0;
     /* a worker's heap never holds more than the shard's configurations */
