@@ -607,6 +607,9 @@ typedef struct shared {
     tplan_sweep_spec *walk_own;
     int64_t stride[TPLAN_MAX_AXES];
     axis_step steps[TPLAN_MAX_AXES]; /* the walk's axes' (axis_steps_init) */
+    /* reuse_flags of each set of reach classes a step can change (bit 1 <<
+     * reach each), worked out once a run rather than at every index */
+    unsigned reuse_of[1u << (TPLAN_REACH_RUN + 1)];
     equivalence eq;
     int64_t local_n; /* indexes of this shard */
     atomic_llong next;
@@ -936,7 +939,7 @@ static void *work(void *arg)
         moved = 1u << TPLAN_REACH_ALL;
         w->layout_bad = false;
         for (int64_t j = from; j < to && !atomic_load(&sh->failed); j++) {
-            unsigned reuse = staged && have ? reuse_flags(moved) : 0;
+            unsigned reuse = staged && have ? sh->reuse_of[moved] : 0;
 
             /* batch-, time- and run-class fields are only range-checked
              * by the layout rules: a layout they refused stays refused */
@@ -1199,6 +1202,8 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
     if (walk_init(r, &sh, err))
         return TPLAN_ENOMEM;
     axis_steps_init(sh.walk, sh.steps);
+    for (unsigned m = 0; m < sizeof sh.reuse_of / sizeof *sh.reuse_of; m++)
+        sh.reuse_of[m] = reuse_flags(m);
     /* the equivalence reads digits: the walk's */
     equivalence_init(sh.walk, &sh.eq);
     sh.constrained = constrained(&r->spec->where);
