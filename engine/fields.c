@@ -955,56 +955,61 @@ int tplan_field_parse(int id, const char *text, double *v, tplan_err *err)
     }
 }
 
+/* An integer or enum field's value: parse or check passed it, so it is
+ * in range. Converted in the cases that read it, not before the switch:
+ * a sweep applies a number field (nic_gbps, pue) at almost every step. */
+static int64_t ival(double v)
+{
+    return v >= -1e15 && v <= 1e15 ? (int64_t)v : 0;
+}
+
 void tplan_field_apply(int id, double v, tplan_config *c)
 {
-    /* integer and enum values passed parse or check: in range */
-    int64_t iv = v >= -1e15 && v <= 1e15 ? (int64_t)v : 0;
-
     switch (id) {
     case F_GPUS:
-        c->gpus = iv;
+        c->gpus = ival(v);
         break;
     case F_TP:
-        c->tp = iv;
+        c->tp = ival(v);
         break;
     case F_PP:
-        c->pp = iv;
+        c->pp = ival(v);
         break;
     case F_VPP:
-        c->vpp = iv;
+        c->vpp = ival(v);
         break;
     case F_SP:
-        c->sp = iv != 0;
+        c->sp = ival(v) != 0;
         break;
     case F_ZERO:
-        c->zero = (int)iv;
+        c->zero = (int)ival(v);
         break;
     case F_PRECISION:
-        c->precision = (tplan_precision)iv;
+        c->precision = (tplan_precision)ival(v);
         break;
     case F_OPTIMIZER:
-        c->optimizer = (tplan_optimizer)iv;
+        c->optimizer = (tplan_optimizer)ival(v);
         break;
     case F_RECOMPUTE:
-        c->recompute = (tplan_recompute)iv;
+        c->recompute = (tplan_recompute)ival(v);
         break;
     case F_ATTENTION:
-        c->attention = (tplan_attention)iv;
+        c->attention = (tplan_attention)ival(v);
         break;
     case F_PROFILE:
-        c->profile = (tplan_profile)iv;
+        c->profile = (tplan_profile)ival(v);
         break;
     case F_SEQ:
-        c->seq = iv;
+        c->seq = ival(v);
         break;
     case F_MICRO_BATCH:
-        c->micro_batch = iv;
+        c->micro_batch = ival(v);
         break;
     case F_ACCUM:
-        c->accum = iv;
+        c->accum = ival(v);
         break;
     case F_GLOBAL_BATCH: /* one target: the last one set */
-        c->global_batch = iv;
+        c->global_batch = ival(v);
         c->global_batch_tokens = 0;
         break;
     case F_GLOBAL_BATCH_TOKENS:
@@ -1012,19 +1017,19 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         c->global_batch = 0;
         break;
     case F_GPUS_PER_NODE:
-        c->gpus_per_node = iv;
+        c->gpus_per_node = ival(v);
         break;
     case F_FP32_GRADS:
-        c->fp32_grads = iv != 0;
+        c->fp32_grads = ival(v) != 0;
         break;
     case F_FUSED_LOSS:
-        c->fused_loss = iv != 0;
+        c->fused_loss = ival(v) != 0;
         break;
     case F_DROPOUT:
         c->model.dropout = v;
         break;
     case F_BATCH_NORM:
-        c->model.batch_norm = iv != 0;
+        c->model.batch_norm = ival(v) != 0;
         break;
     case F_RESERVE:
         c->reserve_fraction = v;
@@ -1073,12 +1078,12 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         c->fp8_ratio_set = true;
         break;
     case F_FIT_ATTENTION:
-        c->fit_attention = (tplan_fit_attention)iv;
+        c->fit_attention = (tplan_fit_attention)ival(v);
         if (c->fit_attention != TPLAN_FIT_ATTN_ANY)
-            c->attention = (tplan_attention)(iv - 1);
+            c->attention = (tplan_attention)(ival(v) - 1);
         break;
     case F_FP8_RECIPE:
-        c->fp8_recipe = (tplan_fp8_recipe)iv;
+        c->fp8_recipe = (tplan_fp8_recipe)ival(v);
         break;
     case F_EFF_TP:
         c->gpu.eff_tp = v;
@@ -1099,7 +1104,7 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         c->lr_base_batch = v;
         break;
     case F_LR_RULE:
-        c->lr_rule = (tplan_lr_rule)iv;
+        c->lr_rule = (tplan_lr_rule)ival(v);
         c->lr_rule_set = true;
         break;
     case F_LR_THRESHOLD:
@@ -1115,7 +1120,7 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         c->weight_decay = v;
         break;
     case F_SCHEDULE:
-        c->schedule = (tplan_schedule)iv;
+        c->schedule = (tplan_schedule)ival(v);
         break;
     case F_WSD_DECAY:
         c->wsd_decay = v;
@@ -1127,22 +1132,22 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         c->target_loss = v;
         break;
     case F_FINETUNE:
-        c->finetune = iv != 0;
+        c->finetune = ival(v) != 0;
         break;
     case F_LOSS_SCALING:
-        c->loss_scaling = iv != 0;
+        c->loss_scaling = ival(v) != 0;
         break;
     case F_LORA_RANK:
-        c->lora_rank = iv;
+        c->lora_rank = ival(v);
         break;
     case F_LORA_TARGETS:
-        c->lora_targets = (unsigned)iv;
+        c->lora_targets = (unsigned)ival(v);
         break;
     case F_LORA_DROPOUT:
         c->lora_dropout = v;
         break;
     case F_DORA:
-        c->dora = iv != 0;
+        c->dora = ival(v) != 0;
         break;
     case F_HOST_BUFFER_FACTOR:
         c->host_buffer_factor = v;
@@ -1151,22 +1156,22 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         c->offload_activations = v;
         break;
     case F_ZERO_SHARD_GROUP:
-        c->zero_shard_group = iv;
+        c->zero_shard_group = ival(v);
         break;
     case F_RESHARD_AFTER_FORWARD:
-        c->reshard_after_forward = iv != 0;
+        c->reshard_after_forward = ival(v) != 0;
         break;
     case F_BASE_PRECISION:
-        c->base_precision = (tplan_base_precision)iv;
+        c->base_precision = (tplan_base_precision)ival(v);
         break;
     case F_DOUBLE_QUANT:
-        c->double_quant = iv != 0;
+        c->double_quant = ival(v) != 0;
         break;
     case F_OFFLOAD_OPTIMIZER:
-        c->offload_optimizer = (tplan_offload)iv;
+        c->offload_optimizer = (tplan_offload)ival(v);
         break;
     case F_OFFLOAD_PARAMS:
-        c->offload_params = (tplan_offload)iv;
+        c->offload_params = (tplan_offload)ival(v);
         break;
     case F_HOST_MEMORY:
         c->host_memory_bytes = v * 1024.0 * 1024.0 * 1024.0;
@@ -1178,10 +1183,10 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         c->nvme_bytes_per_s = v * 1e9;
         break;
     case F_EP:
-        c->ep = iv;
+        c->ep = ival(v);
         break;
     case F_CP:
-        c->cp = iv;
+        c->cp = ival(v);
         break;
     case F_CAPACITY_FACTOR:
         c->capacity_factor = v;
@@ -1220,10 +1225,10 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         c->nccl_nvls_bytes = v * 1024.0 * 1024.0;
         break;
     case F_PP_EMBED_LOSS:
-        c->pp_embed_loss = iv != 0;
+        c->pp_embed_loss = ival(v) != 0;
         break;
     case F_GRAD_BUCKET_COPY:
-        c->grad_bucket_copy = iv != 0;
+        c->grad_bucket_copy = ival(v) != 0;
         break;
     case F_REDUCE_BUCKET:
         c->reduce_bucket = v;
@@ -1235,34 +1240,34 @@ void tplan_field_apply(int id, double v, tplan_config *c)
         c->gather_sets = v;
         break;
     case F_FUSED_NORM:
-        c->fused_norm = iv != 0;
+        c->fused_norm = ival(v) != 0;
         break;
     case F_BLAS_WS:
-        c->blas_ws = iv != 0;
+        c->blas_ws = ival(v) != 0;
         break;
     case F_SET_TO_NONE:
-        c->set_to_none = iv != 0;
+        c->set_to_none = ival(v) != 0;
         break;
     case F_PP_SCHEDULE:
-        c->pp_schedule = (tplan_pp_schedule)iv;
+        c->pp_schedule = (tplan_pp_schedule)ival(v);
         break;
     case F_COMM_SM_SHARE:
         c->comm_sm_share = v;
         break;
     case F_RECOMPUTE_MODULES:
-        c->recompute_modules = (unsigned)iv;
+        c->recompute_modules = (unsigned)ival(v);
         break;
     case F_FP8_ACTIVATIONS:
-        c->fp8_activations = iv != 0;
+        c->fp8_activations = ival(v) != 0;
         break;
     case F_ETP:
-        c->etp = iv;
+        c->etp = ival(v);
         break;
     case F_PP_FIRST_LAYERS:
-        c->pp_first_layers = iv;
+        c->pp_first_layers = ival(v);
         break;
     case F_PP_LAST_LAYERS:
-        c->pp_last_layers = iv;
+        c->pp_last_layers = ival(v);
         break;
     case F_ZERO12_OVERLAP:
         c->zero12_overlap = v;

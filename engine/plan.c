@@ -61,6 +61,15 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
     tplan_config copy;
     int rc = TPLAN_OK;
 
+    /* Most of a sweep's evaluations: a staged one of the plan's own
+     * config, figures only, no ramp. What the general path below does
+     * for it, without its tests (not validated, no copy: reeval). */
+    if (staged && &out->config == asked && asked->n_ramp == 0) {
+        rc = reeval(asked, out, flags, err);
+        out->config.micro_batch = micro_batch;
+        out->config.accum = accum;
+        return rc;
+    }
     /* a staged change leaves the layout as valid as it was (those fields
      * are only range-checked, when the sweep takes them) */
     if (!staged && !kept && !(trusted && (flags & TPLAN_EVAL_LAYOUT_CHECKED)))
@@ -275,10 +284,16 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
     else if (!keep_time)
         tplan_perf_eval(c, &out->mem, &out->perf);
     tplan_run_eval(c, &out->perf, out->params, out->tokens_per_step, &out->run);
-    if ((rc = tplan_plan_ramp(asked, out, err)) ||
-        (rc = tplan_plan_lr(c, out, err)))
+    /* The recipe's stages only where an input of theirs is set (issue 38:
+     * a sweep runs this for every plan, and most set none); each returns
+     * at once without them: a ramp's phases, an LR or a rule that derives
+     * one, a critical batch or a target loss to derive it from. */
+    if (asked->n_ramp > 0 && (rc = tplan_plan_ramp(asked, out, err)))
         return rc;
-    tplan_plan_critical(c, out);
+    if ((c->lr > 0 || c->lr_rule_set) && (rc = tplan_plan_lr(c, out, err)))
+        return rc;
+    if (c->b_noise_tokens > 0 || c->target_loss > 0)
+        tplan_plan_critical(c, out);
     /* Every figure must be a number: a step beyond a year per step means
      * the efficiency or bandwidth knobs are far outside reality. */
     if (out->perf.timed && !(out->perf.step_time_s < 3.2e7))

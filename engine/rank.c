@@ -138,11 +138,14 @@ void tplan_ranked_set(tplan_ranked *r, int64_t index,
     /* tplan_rank_keys's, the unused keys zero already */
     for (int i = 0; i < nobj; i++)
         r->key[i] = rank_key(&obj[i], p, score);
-    tplan_ranked_standing(r, fits_first,
-                          tplan_rank_over(p->mem.total_bytes,
-                                          p->mem.usable_bytes,
-                                          p->mem.host_bytes,
-                                          p->mem.host_capacity_bytes));
+    /* a plan that fits, or any under a mixed ranking, stands as the
+     * memset left it (last false, over 0: tplan_ranked_standing's); the
+     * two divisions of its distance from fitting only for the others */
+    if (fits_first && !r->fits)
+        tplan_ranked_standing(
+            r, fits_first,
+            tplan_rank_over(p->mem.total_bytes, p->mem.usable_bytes,
+                            p->mem.host_bytes, p->mem.host_capacity_bytes));
 }
 
 int tplan_ranked_cmp(const tplan_ranked *a, const tplan_ranked *b, int nobj)
@@ -212,6 +215,32 @@ void tplan_topk_push(tplan_topk *t, const tplan_ranked *r)
         return;
     t->items[0] = *r;
     sift_down(t, 0);
+}
+
+void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
+                      int nobj, const tplan_plan *p, double score,
+                      bool fits_first)
+{
+    tplan_ranked r;
+
+    if (t->cap <= 0)
+        return;
+    if (t->n == t->cap) {
+        /* tplan_ranked_cmp's order: a plan that does not fit goes after
+         * every one that does; between two that fit (over 0 both) the
+         * first key decides where it differs. A tie goes on to the full
+         * comparison. */
+        const tplan_ranked *worst = &t->items[0];
+        bool last = fits_first && !p->mem.fits;
+
+        if (last && !worst->last)
+            return;
+        if (!last && !worst->last && nobj > 0 &&
+            rank_key(&obj[0], p, score) > worst->key[0])
+            return;
+    }
+    tplan_ranked_set(&r, index, obj, nobj, p, score, fits_first);
+    tplan_topk_push(t, &r);
 }
 
 void tplan_topk_sort(tplan_topk *t)

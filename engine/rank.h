@@ -103,6 +103,13 @@ typedef struct tplan_topk {
 } tplan_topk;
 
 void tplan_topk_push(tplan_topk *t, const tplan_ranked *r);
+/* tplan_ranked_set (nobj must be t->nobj) then tplan_topk_push, with the
+ * same result; a plan that ranks after a full heap's worst on its
+ * standing or its first key is turned away before its entry is made (a
+ * sweep's keep = N offers every plan, and turns most away). */
+void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
+                      int nobj, const tplan_plan *p, double score,
+                      bool fits_first);
 /* Sort the kept entries best first (in place). */
 void tplan_topk_sort(tplan_topk *t);
 

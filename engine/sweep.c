@@ -252,21 +252,64 @@ static tplan_reach axis_reach(const tplan_axis *a)
                                   : tplan_field_reach(a->id);
 }
 
+/* What a change of walk axis k does, looked up once a run (walk_init)
+ * rather than at every step: the bit of its reach class (1 << axis_reach;
+ * 0 for an axis of one value, which never changes) and whether it
+ * replaces the model or GPU struct. */
+typedef struct axis_step {
+    unsigned reach_bit;
+    bool replaces;
+} axis_step;
+
+static void axis_steps_init(const tplan_sweep_spec *s, axis_step *st)
+{
+    for (int i = 0; i < s->n_axes; i++) {
+        st[i].reach_bit = s->axes[i].n > 1 ? 1u << axis_reach(&s->axes[i]) : 0;
+        st[i].replaces = replaces_struct(s->axes[i].id);
+    }
+}
+
+/* Set axis a's field to v (apply, without its tests for the struct
+ * axes where st says there are none) */
+static void apply_step(const tplan_sweep_spec *s, const tplan_axis *a,
+                       const axis_step *st, double v, tplan_config *c)
+{
+    if (st->replaces)
+        apply(s, a->id, v, c);
+    else
+        tplan_field_apply(a->id, v, c);
+}
+
 /* Advance by step indexes (the shard count); carries ripple left.
  * Returns the reach classes of the axes it changed, bit 1 << reach each
  * (0: none; the lowest set bit is what the change reaches). With stride
  * (a walk by reach class, one shard), *index follows the digits: the
  * canonical index, each changed digit's difference times its stride (the
  * same sum canonical_index makes, a change at a time). */
-static unsigned odometer_step(const tplan_sweep_spec *s, int64_t step,
-                              int *digit, tplan_config *c,
+static unsigned odometer_step(const tplan_sweep_spec *s, const axis_step *st,
+                              int64_t step, int *digit, tplan_config *c,
                               const int64_t *stride, int64_t *index)
 {
     bool replaced = false;
     unsigned reach = 0;
 
     if (step == 1) { /* one shard: no division */
-        for (int i = s->n_axes - 1; i >= 0; i--) {
+        const int last = s->n_axes - 1;
+
+        /* most steps: the innermost axis moves alone (digit + 1 < n, so
+         * the axis has values to move through: its reach_bit is set) */
+        if (last >= 0 && digit[last] + 1 < s->axes[last].n) {
+            const tplan_axis *a = &s->axes[last];
+
+            digit[last]++;
+            if (stride)
+                *index += stride[last];
+            apply_step(s, a, &st[last], a->values[digit[last]], c);
+            if (st[last].replaces)
+                reapply_struct(s, digit, c);
+            return st[last].reach_bit;
+        }
+        for (int i = last; i >= 0; i--) {
             const tplan_axis *a = &s->axes[i];
             bool carry = ++digit[i] == a->n;
 
@@ -275,10 +318,10 @@ static unsigned odometer_step(const tplan_sweep_spec *s, int64_t step,
             if (stride)
                 *index += carry ? -(int64_t)(a->n - 1) * stride[i]
                                 : stride[i];
-            if (a->n > 1) {
-                apply(s, a->id, a->values[digit[i]], c);
-                replaced = replaced || replaces_struct(a->id);
-                reach |= 1u << axis_reach(a);
+            if (st[i].reach_bit) {
+                apply_step(s, a, &st[i], a->values[digit[i]], c);
+                replaced = replaced || st[i].replaces;
+                reach |= st[i].reach_bit;
             }
             if (!carry)
                 break;
@@ -293,9 +336,9 @@ static unsigned odometer_step(const tplan_sweep_spec *s, int64_t step,
                 if (stride)
                     *index += ((int64_t)(v % a->n) - digit[i]) * stride[i];
                 digit[i] = (int)(v % a->n);
-                apply(s, a->id, a->values[digit[i]], c);
-                replaced = replaced || replaces_struct(a->id);
-                reach |= 1u << axis_reach(a);
+                apply_step(s, a, &st[i], a->values[digit[i]], c);
+                replaced = replaced || st[i].replaces;
+                reach |= st[i].reach_bit;
             }
         }
     }
@@ -563,6 +606,10 @@ typedef struct shared {
     const tplan_sweep_spec *walk;
     tplan_sweep_spec *walk_own;
     int64_t stride[TPLAN_MAX_AXES];
+    axis_step steps[TPLAN_MAX_AXES]; /* the walk's axes' (axis_steps_init) */
+    /* reuse_flags of each set of reach classes a step can change (bit 1 <<
+     * reach each), worked out once a run rather than at every index */
+    unsigned reuse_of[1u << (TPLAN_REACH_RUN + 1)];
     equivalence eq;
     int64_t local_n; /* indexes of this shard */
     atomic_llong next;
@@ -571,6 +618,9 @@ typedef struct shared {
     pthread_mutex_t sink_lock;
     tplan_err err; /* the first failure */
     bool constrained; /* the spec's where sets a constraint */
+    /* keep = N with no constraint, where expression, hook or front: a
+     * plan evaluated goes straight to the ranking */
+    bool plain_top;
 } shared;
 
 /* The canonical index of the walk's digits. */
@@ -605,6 +655,11 @@ typedef struct worker {
     const char *const *bad_reads;  /* what that rule reads (NULL: unknown) */
     const char *const *skip_reads; /* the rule skip_at was found for */
     int skip_at; /* the innermost axis skip_reads names (-1: none) */
+    /* equivalent()'s answer for the last configuration evaluated: it
+     * reads only whole-plan (TPLAN_REACH_ALL) inputs, so it stands for a
+     * staged evaluation, whose premise is that only cheaper classes
+     * changed since that one; a full evaluation asks again */
+    bool eq_last;
     pthread_t thread;
 } worker;
 
@@ -675,8 +730,16 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     }
     w->stats.evaluated++;
     w->stats.reused += reuse != 0;
-    if (equivalent(&sh->eq, digit, c, p)) {
+    if (!reuse)
+        w->eq_last = equivalent(&sh->eq, digit, c, p);
+    if (w->eq_last) {
         w->stats.dropped[TPLAN_DROP_EQUIVALENT]++;
+        return true;
+    }
+    if (sh->plain_top) { /* what the tests below would do, without them */
+        w->stats.passed++;
+        tplan_topk_offer(&w->top, index, s->rank, s->n_rank, p, (double)NAN,
+                         !s->mix_unfit);
         return true;
     }
     if (sh->constrained &&
@@ -851,6 +914,12 @@ static void *work(void *arg)
      * the axes' fields, and a staged re-evaluation copies no config. */
     tplan_config *c = &p->config;
     const tplan_sweep_spec *walk = sh->walk;
+    /* the spec's options, read once here rather than at every index (a
+     * visit is a call the compiler cannot see through) */
+    const bool canonical = walk == r->spec, staged = !r->spec->unstaged;
+    const bool one_shard = r->shards == 1;
+    const int64_t *stride = canonical ? NULL : sh->stride;
+    const int64_t shard = r->shard, shards = r->shards;
     int digit[TPLAN_MAX_AXES];
     unsigned moved;   /* the reach classes the last step changed */
     int64_t cidx = 0; /* walking by reach: the digits' canonical index */
@@ -863,42 +932,40 @@ static void *work(void *arg)
         if (from >= sh->local_n)
             break;
         to = from + CHUNK < sh->local_n ? from + CHUNK : sh->local_n;
-        odometer_set(walk, r->shard + from * r->shards, digit, c);
-        cidx = walk == r->spec ? 0 : canonical_index(sh, digit);
+        odometer_set(walk, shard + from * shards, digit, c);
+        cidx = canonical ? 0 : canonical_index(sh, digit);
         /* staged: p holds the figures of the configuration before, which
          * differs from this one in the axes odometer_step changed; where
          * those reach only the time or the run, the rest is kept */
         moved = 1u << TPLAN_REACH_ALL;
         w->layout_bad = false;
         for (int64_t j = from; j < to && !atomic_load(&sh->failed); j++) {
-            unsigned reuse =
-                r->spec->unstaged || !have ? 0 : reuse_flags(moved);
+            unsigned reuse = staged && have ? sh->reuse_of[moved] : 0;
 
             /* batch-, time- and run-class fields are only range-checked
              * by the layout rules: a layout they refused stays refused */
             if (w->layout_bad && lowest_reach(moved) >= w->bad_stands &&
-                !r->spec->unstaged) {
+                staged) {
                 w->stats.visited++;
                 w->stats.invalid++;
             } else {
-                have = visit(w,
-                             walk == r->spec ? r->shard + j * r->shards : cidx,
-                             digit, p, c, cache, reuse);
+                have = visit(w, canonical ? shard + j * shards : cidx, digit, p,
+                             c, cache, reuse);
                 /* a refused layout's whole sub-space at once (one shard:
                  * consecutive indexes are this worker's) */
-                if (w->layout_bad && r->shards == 1 && !r->spec->unstaged) {
+                if (w->layout_bad && one_shard && staged) {
                     int64_t n = skip_refused(w, walk, digit, to - j - 1);
 
                     w->stats.visited += n;
                     w->stats.invalid += n;
                     w->stats.skipped += n;
                     j += n;
-                    if (walk != r->spec) /* the digits moved at once */
+                    if (!canonical) /* the digits moved at once */
                         cidx = canonical_index(sh, digit);
                 }
             }
-            moved = odometer_step(walk, r->shards, digit, c,
-                                  walk == r->spec ? NULL : sh->stride, &cidx);
+            moved =
+                odometer_step(walk, sh->steps, shards, digit, c, stride, &cidx);
         }
         atomic_fetch_add(&sh->done, to - from);
         since_progress += to - from;
@@ -1135,9 +1202,14 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
     sh.run = r;
     if (walk_init(r, &sh, err))
         return TPLAN_ENOMEM;
+    axis_steps_init(sh.walk, sh.steps);
+    for (unsigned m = 0; m < sizeof sh.reuse_of / sizeof *sh.reuse_of; m++)
+        sh.reuse_of[m] = reuse_flags(m);
     /* the equivalence reads digits: the walk's */
     equivalence_init(sh.walk, &sh.eq);
     sh.constrained = constrained(&r->spec->where);
+    sh.plain_top = !sh.constrained && s->filter.n == 0 && !r->hook && !pareto &&
+                   s->keep_mode == TPLAN_KEEP_TOP;
     sh.local_n =
         space > r->shard ? (space - r->shard + r->shards - 1) / r->shards : 0;
     /* a worker's heap never holds more than the shard's configurations */

@@ -346,6 +346,48 @@ static void test_fits_first(void **state)
     assert_true(tplan_rank_over(50, 100, 300, 100) == 3.0f);
 }
 
+/* tplan_topk_offer keeps exactly what tplan_ranked_set then
+ * tplan_topk_push keep, entry for entry, after every plan: many plans
+ * with few distinct figures (ties in the first key and in all of them),
+ * some that do not fit, some with no figure (NaN: last), under fits-first
+ * and mixed rankings, one and two objectives, heaps of 1 to 8. */
+static void test_topk_offer(void **state)
+{
+    static const double figs[] = {1.0, 2.0, 2.0, 3.0, (double)NAN};
+    tplan_objective obj[2] = {{TPLAN_M_TIME_H, false}, {TPLAN_M_MFU, true}};
+    tplan_config c;
+    tplan_plan p;
+    unsigned seed = 12345;
+
+    (void)state;
+    config_for(&c, "gpt2", "a100-80g");
+    c.gpus = 8;
+    eval_ok(&c, &p);
+    for (int cap = 1; cap <= 8; cap *= 2)
+        for (int nobj = 1; nobj <= 2; nobj++)
+            for (int ff = 0; ff < 2; ff++) {
+                tplan_ranked a_buf[8], b_buf[8], r;
+                tplan_topk a = {a_buf, cap, 0, nobj};
+                tplan_topk b = {b_buf, cap, 0, nobj};
+
+                for (int64_t i = 0; i < 200; i++) {
+                    seed = seed * 1103515245u + 12345u;
+                    p.run.time_h = figs[(seed >> 8) % 5];
+                    p.perf.mfu = figs[(seed >> 12) % 4] / 10.0;
+                    p.mem.fits = (seed >> 16) % 3 != 0;
+                    p.mem.total_bytes = (int64_t)((seed >> 20) % 4 + 1) << 30;
+                    tplan_topk_offer(&a, i, obj, nobj, &p, (double)NAN,
+                                     ff != 0);
+                    tplan_ranked_set(&r, i, obj, nobj, &p, (double)NAN,
+                                     ff != 0);
+                    tplan_topk_push(&b, &r);
+                    assert_int_equal(a.n, b.n);
+                    assert_memory_equal(a.items, b.items,
+                                        sizeof *a.items * (size_t)a.n);
+                }
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +396,7 @@ int main(void)
         cmocka_unit_test(test_keys_sign),      cmocka_unit_test(test_sorts),
         cmocka_unit_test(test_large_sort),
         cmocka_unit_test(test_fits_first),
+        cmocka_unit_test(test_topk_offer),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
