@@ -167,10 +167,12 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
      * memory before it stay, the memory for the batch solve to judge */
     int64_t kept_accum = 0;
     perf_inputs before, after;
-    bool keep_time = false;
+    bool keep_time = false, timed = false;
     int rc;
 
     if (batch_staged(flags)) {
+        /* the time before is the previous plan's, unless it was skipped */
+        timed = !out->time_skipped;
         kept_accum = out->accum;
         if (flags & TPLAN_EVAL_BATCH_ONLY)
             perf_inputs_of(out, out->accum, &before);
@@ -232,7 +234,7 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
     out->solved_micro_batch = c->micro_batch;
     out->global_batch = out->micro_batch * out->dp * out->accum;
     out->tokens_per_step = out->global_batch * c->seq;
-    if (batch_staged(flags) && (flags & TPLAN_EVAL_BATCH_ONLY)) {
+    if (batch_staged(flags) && (flags & TPLAN_EVAL_BATCH_ONLY) && timed) {
         perf_inputs_of(out, c->accum, &after);
         keep_time = perf_inputs_same(&before, &after);
     }
@@ -245,8 +247,12 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
 static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                   tplan_err *err)
 {
-    bool keep_time = flags & TPLAN_EVAL_REUSE_TIME;
-    bool keep_compute = flags & TPLAN_EVAL_REUSE_COMPUTE;
+    /* a time skipped before (TPLAN_EVAL_FIT_FIRST) is none to keep (in a
+     * sweep the plan's communication and run neighbours do not fit
+     * either and are skipped too; any other caller is kept right) */
+    bool keep_time = (flags & TPLAN_EVAL_REUSE_TIME) && !out->time_skipped;
+    bool keep_compute =
+        (flags & TPLAN_EVAL_REUSE_COMPUTE) && !out->time_skipped;
     tplan_config *work = &out->config;
 
     if (work != asked)
@@ -274,8 +280,20 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
                 bool keep_time, tplan_err *err)
 {
     const tplan_config *c = &out->config;
+    bool skip = (flags & TPLAN_EVAL_FIT_FIRST) && (flags & TPLAN_EVAL_FIGURES) &&
+                !out->mem.fits;
     int rc;
 
+    /* a plan that does not fit, where the caller needs no more of it:
+     * the recipe's checks, which can refuse it, and no time */
+    out->time_skipped = skip;
+    if (skip) {
+        if (asked->n_ramp > 0 && (rc = tplan_plan_ramp(asked, out, err)))
+            return rc;
+        if ((c->lr > 0 || c->lr_rule_set) && (rc = tplan_plan_lr(c, out, err)))
+            return rc;
+        return TPLAN_OK;
+    }
     /* a batch- or time-staged evaluation: out->perf holds the time of
      * the same layout (plan.h), whose model and layout parts stay */
     if (!keep_time && (flags & TPLAN_EVAL_FIGURES) &&

@@ -60,6 +60,9 @@ typedef struct tplan_plan {
     /* the evaluation failed in the batch solve, which reads no time- or
      * run-class input: sweeps refuse those neighbours without a look */
     bool batch_refused;
+    /* TPLAN_EVAL_FIT_FIRST stopped before the time: perf, run, lr and
+     * critical are not this plan's */
+    bool time_skipped;
     tplan_perf perf;
     tplan_run run;
     tplan_lr lr;
@@ -123,7 +126,14 @@ enum {
     /* with REUSE_COMPUTE: no run-class field changed beside, so where
      * tplan_perf_eval_comm says the time cannot have moved the whole plan
      * is as it was and is kept */
-    TPLAN_EVAL_COMM_ONLY = 512
+    TPLAN_EVAL_COMM_ONLY = 512,
+    /* figures only: a plan that does not fit stops after its memory, its
+     * batch and the recipe's checks (ramp, LR), with no time, run or
+     * critical batch (plan->time_skipped). A sweep ranking fitting plans
+     * first asks for it once its top N are all plans that fit: one that
+     * does not is turned away on that alone (issue 38). The time's own
+     * range checks are not run for it either. */
+    TPLAN_EVAL_FIT_FIRST = 1024
 };
 
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,

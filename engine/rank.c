@@ -243,6 +243,11 @@ void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
     tplan_topk_push(t, &r);
 }
 
+bool tplan_topk_full_of_fitting(const tplan_topk *t)
+{
+    return t->cap > 0 && t->n == t->cap && !t->items[0].last;
+}
+
 void tplan_topk_sort(tplan_topk *t)
 {
     /* A heap sort in place keeps this free of globals and thread-safe. */

@@ -110,6 +110,10 @@ void tplan_topk_push(tplan_topk *t, const tplan_ranked *r);
 void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
                       int nobj, const tplan_plan *p, double score,
                       bool fits_first);
+/* The heap is full and its worst entry fits: under fits-first ranking a
+ * plan that does not fit can no longer get in (tplan_topk_offer turns it
+ * away on its standing alone). */
+bool tplan_topk_full_of_fitting(const tplan_topk *t);
 /* Sort the kept entries best first (in place). */
 void tplan_topk_sort(tplan_topk *t);
 

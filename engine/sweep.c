@@ -693,6 +693,19 @@ static bool grow_kept(worker *w)
 }
 
 /* One index: evaluate, constrain, hook, rank. */
+/* A keep = N sweep with nothing but the ranking to pass (plain_top),
+ * fitting plans first, whose worker's top N all fit: a plan that does
+ * not fit is turned away on that alone (tplan_topk_offer), so its time
+ * is not worked out (issue 38). Once full of fitting plans, a heap stays
+ * so: the flag never turns off again within a run. */
+static unsigned fit_first(const shared *sh, const worker *w)
+{
+    return sh->plain_top && !sh->run->spec->mix_unfit &&
+                   tplan_topk_full_of_fitting(&w->top)
+               ? TPLAN_EVAL_FIT_FIRST
+               : 0;
+}
+
 static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
                   tplan_config *c, tplan_act_cache *cache, unsigned reuse)
 {
@@ -717,7 +730,8 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     }
     if (tplan_plan_eval_cached(c, cache, p,
                                TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS |
-                                   TPLAN_EVAL_LAYOUT_CHECKED | reuse,
+                                   TPLAN_EVAL_LAYOUT_CHECKED | reuse |
+                                   fit_first(sh, w),
                                NULL) != TPLAN_OK) {
         /* the batch solve reads no time- or run-class input: its
          * refusal stands for those neighbours as a layout's does */
@@ -730,6 +744,7 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     }
     w->stats.evaluated++;
     w->stats.reused += reuse != 0;
+    w->stats.unfit_untimed += p->time_skipped;
     if (!reuse)
         w->eq_last = equivalent(&sh->eq, digit, c, p);
     if (w->eq_last) {
@@ -1257,6 +1272,7 @@ int tplan_sweep_exec(tplan_sweep_run *r, tplan_err *err)
         r->stats.skipped += ws[i].stats.skipped;
         r->stats.evaluated += ws[i].stats.evaluated;
         r->stats.reused += ws[i].stats.reused;
+        r->stats.unfit_untimed += ws[i].stats.unfit_untimed;
         r->stats.passed += ws[i].stats.passed;
         r->stats.kept += ws[i].stats.kept;
         r->stats.kept_unfit += ws[i].stats.kept_unfit;

@@ -166,6 +166,9 @@ typedef struct tplan_sweep_stats {
     int64_t evaluated; /* full plan evaluations */
     int64_t reused;    /* of evaluated: staged, part of the plan before
                         * kept (plan.h's TPLAN_EVAL_REUSE_*) */
+    int64_t unfit_untimed; /* of evaluated: plans that do not fit, not
+                            * timed because the top N all fit already
+                            * (TPLAN_EVAL_FIT_FIRST; keep = N sweeps) */
     int64_t passed;    /* through the constraints and hook */
     int64_t dropped[TPLAN_DROP_COUNT]; /* valid plans each limit dropped */
     int64_t kept;

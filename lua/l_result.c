@@ -248,6 +248,8 @@ static int r_stats(lua_State *L)
     lua_setfield(L, -2, "evaluated");
     lua_pushinteger(L, s->reused);
     lua_setfield(L, -2, "staged");
+    lua_pushinteger(L, s->unfit_untimed);
+    lua_setfield(L, -2, "unfit_untimed");
     lua_pushinteger(L, s->passed);
     lua_setfield(L, -2, "passed");
     lua_pushinteger(L, r->streamed ? s->kept : r->n);

@@ -1127,6 +1127,87 @@ static void test_staged_comm_layouts(void **state)
     free(s);
 }
 
+/* keep = N, fitting plans first: once a worker's top N all fit, a plan
+ * that does not is not timed (TPLAN_EVAL_FIT_FIRST), and the staged
+ * evaluations after it (a micro-batch, a time, a communication, a run
+ * field and the reserve inside) time theirs afresh. The top N is the keep = "all"
+ * run's first N, entry for entry (keys, standing, index), on 1 and 2
+ * threads and over 3 shards, with the same counts. */
+static void test_fit_first(void **state)
+{
+    static const double gpus[] = {8, 16, 32}, tp[] = {1, 2}, pp[] = {1, 2},
+                        zero[] = {1, 3}, rec[] = {0, 2}, /* none, full */
+        mb[] = {1, 4, 16}, eff[] = {0.9, 1.1}, nic[] = {100, 400},
+                        pue[] = {1.1, 1.3}, reserve[] = {0.6, 0.0};
+    enum { N = 40 };
+    tplan_sweep_spec *s = staged_spec();
+    tplan_sweep_run r;
+    tplan_err err;
+    tplan_ranked want[N], got[3 * N], front[1];
+    int64_t evaluated, invalid, unfit;
+    int n, nf;
+
+    (void)state;
+    add_axis(s, "gpus", 3, gpus);
+    add_axis(s, "tp", 2, tp);
+    add_axis(s, "pp", 2, pp);
+    add_axis(s, "zero", 2, zero);
+    add_axis(s, "recompute", 2, rec);
+    add_axis(s, "micro_batch", 3, mb);
+    add_axis(s, "eff_scale", 2, eff);
+    add_axis(s, "nic_gbps", 2, nic);
+    add_axis(s, "pue", 2, pue);
+    /* a reserve that does not fit, then one that does, at the same
+     * micro-batch: the second must not keep the time the first skipped */
+    add_axis(s, "reserve", 2, reserve);
+    memset(&r, 0, sizeof r);
+    r.spec = s;
+    r.threads = 1;
+    r.shards = 1;
+    assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+    assert_true(r.n_kept > 4 * N && r.stats.kept_unfit > N);
+    memcpy(want, r.kept, sizeof want);
+    evaluated = r.stats.evaluated;
+    invalid = r.stats.invalid;
+    unfit = r.stats.kept_unfit;
+    assert_int_equal(r.stats.unfit_untimed, 0); /* keep = "all" */
+    tplan_sweep_run_free(&r);
+    s->keep_mode = TPLAN_KEEP_TOP;
+    s->keep = N;
+    for (int threads = 1; threads <= 2; threads++) {
+        memset(&r, 0, sizeof r);
+        r.spec = s;
+        r.threads = threads;
+        r.shards = 1;
+        assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+        assert_int_equal(r.n_top, N);
+        assert_memory_equal(r.top, want, sizeof want);
+        assert_int_equal(r.stats.evaluated, evaluated);
+        assert_int_equal(r.stats.invalid, invalid);
+        /* not vacuous: most plans that do not fit were not timed */
+        assert_true(r.stats.unfit_untimed * 2 > unfit);
+        print_message("%d threads: %lld evaluated, %lld of the %lld that "
+                      "do not fit not timed\n",
+                      threads, (long long)r.stats.evaluated,
+                      (long long)r.stats.unfit_untimed, (long long)unfit);
+        tplan_sweep_run_free(&r);
+    }
+    {
+        tplan_topk t = {got, N, 0, 1};
+        tplan_ranked part[N];
+
+        for (int64_t k = 0; k < 3; k++) {
+            run(s, 2, k, 3, part, &n, front, &nf);
+            for (int i = 0; i < n; i++)
+                tplan_topk_push(&t, &part[i]);
+        }
+        tplan_topk_sort(&t);
+        assert_int_equal(t.n, N);
+        assert_memory_equal(got, want, sizeof want);
+    }
+    free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1141,6 +1222,7 @@ int main(void)
         cmocka_unit_test(test_staged_bit_identical),
         cmocka_unit_test(test_refused_layouts_skipped),
         cmocka_unit_test(test_staged_each_field),
+        cmocka_unit_test(test_fit_first),
         cmocka_unit_test(test_staged_batch),
         cmocka_unit_test(test_staged_schedules),
         cmocka_unit_test(test_staged_comm_layouts),

@@ -44,6 +44,7 @@ local spec = {name = "eval-cost-" .. a.space, model = "llama3-8b", gpu = "h100-s
 for _, ax in ipairs(axes) do spec.axes[ax[1]] = ax[2] end
 local res = tplan.sweep(spec)
 local s = res:stats()
-print(("space %d evaluated %d staged %d"):format(s.space, s.evaluated, s.staged))
+print(("space %d evaluated %d staged %d untimed %d"):format(s.space, s.evaluated, s.staged,
+                                                           s.unfit_untimed or 0))
 local top = res:top(1)[1]
 if top then print(("top index %d time_h %.17g"):format(top.index, top.time_h)) end
