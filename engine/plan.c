@@ -43,7 +43,7 @@ static bool batch_staged(unsigned flags)
 static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                   tplan_err *err);
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                bool keep_time, tplan_err *err);
+                bool keep_time, bool keep_budget, tplan_err *err);
 
 int tplan_plan_eval_ex(const tplan_config *asked, tplan_plan *out,
                        unsigned flags, tplan_err *err)
@@ -236,7 +236,7 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         perf_inputs_of(out, c->accum, &after);
         keep_time = perf_inputs_same(&before, &after);
     }
-    return tail(asked, out, flags, keep_time, err);
+    return tail(asked, out, flags, keep_time, false, err);
 }
 
 /* A re-evaluation after a time- or run-class change (plan.h): the
@@ -259,19 +259,23 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
         !tplan_perf_eval_comm(&out->config, &out->mem, &out->perf) &&
         (flags & TPLAN_EVAL_COMM_ONLY))
         return TPLAN_OK;
-    /* What follows the run's figures, cleared: tplan_run_eval clears the
-     * run itself, and the time is kept or tplan_perf_eval clears it
-     * (sizes known at compile time: stores, not a rep stos; sweeps make
-     * millions of these) */
+    /* What follows the run's figures, cleared: tail rewrites the run
+     * itself (its time part, or all of it with a ramp), and the time is
+     * kept or tplan_perf_eval clears it (sizes known at compile time:
+     * stores, not a rep stos; sweeps make millions of these) */
     memset((char *)out + offsetof(tplan_plan, lr), 0,
            offsetof(tplan_plan, warnings) - offsetof(tplan_plan, lr));
-    return tail(asked, out, flags, keep_time || keep_compute, err);
+    /* The run's budget stands: it reads no time-, comm- or run-class
+     * field, and the parameters and tokens per step are kept (run.h).
+     * Not with a ramp, which rewrites the run's steps (tplan_plan_ramp). */
+    return tail(asked, out, flags, keep_time || keep_compute,
+                asked->n_ramp == 0, err);
 }
 
 /* Time, run, batch ramp, learning rate, the range checks and, unless only
  * figures were asked for, the warnings. */
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                bool keep_time, tplan_err *err)
+                bool keep_time, bool keep_budget, tplan_err *err)
 {
     const tplan_config *c = &out->config;
     int rc;
@@ -283,7 +287,13 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
         tplan_perf_eval_staged(c, &out->mem, &out->perf);
     else if (!keep_time)
         tplan_perf_eval(c, &out->mem, &out->perf);
-    tplan_run_eval(c, &out->perf, out->params, out->tokens_per_step, &out->run);
+    /* keep_budget: out->run holds the budget of the same parameters and
+     * tokens per step (a staged re-evaluation, reeval) */
+    if (keep_budget)
+        tplan_run_time(c, &out->perf, &out->run);
+    else
+        tplan_run_eval(c, &out->perf, out->params, out->tokens_per_step,
+                       &out->run);
     /* The recipe's stages only where an input of theirs is set (issue 38:
      * a sweep runs this for every plan, and most set none); each returns
      * at once without them: a ramp's phases, an LR or a rule that derives
