@@ -27,6 +27,18 @@ int tplan_plan_eval(const tplan_config *c, tplan_plan *out, tplan_err *err)
 /* eval() clears what follows the config */
 _Static_assert(offsetof(tplan_plan, config) == 0,
                "tplan_plan starts with its config");
+/* reeval() clears lr, critical and n_warnings one by one: nothing else
+ * lies between the run and the warning texts */
+_Static_assert(offsetof(tplan_plan, lr) < offsetof(tplan_plan, run) +
+                                              sizeof(tplan_run) + 8 &&
+                   offsetof(tplan_plan, critical) <
+                       offsetof(tplan_plan, lr) + sizeof(tplan_lr) + 8 &&
+                   offsetof(tplan_plan, n_warnings) <
+                       offsetof(tplan_plan, critical) +
+                           sizeof(tplan_critical) + 8 &&
+                   offsetof(tplan_plan, warnings) <
+                       offsetof(tplan_plan, n_warnings) + sizeof(int) + 8,
+               "tplan_plan: lr, critical, n_warnings, then the warnings");
 
 #define REUSE                                                                  \
     (TPLAN_EVAL_REUSE_MEMORY | TPLAN_EVAL_REUSE_TIME | TPLAN_EVAL_REUSE_COMPUTE)
@@ -259,12 +271,20 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
         !tplan_perf_eval_comm(&out->config, &out->mem, &out->perf) &&
         (flags & TPLAN_EVAL_COMM_ONLY))
         return TPLAN_OK;
-    /* What follows the run's figures, cleared: tail rewrites the run
-     * itself (its time part, or all of it with a ramp), and the time is
-     * kept or tplan_perf_eval clears it (sizes known at compile time:
-     * stores, not a rep stos; sweeps make millions of these) */
-    memset((char *)out + offsetof(tplan_plan, lr), 0,
-           offsetof(tplan_plan, warnings) - offsetof(tplan_plan, lr));
+    /* What follows the run's figures (lr, critical, n_warnings) as
+     * eval()'s memset leaves them, without it (issue 38: 26 instructions
+     * a staged evaluation). tail rewrites the run itself (its time part,
+     * or all of it with a ramp), and the time is kept or tplan_perf_eval
+     * clears it. The LR and the critical batch are all zero unless their
+     * .set says otherwise: eval() cleared them, this clears a set one,
+     * and tplan_plan_lr / tplan_plan_critical write set before any other
+     * field of theirs; tail fills them again where their inputs are set.
+     * A ramp warns even for figures only: the count starts again. */
+    if (out->lr.set)
+        memset(&out->lr, 0, sizeof out->lr);
+    if (out->critical.set)
+        memset(&out->critical, 0, sizeof out->critical);
+    out->n_warnings = 0;
     /* The run's budget stands: it reads no time-, comm- or run-class
      * field, and the parameters and tokens per step are kept (run.h).
      * Not with a ramp, which rewrites the run's steps (tplan_plan_ramp). */
