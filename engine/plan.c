@@ -27,6 +27,18 @@ int tplan_plan_eval(const tplan_config *c, tplan_plan *out, tplan_err *err)
 /* eval() clears what follows the config */
 _Static_assert(offsetof(tplan_plan, config) == 0,
                "tplan_plan starts with its config");
+/* reeval() clears lr, critical and n_warnings one by one: nothing else
+ * lies between the run and the warning texts */
+_Static_assert(offsetof(tplan_plan, lr) < offsetof(tplan_plan, run) +
+                                              sizeof(tplan_run) + 8 &&
+                   offsetof(tplan_plan, critical) <
+                       offsetof(tplan_plan, lr) + sizeof(tplan_lr) + 8 &&
+                   offsetof(tplan_plan, n_warnings) <
+                       offsetof(tplan_plan, critical) +
+                           sizeof(tplan_critical) + 8 &&
+                   offsetof(tplan_plan, warnings) <
+                       offsetof(tplan_plan, n_warnings) + sizeof(int) + 8,
+               "tplan_plan: lr, critical, n_warnings, then the warnings");
 
 #define REUSE                                                                  \
     (TPLAN_EVAL_REUSE_MEMORY | TPLAN_EVAL_REUSE_TIME | TPLAN_EVAL_REUSE_COMPUTE)
@@ -43,7 +55,7 @@ static bool batch_staged(unsigned flags)
 static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                   tplan_err *err);
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                bool keep_time, tplan_err *err);
+                bool keep_time, bool keep_budget, tplan_err *err);
 
 int tplan_plan_eval_ex(const tplan_config *asked, tplan_plan *out,
                        unsigned flags, tplan_err *err)
@@ -238,7 +250,7 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         perf_inputs_of(out, c->accum, &after);
         keep_time = perf_inputs_same(&before, &after);
     }
-    return tail(asked, out, flags, keep_time, err);
+    return tail(asked, out, flags, keep_time, false, err);
 }
 
 /* A re-evaluation after a time- or run-class change (plan.h): the
@@ -250,9 +262,9 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
     /* a time skipped before (TPLAN_EVAL_FIT_FIRST) is none to keep (in a
      * sweep the plan's communication and run neighbours do not fit
      * either and are skipped too; any other caller is kept right) */
-    bool keep_time = (flags & TPLAN_EVAL_REUSE_TIME) && !out->time_skipped;
-    bool keep_compute =
-        (flags & TPLAN_EVAL_REUSE_COMPUTE) && !out->time_skipped;
+    bool skipped = out->time_skipped;
+    bool keep_time = (flags & TPLAN_EVAL_REUSE_TIME) && !skipped;
+    bool keep_compute = (flags & TPLAN_EVAL_REUSE_COMPUTE) && !skipped;
     tplan_config *work = &out->config;
 
     if (work != asked)
@@ -265,19 +277,32 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
         !tplan_perf_eval_comm(&out->config, &out->mem, &out->perf) &&
         (flags & TPLAN_EVAL_COMM_ONLY))
         return TPLAN_OK;
-    /* What follows the run's figures, cleared: tplan_run_eval clears the
-     * run itself, and the time is kept or tplan_perf_eval clears it
-     * (sizes known at compile time: stores, not a rep stos; sweeps make
-     * millions of these) */
-    memset((char *)out + offsetof(tplan_plan, lr), 0,
-           offsetof(tplan_plan, warnings) - offsetof(tplan_plan, lr));
-    return tail(asked, out, flags, keep_time || keep_compute, err);
+    /* What follows the run's figures (lr, critical, n_warnings) as
+     * eval()'s memset leaves them, without it (issue 38: 26 instructions
+     * a staged evaluation). tail rewrites the run itself (its time part,
+     * or all of it with a ramp), and the time is kept or tplan_perf_eval
+     * clears it. The LR and the critical batch are all zero unless their
+     * .set says otherwise: eval() cleared them, this clears a set one,
+     * and tplan_plan_lr / tplan_plan_critical write set before any other
+     * field of theirs; tail fills them again where their inputs are set.
+     * A ramp warns even for figures only: the count starts again. */
+    if (out->lr.set)
+        memset(&out->lr, 0, sizeof out->lr);
+    if (out->critical.set)
+        memset(&out->critical, 0, sizeof out->critical);
+    out->n_warnings = 0;
+    /* The run's budget stands: it reads no time-, comm- or run-class
+     * field, and the parameters and tokens per step are kept (run.h).
+     * Not with a ramp, which rewrites the run's steps (tplan_plan_ramp),
+     * nor after a skipped time, which left no run. */
+    return tail(asked, out, flags, keep_time || keep_compute,
+                asked->n_ramp == 0 && !skipped, err);
 }
 
 /* Time, run, batch ramp, learning rate, the range checks and, unless only
  * figures were asked for, the warnings. */
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                bool keep_time, tplan_err *err)
+                bool keep_time, bool keep_budget, tplan_err *err)
 {
     const tplan_config *c = &out->config;
     bool skip = (flags & TPLAN_EVAL_FIT_FIRST) && (flags & TPLAN_EVAL_FIGURES) &&
@@ -301,7 +326,13 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
         tplan_perf_eval_staged(c, &out->mem, &out->perf);
     else if (!keep_time)
         tplan_perf_eval(c, &out->mem, &out->perf);
-    tplan_run_eval(c, &out->perf, out->params, out->tokens_per_step, &out->run);
+    /* keep_budget: out->run holds the budget of the same parameters and
+     * tokens per step (a staged re-evaluation, reeval) */
+    if (keep_budget)
+        tplan_run_time(c, &out->perf, &out->run);
+    else
+        tplan_run_eval(c, &out->perf, out->params, out->tokens_per_step,
+                       &out->run);
     /* The recipe's stages only where an input of theirs is set (issue 38:
      * a sweep runs this for every plan, and most set none); each returns
      * at once without them: a ramp's phases, an LR or a rule that derives

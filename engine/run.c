@@ -20,14 +20,15 @@ double tplan_energy_kwh(double hours, double gpus, double tdp_w,
     return gpus * tdp_w * power_util * hours * pue / 1000.0;
 }
 
-void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
-                    int64_t params, int64_t tokens_per_step, tplan_run *out)
+/* The budget: what the run's figures are of, from the config, the
+ * parameters and the tokens a step consumes. Reads no time-, comm- or
+ * run-class field (engine/fields.c, tplan_field_reach), so it stands
+ * across a sweep's staged re-evaluations (plan.c, reeval). Clears the
+ * rest of *out for tplan_run_time. */
+void tplan_run_budget(const tplan_config *c, int64_t params,
+                      int64_t tokens_per_step, tplan_run *out)
 {
-    double gpus = (double)c->gpus;
-
     *out = (tplan_run){0};
-    out->price_usd_per_h =
-        c->price_usd_per_h > 0 ? c->price_usd_per_h : c->gpu.price_usd_per_h;
     if (c->tokens > 0) {
         out->tokens = c->tokens;
     } else if (c->epochs > 0) {
@@ -44,6 +45,22 @@ void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
     }
     out->has_budget = true;
     out->steps = (int64_t)tp_ceil(out->tokens / (double)tokens_per_step);
+}
+
+/* What the budget's steps cost: the price, wall clock, GPU-hours, cost,
+ * energy and CO2. Writes every field tplan_run_budget does not. */
+void tplan_run_time(const tplan_config *c, const tplan_perf *perf,
+                    tplan_run *out)
+{
+    double gpus = (double)c->gpus;
+
+    out->price_usd_per_h =
+        c->price_usd_per_h > 0 ? c->price_usd_per_h : c->gpu.price_usd_per_h;
+    if (!out->has_budget) {
+        out->time_h = out->gpu_hours = out->cost_usd = 0.0;
+        out->energy_kwh = out->co2_kg = 0.0;
+        return;
+    }
     /* a model without FLOPs has no step time: its time, cost and energy
      * are unknown (NaN: null in every output), never a free run */
     if (!perf->timed) {
@@ -57,4 +74,11 @@ void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
     out->energy_kwh = tplan_energy_kwh(out->time_h, gpus, c->gpu.tdp_w,
                                        c->power_util, c->pue);
     out->co2_kg = out->energy_kwh * c->grid_kg_per_kwh;
+}
+
+void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
+                    int64_t params, int64_t tokens_per_step, tplan_run *out)
+{
+    tplan_run_budget(c, params, tokens_per_step, out);
+    tplan_run_time(c, perf, out);
 }

@@ -34,6 +34,17 @@ typedef struct tplan_run {
 void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,
                     int64_t params, int64_t tokens_per_step, tplan_run *out);
 
+/* tplan_run_eval in two parts. The budget (has_budget, tokens, steps,
+ * default_budget, per_epoch) reads only the config's budget fields, the
+ * sequence, the model and tokens_per_step; the time part (the price and
+ * what the steps cost) reads *perf and the run-class fields, and writes
+ * every field the budget part does not. A staged re-evaluation keeps
+ * the budget and calls tplan_run_time alone. */
+void tplan_run_budget(const tplan_config *c, int64_t params,
+                      int64_t tokens_per_step, tplan_run *out);
+void tplan_run_time(const tplan_config *c, const tplan_perf *perf,
+                    tplan_run *out);
+
 /* The cost path on its own: hours x GPUs x price, and the energy of it. */
 double tplan_cost_usd(double hours, double gpus, double price_usd_per_h);
 double tplan_energy_kwh(double hours, double gpus, double tdp_w,

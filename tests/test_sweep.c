@@ -1035,6 +1035,37 @@ static void test_staged_each_field(void **state)
     assert_int_equal(covered, (int)(sizeof vals / sizeof vals[0]));
 }
 
+/* An LR that a staged neighbour had and this plan has not (issue 38:
+ * reeval() clears the LR only where the plan before set one): with no
+ * base LR, lr_rule deepseek derives one and linear leaves none, walked
+ * in that order innermost, so a stale LR would show in lr_rule and the
+ * LR's figures. Staged equals full. */
+static void test_staged_lr_unset(void **state)
+{
+    static const double gpus[] = {8, 16}, tp[] = {1, 2}, mb[] = {0, 1},
+                        rule[] = {TPLAN_LR_DEEPSEEK, TPLAN_LR_LINEAR};
+    tplan_sweep_spec *s = staged_spec();
+    hashes want = {NULL, 0}, got = {NULL, 0};
+    tplan_sweep_stats full = {0}, st = {0};
+    int64_t size;
+
+    (void)state;
+    s->base.lr = 0.0;
+    add_axis(s, "gpus", 2, gpus);
+    add_axis(s, "tp", 2, tp);
+    add_axis(s, "micro_batch", 2, mb);
+    add_axis(s, "lr_rule", 2, rule);
+    size = alloc_hashes(s, &want, &got);
+    staged_run(s, true, 1, 1, &want, &full);
+    staged_run(s, false, 1, 1, &got, &st);
+    assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+    /* the linear plans were staged after their deepseek neighbour */
+    assert_true(st.reused * 2 >= st.evaluated && st.evaluated > 0);
+    free(want.h);
+    free(got.h);
+    free(s);
+}
+
 /* Pipeline schedules (issue 34): a sweep over pp_schedule with vpp, pp,
  * the batch and the fields only dualpipe reads (comm_sm_share,
  * moe_overlap) gives the same plans staged as in full, with the layout
@@ -1223,6 +1254,7 @@ int main(void)
         cmocka_unit_test(test_refused_layouts_skipped),
         cmocka_unit_test(test_staged_each_field),
         cmocka_unit_test(test_fit_first),
+        cmocka_unit_test(test_staged_lr_unset),
         cmocka_unit_test(test_staged_batch),
         cmocka_unit_test(test_staged_schedules),
         cmocka_unit_test(test_staged_comm_layouts),
