@@ -149,19 +149,27 @@ static void test_walk_matches_index(void **state)
 }
 
 /* One run: the top entries (index and keys) and the front's indexes. */
+/* Run s on threads, shard of shards, into r (freed by the caller). */
+static void exec_run(tplan_sweep_run *r, const tplan_sweep_spec *s,
+                     int threads, int64_t shard, int64_t shards)
+{
+    tplan_err err;
+
+    memset(r, 0, sizeof *r);
+    r->spec = s;
+    r->threads = threads;
+    r->shard = shard;
+    r->shards = shards;
+    assert_int_equal(tplan_sweep_exec(r, &err), TPLAN_OK);
+}
+
 static void run(const tplan_sweep_spec *s, int threads, int64_t shard,
                 int64_t shards, tplan_ranked *top, int *n_top,
                 tplan_ranked *front, int *n_front)
 {
     tplan_sweep_run r;
-    tplan_err err;
 
-    memset(&r, 0, sizeof r);
-    r.spec = s;
-    r.threads = threads;
-    r.shard = shard;
-    r.shards = shards;
-    assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+    exec_run(&r, s, threads, shard, shards);
     if (r.n_top > 0)
         memcpy(top, r.top, sizeof *top * (size_t)r.n_top);
     *n_top = r.n_top;
@@ -1173,7 +1181,6 @@ static void test_fit_first(void **state)
     enum { N = 40 };
     tplan_sweep_spec *s = staged_spec();
     tplan_sweep_run r;
-    tplan_err err;
     tplan_ranked want[N], got[3 * N], front[1];
     int64_t evaluated, invalid, unfit;
     int n, nf;
@@ -1191,11 +1198,7 @@ static void test_fit_first(void **state)
     /* a reserve that does not fit, then one that does, at the same
      * micro-batch: the second must not keep the time the first skipped */
     add_axis(s, "reserve", 2, reserve);
-    memset(&r, 0, sizeof r);
-    r.spec = s;
-    r.threads = 1;
-    r.shards = 1;
-    assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+    exec_run(&r, s, 1, 0, 1);
     assert_true(r.n_kept > 4 * N && r.stats.kept_unfit > N);
     memcpy(want, r.kept, sizeof want);
     evaluated = r.stats.evaluated;
@@ -1206,11 +1209,7 @@ static void test_fit_first(void **state)
     s->keep_mode = TPLAN_KEEP_TOP;
     s->keep = N;
     for (int threads = 1; threads <= 2; threads++) {
-        memset(&r, 0, sizeof r);
-        r.spec = s;
-        r.threads = threads;
-        r.shards = 1;
-        assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+        exec_run(&r, s, threads, 0, 1);
         assert_int_equal(r.n_top, N);
         assert_memory_equal(r.top, want, sizeof want);
         assert_int_equal(r.stats.evaluated, evaluated);
