@@ -692,7 +692,6 @@ static bool grow_kept(worker *w)
     return true;
 }
 
-/* One index: evaluate, constrain, hook, rank. */
 /* A keep = N sweep with nothing but the ranking to pass (plain_top),
  * fitting plans first, whose worker's top N all fit: a plan that does
  * not fit is turned away on that alone (tplan_topk_offer), so its time
@@ -706,6 +705,7 @@ static unsigned fit_first(const shared *sh, const worker *w)
                : 0;
 }
 
+/* One index: evaluate, constrain, hook, rank. */
 static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
                   tplan_config *c, tplan_act_cache *cache, unsigned reuse)
 {
