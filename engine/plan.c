@@ -299,6 +299,24 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                 asked->n_ramp == 0 && !skipped, err);
 }
 
+/* The recipe's stages that can refuse a plan, only where an input of
+ * theirs is set (issue 38: a sweep runs this for every plan, and most set
+ * none; each returns at once without them): a ramp's phases, an LR or a
+ * rule that derives one. The critical batch (a noise scale or a target
+ * loss) refuses none and follows the time. */
+static int recipe_checks(const tplan_config *asked, tplan_plan *out,
+                         tplan_err *err)
+{
+    const tplan_config *c = &out->config;
+    int rc;
+
+    if (asked->n_ramp > 0 && (rc = tplan_plan_ramp(asked, out, err)))
+        return rc;
+    if ((c->lr > 0 || c->lr_rule_set) && (rc = tplan_plan_lr(c, out, err)))
+        return rc;
+    return TPLAN_OK;
+}
+
 /* Time, run, batch ramp, learning rate, the range checks and, unless only
  * figures were asked for, the warnings. */
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
@@ -312,13 +330,8 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
     /* a plan that does not fit, where the caller needs no more of it:
      * the recipe's checks, which can refuse it, and no time */
     out->time_skipped = skip;
-    if (skip) {
-        if (asked->n_ramp > 0 && (rc = tplan_plan_ramp(asked, out, err)))
-            return rc;
-        if ((c->lr > 0 || c->lr_rule_set) && (rc = tplan_plan_lr(c, out, err)))
-            return rc;
-        return TPLAN_OK;
-    }
+    if (skip)
+        return recipe_checks(asked, out, err);
     /* a batch- or time-staged evaluation: out->perf holds the time of
      * the same layout (plan.h), whose model and layout parts stay */
     if (!keep_time && (flags & TPLAN_EVAL_FIGURES) &&
@@ -333,13 +346,7 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
     else
         tplan_run_eval(c, &out->perf, out->params, out->tokens_per_step,
                        &out->run);
-    /* The recipe's stages only where an input of theirs is set (issue 38:
-     * a sweep runs this for every plan, and most set none); each returns
-     * at once without them: a ramp's phases, an LR or a rule that derives
-     * one, a critical batch or a target loss to derive it from. */
-    if (asked->n_ramp > 0 && (rc = tplan_plan_ramp(asked, out, err)))
-        return rc;
-    if ((c->lr > 0 || c->lr_rule_set) && (rc = tplan_plan_lr(c, out, err)))
+    if ((rc = recipe_checks(asked, out, err)))
         return rc;
     if (c->b_noise_tokens > 0 || c->target_loss > 0)
         tplan_plan_critical(c, out);

@@ -1169,9 +1169,9 @@ static void test_staged_comm_layouts(void **state)
 /* keep = N, fitting plans first: once a worker's top N all fit, a plan
  * that does not is not timed (TPLAN_EVAL_FIT_FIRST), and the staged
  * evaluations after it (a micro-batch, a time, a communication, a run
- * field and the reserve inside) time theirs afresh. The top N is the keep = "all"
- * run's first N, entry for entry (keys, standing, index), on 1 and 2
- * threads and over 3 shards, with the same counts. */
+ * field and the reserve inside) time theirs afresh. The top N is the
+ * keep = "all" run's first N, entry for entry (keys, standing, index),
+ * on 1 and 2 threads and over 3 shards, with the same counts. */
 static void test_fit_first(void **state)
 {
     static const double gpus[] = {8, 16, 32}, tp[] = {1, 2}, pp[] = {1, 2},
