@@ -664,6 +664,86 @@ static bool knobs_same(const tplan_comm_knobs *a, const tplan_comm_knobs *b)
            a->tp_overlap == b->tp_overlap;
 }
 
+/* The pipeline's sends and receives at bw_pp bytes/s (0 without a
+ * pipeline: comm_and_total cleared them) */
+static void pp_time(const tplan_comm_shape *sh, double bw_pp, tplan_perf *out)
+{
+    if (sh->pp_on)
+        out->pp_comm_s = sh->pp_k * (sh->pp_msg / bw_pp + sh->pp_lat);
+}
+
+/* Data-parallel and ZeRO traffic (sh->dp_on), bw_dp the DP x CP group's
+ * bandwidth: dp_comm_s and dp_exposed_s written in full, and with HSDP
+ * whether its groups cross nodes */
+static void dp_time(const tplan_config *c, double bw_dp, double link,
+                    double nic, double m, tplan_perf *out)
+{
+    const tplan_comm_shape *sh = &out->shape;
+    double fwd_bwd_mb = out->compute_s / m, after = 0.0;
+    /* the framework's collectives reach a share of the modelled
+     * bandwidth (section 14) */
+    double eff = c->zero >= 3 ? c->zero3_bw_eff : c->dp_bw_eff;
+    double bws[2], window, hidden;
+
+    if (sh->rep > 1) {
+        bool in_inter, x_inter;
+
+        bws[0] =
+            group_bw((double)sh->shard, sh->shard_node, link, nic, &in_inter) *
+            eff;
+        bws[1] =
+            group_bw((double)sh->rep, sh->rep_node, link, nic, &x_inter) * eff;
+        out->dp_inter_node = in_inter || x_inter;
+    } else {
+        bws[0] = bws[1] = bw_dp * eff;
+    }
+    out->dp_comm_s = hsdp_traffic(c, &sh->dp_dense, bws, m, &after);
+    if (sh->dp_experts_on)
+        out->dp_comm_s += hsdp_traffic(c, &sh->dp_experts, bws, m, &after);
+    switch (c->zero) {
+    case 0:
+    case 1:
+        window = fwd_bwd_mb * 2.0 / 3.0; /* the last backward */
+        break;
+    case 2:
+        window = out->compute_s * 2.0 / 3.0; /* every backward */
+        break;
+    default:
+        window = out->compute_s; /* prefetch in forward and backward */
+        break;
+    }
+    window = tp_fmin(window, free_compute_s(out));
+    /* a framework may hide less of ZeRO 0-2's traffic (section 14) */
+    hidden = tp_fmin(c->overlap * (c->zero >= 3 ? 1.0 : c->zero12_overlap) *
+                         out->dp_comm_s,
+                     window);
+    out->dp_exposed_s = out->dp_comm_s - hidden;
+    /* ZeRO-1/2 gather the updated weights after the step: exposed. */
+    out->dp_comm_s += after;
+    out->dp_exposed_s += after;
+}
+
+/* The step time from its parts, and what follows from it */
+static void totals(const tplan_config *c, const tplan_memory *mem,
+                   tplan_perf *out)
+{
+    double gpus = (double)c->gpus, m = (double)c->accum;
+    double samples = (double)mem->micro_batch * (double)out->shape.dp * m;
+    double peak_mm = out->peak_flops;
+
+    out->step_time_s = out->compute_s + out->bubble_s + out->tp_exposed_s +
+                       out->pp_exposed_s + out->dp_exposed_s + out->optimizer_s +
+                       out->dequant_s + out->offload_s + out->ep_exposed_s +
+                       out->cp_exposed_s;
+    out->samples_per_s = samples / out->step_time_s;
+    out->tokens_per_s = out->samples_per_s * (double)c->seq;
+    out->mfu = out->flops_per_step / (out->step_time_s * gpus * peak_mm);
+    out->hfu = out->hw_flops_per_step / (out->step_time_s * gpus * peak_mm);
+    out->compute_fraction = out->compute_s / out->step_time_s;
+    out->step_time_s_lo = out->step_time_s * (1.0 - c->time_band_lo);
+    out->step_time_s_hi = out->step_time_s * (1.0 + c->time_band_hi);
+}
+
 /* Communication, the optimizer step and the totals: what follows the
  * compute of a step (tplan_perf_eval_comm re-runs it alone): the
  * bandwidths from the communication-class fields, the times of the
@@ -678,9 +758,8 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
         c->link_bytes_per_s > 0 ? c->link_bytes_per_s : c->gpu.link_bytes_per_s;
     double nic =
         c->nic_bytes_per_s > 0 ? c->nic_bytes_per_s : c->gpu.nic_bytes_per_s;
-    double samples = (double)mem->micro_batch * (double)sh->dp * m;
-    double peak_mm = out->peak_flops;
-    double bw_tp, bw_dp, bw_pp, window, hidden;
+    double bw_tp, bw_dp, bw_pp;
+    bool mirror_on;
 
     /* everything this part sets, cleared: a re-run starts where a first
      * evaluation would */
@@ -719,64 +798,21 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
      * tp_comm_overlap is off). */
     out->tp_exposed_s = out->tp_comm_s -
                         tp_fmin(c->tp_overlap * out->tp_comm_s, out->compute_s);
-    if (sh->pp_on)
-        out->pp_comm_s = sh->pp_k * (sh->pp_msg / bw_pp + sh->pp_lat);
+    pp_time(sh, bw_pp, out);
     if (c->ep > 1 || c->cp > 1)
         ep_cp_time(c, mem, m, out->attn_core_s, link, nic, sh->gpn, out);
     out->pp_exposed_s = out->pp_comm_s;
     if (out->paired_share > 0)
         dualpipe_hide(c, out);
-    if (sh->dp_on) {
-        double fwd_bwd_mb = out->compute_s / m, after = 0.0;
-        /* the framework's collectives reach a share of the modelled
-         * bandwidth (section 14) */
-        double eff = c->zero >= 3 ? c->zero3_bw_eff : c->dp_bw_eff;
-        double bws[2];
-
-        if (sh->rep > 1) {
-            bool in_inter, x_inter;
-
-            bws[0] = group_bw((double)sh->shard, sh->shard_node, link, nic,
-                              &in_inter) *
-                     eff;
-            bws[1] = group_bw((double)sh->rep, sh->rep_node, link, nic,
-                              &x_inter) *
-                     eff;
-            out->dp_inter_node = in_inter || x_inter;
-        } else {
-            bws[0] = bws[1] = bw_dp * eff;
-        }
-        out->dp_comm_s = hsdp_traffic(c, &sh->dp_dense, bws, m, &after);
-        if (sh->dp_experts_on)
-            out->dp_comm_s += hsdp_traffic(c, &sh->dp_experts, bws, m, &after);
-        switch (c->zero) {
-        case 0:
-        case 1:
-            window = fwd_bwd_mb * 2.0 / 3.0; /* the last backward */
-            break;
-        case 2:
-            window = out->compute_s * 2.0 / 3.0; /* every backward */
-            break;
-        default:
-            window = out->compute_s; /* prefetch in forward and backward */
-            break;
-        }
-        window = tp_fmin(window, free_compute_s(out));
-        /* a framework may hide less of ZeRO 0-2's traffic (section 14) */
-        hidden = tp_fmin(c->overlap * (c->zero >= 3 ? 1.0 : c->zero12_overlap) *
-                             out->dp_comm_s,
-                         window);
-        out->dp_exposed_s = out->dp_comm_s - hidden;
-        /* ZeRO-1/2 gather the updated weights after the step: exposed. */
-        out->dp_comm_s += after;
-        out->dp_exposed_s += after;
-    }
+    if (sh->dp_on)
+        dp_time(c, bw_dp, link, nic, m, out);
     /* DualPipe: each stage's two copies (on mirrored ranks) sum their
      * gradients after the backward (deepseek-ai/DualPipe
      * examples/example_dualpipe.py), a two-rank all-reduce of the
      * rank's gradients over the pipeline's link; exposed (an
      * assumption) */
-    if (tplan_config_pp_schedule(c) == TPLAN_PP_DUALPIPE && c->pp > 1) {
+    mirror_on = tplan_config_pp_schedule(c) == TPLAN_PP_DUALPIPE && c->pp > 1;
+    if (mirror_on) {
         double mirror = tplan_allreduce_s(
             (double)mem->trainable_on_device * pi->grad_bytes, 2.0, bw_pp,
             out->pp_inter_node ? LAT_INTER_S : LAT_INTRA_S);
@@ -792,24 +828,49 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
         offload_time(c, mem, m, out);
     else
         out->act_offload_s = 0.0;
+    totals(c, mem, out);
+    /* where a new NIC speed reaches only the pipeline's hops and the
+     * DP/ZeRO traffic (tplan_perf_eval_comm, nic_rerun): no TP group
+     * across nodes (its time moves what hides the rest, offload
+     * included), no expert or context parallelism, no DualPipe (paired
+     * hiding or the mirrors' all-reduce, which read both) */
+    out->nic.partial = !out->tp_inter_node && c->ep <= 1 && c->cp <= 1 &&
+                       !(out->paired_share > 0) && !mirror_on;
+}
 
-    out->step_time_s = out->compute_s + out->bubble_s + out->tp_exposed_s +
-                       out->pp_exposed_s + out->dp_exposed_s + out->optimizer_s +
-                       out->dequant_s + out->offload_s + out->ep_exposed_s +
-                       out->cp_exposed_s;
-    out->samples_per_s = samples / out->step_time_s;
-    out->tokens_per_s = out->samples_per_s * (double)c->seq;
-    out->mfu = out->flops_per_step / (out->step_time_s * gpus * peak_mm);
-    out->hfu = out->hw_flops_per_step / (out->step_time_s * gpus * peak_mm);
-    out->compute_fraction = out->compute_s / out->step_time_s;
-    out->step_time_s_lo = out->step_time_s * (1.0 - c->time_band_lo);
-    out->step_time_s_hi = out->step_time_s * (1.0 + c->time_band_hi);
+/* comm_and_total after only the NIC's speed changed, where out->nic
+ * .partial says that reaches the pipeline's hops and the DP/ZeRO traffic
+ * alone: those of them that cross nodes again, by the same code, and the
+ * totals. What else comm_and_total writes reads no NIC speed and stands
+ * (issue 38: a NIC axis's re-evaluations). */
+static void nic_rerun(const tplan_config *c, const tplan_memory *mem,
+                      tplan_perf *out)
+{
+    const tplan_comm_shape *sh = &out->shape;
+    double link =
+        c->link_bytes_per_s > 0 ? c->link_bytes_per_s : c->gpu.link_bytes_per_s;
+    double nic =
+        c->nic_bytes_per_s > 0 ? c->nic_bytes_per_s : c->gpu.nic_bytes_per_s;
+
+    if (out->pp_inter_node) {
+        pp_time(sh, nic * IB_BUS_EFF, out);
+        out->pp_exposed_s = out->pp_comm_s;
+    }
+    if (out->dp_inter_node) {
+        bool inter;
+        double bw_dp =
+            group_bw((double)(sh->dp * c->cp), sh->dp_node, link, nic, &inter);
+
+        dp_time(c, bw_dp, link, nic, (double)c->accum, out);
+    }
+    totals(c, mem, out);
 }
 
 bool tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
                           tplan_perf *out)
 {
     tplan_comm_knobs k;
+    bool same;
 
     if (!out->timed)
         return false;
@@ -818,11 +879,15 @@ bool tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
      * the expert all-to-all's NIC share is 0 bytes then (finite NIC
      * speeds only: the field's range). */
     k = comm_knobs(c);
+    same = knobs_same(&k, &out->knobs);
     if (!(out->tp_inter_node || out->dp_inter_node || out->pp_inter_node ||
           out->ep_inter_node || out->cp_inter_node) &&
-        knobs_same(&k, &out->knobs))
+        same)
         return false;
-    comm_and_total(c, mem, out);
+    if (same && out->nic.partial)
+        nic_rerun(c, mem, out);
+    else
+        comm_and_total(c, mem, out);
     return true;
 }
 

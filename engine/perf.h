@@ -69,6 +69,14 @@ typedef struct tplan_comm_knobs {
     double tp_overlap;
 } tplan_comm_knobs;
 
+/* What a change of the NIC's speed alone reaches (comm_and_total works
+ * it out; tplan_perf_eval_comm reads it): partial, only the pipeline's
+ * hops and the DP/ZeRO traffic of the groups that cross nodes, and the
+ * totals (issue 38). Engine-internal. */
+typedef struct tplan_comm_nic {
+    bool partial;
+} tplan_comm_nic;
+
 /* What tplan_perf_eval works out of the model and the layout alone, and
  * the FLOPs of the samples a step: a batch-staged re-evaluation (only
  * batch-, time-, communication- or run-class fields changed, as the
@@ -141,6 +149,7 @@ typedef struct tplan_perf {
     double comm_sm_s;     /* of compute_s: what losing them costs */
     tplan_comm_shape shape; /* internal: kept for tplan_perf_eval_comm */
     tplan_comm_knobs knobs; /* internal: the same */
+    tplan_comm_nic nic;     /* internal: the same */
     tplan_perf_memo memo;   /* internal: for tplan_perf_eval_staged */
 } tplan_perf;
 

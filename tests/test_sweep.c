@@ -1166,6 +1166,60 @@ static void test_staged_comm_layouts(void **state)
     free(s);
 }
 
+/* Only the NIC's speed changing, innermost and alone of the
+ * communication class (the fast paths: plan.c's comm_staged and
+ * perf.c's nic_rerun, which redoes the pipeline's and the DP/ZeRO
+ * traffic alone where no TP group crosses nodes and neither expert or
+ * context parallelism nor DualPipe reads the NIC): layouts where a
+ * mixture of experts reduces its experts over the data-parallel group,
+ * HSDP's shard groups and replicas, ZeRO 0-3, an offloaded optimizer,
+ * LoRA, TP groups across nodes of 4 GPUs, expert and context
+ * parallelism and DualPipe (the paths that must redo it all): staged
+ * equals full, bit for bit, on 1 and 2 threads. */
+static void test_staged_nic_only(void **state)
+{
+    static const double gpus[] = {16, 64}, gpn[] = {4, 8}, tp[] = {1, 8},
+                        pp[] = {1, 2}, sched[] = {0, 3}, /* 1f1b, dualpipe */
+        ep[] = {1, 2}, cp[] = {1, 2}, zero[] = {0, 2, 3}, shard[] = {0, 8},
+                        off[] = {0, 1}, lora[] = {0, 16},
+                        nic[] = {100, 200, 400};
+    tplan_sweep_spec *s = staged_spec();
+    hashes want = {NULL, 0}, got = {NULL, 0};
+    tplan_sweep_stats full = {0}, one = {0}, two = {0};
+    int64_t size;
+
+    (void)state;
+    config_for(&s->base, "mixtral-8x7b", "h100-sxm");
+    s->base.seq = 4096;
+    s->base.tokens = 1e12;
+    s->base.global_batch = 256;
+    add_axis(s, "gpus", 2, gpus);
+    add_axis(s, "gpus_per_node", 2, gpn);
+    add_axis(s, "tp", 2, tp);
+    add_axis(s, "pp", 2, pp);
+    add_axis(s, "pp_schedule", 2, sched);
+    add_axis(s, "ep", 2, ep);
+    add_axis(s, "cp", 2, cp);
+    add_axis(s, "zero", 3, zero);
+    add_axis(s, "zero_shard_group", 2, shard);
+    add_axis(s, "offload_optimizer", 2, off);
+    add_axis(s, "lora_rank", 2, lora);
+    add_axis(s, "nic_gbps", 3, nic);
+    size = alloc_hashes(s, &want, &got);
+    staged_run(s, true, 1, 1, &want, &full);
+    expect_staged(s, size, &want, &got, 1, 1, &full, &one);
+    expect_staged(s, size, &want, &got, 2, 1, &full, &two);
+    /* not vacuous: many valid layouts, most evaluations NIC-staged */
+    assert_true(full.evaluated > 2000);
+    assert_true(one.reused * 2 > one.evaluated);
+    print_message("%lld configurations, %lld evaluated, %lld staged\n",
+                  (long long)size, (long long)one.evaluated,
+                  (long long)one.reused);
+    free(want.h);
+    free(got.h);
+    free(s);
+}
+
 /* keep = N, fitting plans first: once a worker's top N all fit, a plan
  * that does not is not timed (TPLAN_EVAL_FIT_FIRST), and the staged
  * evaluations after it (a micro-batch, a time, a communication, a run
@@ -1257,6 +1311,7 @@ int main(void)
         cmocka_unit_test(test_staged_batch),
         cmocka_unit_test(test_staged_schedules),
         cmocka_unit_test(test_staged_comm_layouts),
+        cmocka_unit_test(test_staged_nic_only),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
