@@ -57,6 +57,46 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
                 bool keep_time, bool keep_budget, tplan_err *err);
 
+static int time_checks(const tplan_plan *out, tplan_err *err);
+
+/* A comm-staged evaluation (TPLAN_EVAL_COMM_ONLY with REUSE_COMPUTE)
+ * that reeval() and tail() would run to the same end: a plan timed
+ * before (not time_skipped), no ramp, and a time this one keeps
+ * (FIT_FIRST skips none that fits). */
+static bool comm_staged_ok(const tplan_plan *out, unsigned flags)
+{
+    return out->config.n_ramp == 0 && !out->time_skipped &&
+           (out->mem.fits || !(flags & TPLAN_EVAL_FIT_FIRST));
+}
+
+/* What reeval() and tail() do after only communication-class fields
+ * changed, and nothing of the run class (issue 38: a NIC axis, the most
+ * evaluations of a sweep over one): the communication and the totals
+ * again (tplan_perf_eval_comm), the run's time part (the budget stands,
+ * as in reeval), and the time's range checks. The rest stands as it
+ * was: the LR and the critical batch read only run-class fields (fields.c,
+ * TPLAN_REACH_RUN), the budget and the batch, so tail() would write them
+ * again with the same values (and the LR's checks passed for the plan
+ * before, on the same inputs); a figures-only plan without a ramp has
+ * no warnings (only the ramp warns before the advice). */
+static int comm_staged(tplan_plan *out, tplan_err *err)
+{
+    tplan_config *c = &out->config;
+    int64_t micro_batch = c->micro_batch, accum = c->accum;
+    int rc = TPLAN_OK;
+
+    /* the solved batch while the time is worked out, as in reeval */
+    c->micro_batch = out->solved_micro_batch;
+    c->accum = out->accum;
+    if (tplan_perf_eval_comm(c, &out->mem, &out->perf)) {
+        tplan_run_time(c, &out->perf, &out->run);
+        rc = time_checks(out, err);
+    }
+    c->micro_batch = micro_batch;
+    c->accum = accum;
+    return rc;
+}
+
 int tplan_plan_eval_ex(const tplan_config *asked, tplan_plan *out,
                        unsigned flags, tplan_err *err)
 {
@@ -73,6 +113,14 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
     tplan_config copy;
     int rc = TPLAN_OK;
 
+    /* The commonest staged evaluation of all (a NIC axis): only
+     * communication-class fields changed, of the plan's own config */
+    if ((flags & (TPLAN_EVAL_REUSE_COMPUTE | TPLAN_EVAL_COMM_ONLY |
+                  TPLAN_EVAL_FIGURES | TPLAN_EVAL_REUSE_TIME)) ==
+            (TPLAN_EVAL_REUSE_COMPUTE | TPLAN_EVAL_COMM_ONLY |
+             TPLAN_EVAL_FIGURES) &&
+        &out->config == asked && comm_staged_ok(out, flags))
+        return comm_staged(out, err);
     /* Most of a sweep's evaluations: a staged one of the plan's own
      * config, figures only, no ramp. What the general path below does
      * for it, without its tests (not validated, no copy: reeval). */
@@ -350,20 +398,8 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
         return rc;
     if (c->b_noise_tokens > 0 || c->target_loss > 0)
         tplan_plan_critical(c, out);
-    /* Every figure must be a number: a step beyond a year per step means
-     * the efficiency or bandwidth knobs are far outside reality. */
-    if (out->perf.timed && !(out->perf.step_time_s < 3.2e7))
-        return tplan_err_set(err, TPLAN_EINVAL, "efficiency",
-                             "step time out of range (%g s): check the "
-                             "efficiency and bandwidth settings",
-                             out->perf.step_time_s);
-    if (out->run.has_budget && out->perf.timed &&
-        !(out->run.time_h < 1e12 && out->run.cost_usd < 1e18))
-        return tplan_err_set(err, TPLAN_EINVAL, "tokens",
-                             "training time out of range (%g h): check the "
-                             "budget (tokens=%g)",
-                             out->run.time_h, out->run.tokens);
-
+    if ((rc = time_checks(out, err)))
+        return rc;
     if (flags & TPLAN_EVAL_FIGURES)
         return TPLAN_OK;
     tplan_plan_fit_advice(asked, out, !(flags & TPLAN_EVAL_NO_REMEDY));
@@ -409,5 +445,23 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
                         "(recompute=%s ignored)",
                         tplan_recompute_name(c->recompute));
     tplan_plan_advice(c, out);
+    return TPLAN_OK;
+}
+
+/* Every figure must be a number: a step beyond a year per step means
+ * the efficiency or bandwidth knobs are far outside reality. */
+static int time_checks(const tplan_plan *out, tplan_err *err)
+{
+    if (out->perf.timed && !(out->perf.step_time_s < 3.2e7))
+        return tplan_err_set(err, TPLAN_EINVAL, "efficiency",
+                             "step time out of range (%g s): check the "
+                             "efficiency and bandwidth settings",
+                             out->perf.step_time_s);
+    if (out->run.has_budget && out->perf.timed &&
+        !(out->run.time_h < 1e12 && out->run.cost_usd < 1e18))
+        return tplan_err_set(err, TPLAN_EINVAL, "tokens",
+                             "training time out of range (%g h): check the "
+                             "budget (tokens=%g)",
+                             out->run.time_h, out->run.tokens);
     return TPLAN_OK;
 }

@@ -1215,6 +1215,28 @@ static void test_staged_nic_only(void **state)
     print_message("%lld configurations, %lld evaluated, %lld staged\n",
                   (long long)size, (long long)one.evaluated,
                   (long long)one.reused);
+    /* keep = N, fitting plans first, on one thread (the heap fills in
+     * the indexes' order): the staged walk skips the time of the same
+     * plans that do not fit (TPLAN_EVAL_FIT_FIRST) as the unstaged one,
+     * and keeps the same top N */
+    s->keep_mode = TPLAN_KEEP_TOP;
+    s->keep = 20;
+    {
+        tplan_sweep_run a, b;
+
+        s->unstaged = true;
+        exec_run(&a, s, 1, 0, 1);
+        s->unstaged = false;
+        exec_run(&b, s, 1, 0, 1);
+        assert_int_equal(a.n_top, 20);
+        assert_int_equal(b.n_top, 20);
+        assert_memory_equal(a.top, b.top, sizeof *a.top * 20);
+        assert_true(a.stats.unfit_untimed > 100); /* not vacuous */
+        assert_int_equal(b.stats.unfit_untimed, a.stats.unfit_untimed);
+        assert_int_equal(b.stats.evaluated, a.stats.evaluated);
+        tplan_sweep_run_free(&a);
+        tplan_sweep_run_free(&b);
+    }
     free(want.h);
     free(got.h);
     free(s);
