@@ -660,6 +660,11 @@ typedef struct worker {
      * staged evaluation, whose premise is that only cheaper classes
      * changed since that one; a full evaluation asks again */
     bool eq_last;
+    /* fit_first()'s answer, asked again after each plan visit offers to
+     * the ranking (plain_top: nothing else changes the heap) until it is
+     * yes, which it stays for the rest of the run; read at every
+     * evaluation (issue 38) */
+    unsigned fit_flag;
     pthread_t thread;
 } worker;
 
@@ -731,7 +736,7 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     if (tplan_plan_eval_cached(c, cache, p,
                                TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS |
                                    TPLAN_EVAL_LAYOUT_CHECKED | reuse |
-                                   fit_first(sh, w),
+                                   w->fit_flag,
                                NULL) != TPLAN_OK) {
         /* the batch solve reads no time- or run-class input: its
          * refusal stands for those neighbours as a layout's does */
@@ -755,6 +760,8 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         w->stats.passed++;
         tplan_topk_offer(&w->top, index, s->rank, s->n_rank, p, (double)NAN,
                          !s->mix_unfit);
+        if (!w->fit_flag)
+            w->fit_flag = fit_first(sh, w);
         return true;
     }
     if (sh->constrained &&
