@@ -943,6 +943,13 @@ static void *work(void *arg)
     const int64_t *stride = canonical ? NULL : sh->stride;
     const int64_t shard = r->shard, shards = r->shards;
     int digit[TPLAN_MAX_AXES];
+    /* the innermost walk axis, read once (issue 38: odometer_step's
+     * commonest step, moving it alone, inline below) */
+    const int last = walk->n_axes - 1;
+    const tplan_axis *inner = last >= 0 ? &walk->axes[last] : NULL;
+    const bool inner_plain = one_shard && inner && !sh->steps[last].replaces;
+    const unsigned inner_bit = last >= 0 ? sh->steps[last].reach_bit : 0;
+    const int64_t inner_stride = stride && last >= 0 ? stride[last] : 0;
     unsigned moved;   /* the reach classes the last step changed */
     int64_t cidx = 0; /* walking by reach: the digits' canonical index */
     bool have = false;
@@ -986,8 +993,17 @@ static void *work(void *arg)
                         cidx = canonical_index(sh, digit);
                 }
             }
-            moved =
-                odometer_step(walk, sh->steps, shards, digit, c, stride, &cidx);
+            /* odometer_step's step of the innermost axis alone, where it
+             * replaces no struct: the same digits, index and field */
+            if (inner_plain && digit[last] + 1 < inner->n) {
+                digit[last]++;
+                cidx += inner_stride;
+                tplan_field_apply(inner->id, inner->values[digit[last]], c);
+                moved = inner_bit;
+            } else {
+                moved = odometer_step(walk, sh->steps, shards, digit, c, stride,
+                                      &cidx);
+            }
         }
         atomic_fetch_add(&sh->done, to - from);
         since_progress += to - from;
