@@ -836,6 +836,9 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
      * hiding or the mirrors' all-reduce, which read both) */
     out->nic.partial = !out->tp_inter_node && c->ep <= 1 && c->cp <= 1 &&
                        !(out->paired_share > 0) && !mirror_on;
+    out->nic.inter = out->tp_inter_node || out->dp_inter_node ||
+                     out->pp_inter_node || out->ep_inter_node ||
+                     out->cp_inter_node;
 }
 
 /* comm_and_total after only the NIC's speed changed, where out->nic
@@ -880,9 +883,7 @@ bool tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
      * speeds only: the field's range). */
     k = comm_knobs(c);
     same = knobs_same(&k, &out->knobs);
-    if (!(out->tp_inter_node || out->dp_inter_node || out->pp_inter_node ||
-          out->ep_inter_node || out->cp_inter_node) &&
-        same)
+    if (!out->nic.inter && same)
         return false;
     if (same && out->nic.partial)
         nic_rerun(c, mem, out);

@@ -70,11 +70,12 @@ typedef struct tplan_comm_knobs {
 } tplan_comm_knobs;
 
 /* What a change of the NIC's speed alone reaches (comm_and_total works
- * it out; tplan_perf_eval_comm reads it): partial, only the pipeline's
- * hops and the DP/ZeRO traffic of the groups that cross nodes, and the
- * totals (issue 38). Engine-internal. */
+ * it out; tplan_perf_eval_comm reads it): inter, anything (a group that
+ * crosses nodes: the *_inter_node flags, or'd); partial, only the
+ * pipeline's hops and the DP/ZeRO traffic of the groups that cross
+ * nodes, and the totals (issue 38). Engine-internal. */
 typedef struct tplan_comm_nic {
-    bool partial;
+    bool inter, partial;
 } tplan_comm_nic;
 
 /* What tplan_perf_eval works out of the model and the layout alone, and
