@@ -88,6 +88,7 @@ typedef struct tplan_act_cache {
     int last; /* the slot the last lookup found or filled */
     int64_t hits, misses;
     tplan_stage_memo stages; /* memory.c's, armed by plan.c */
+    tplan_states_memo states; /* memory.c's, for any evaluation */
     /* tplan_model_params_cached's memo: the counts of the model whose
      * bytes params_model holds (params_set: filled). Keyed by the whole
      * struct, every field, so any change of the model misses (issue 38:
