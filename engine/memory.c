@@ -5,7 +5,6 @@
 #include "engine_int.h"
 
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -1340,41 +1339,25 @@ static int64_t stages_max_batch(const tplan_config *c, const stage_mem *stages,
     return bmax;
 }
 
-/* The config's fields that neither stage_base nor the choice of stages
- * (stage_at, stage_within) reads, in the config's order: a states memo
- * (stage_mem.h) compares all the others. */
-#define FREE_FIELD(f) {offsetof(tplan_config, f), sizeof ((tplan_config *)0)->f}
-static const struct {
-    size_t off, size;
-} states_free[] = {FREE_FIELD(recompute), FREE_FIELD(recompute_modules),
-                   FREE_FIELD(micro_batch), FREE_FIELD(accum)};
-#undef FREE_FIELD
-_Static_assert(offsetof(tplan_config, recompute) <
-                       offsetof(tplan_config, recompute_modules) &&
-                   offsetof(tplan_config, recompute_modules) <
-                       offsetof(tplan_config, micro_batch) &&
-                   offsetof(tplan_config, micro_batch) <
-                       offsetof(tplan_config, accum),
-               "states_free lists the fields in the config's order");
-
-/* Is c the config key's bases were evaluated for, as far as they read? */
-static bool states_same(const tplan_config *c, const tplan_config *key)
+/* Is c the config the states memo's bases were evaluated for, as far as
+ * they read? Neither stage_base nor the choice of stages (stage_at,
+ * stage_within) reads recompute, recompute_modules, micro_batch or accum:
+ * the key takes c's values of those four, then every byte is compared
+ * (one memcmp, not one a stretch between them). */
+static bool states_same(const tplan_config *c, tplan_config *key)
 {
-    const unsigned char *a = (const void *)c, *b = (const void *)key;
-    size_t at = 0;
-
-    for (size_t i = 0; i < sizeof states_free / sizeof states_free[0]; i++) {
-        if (memcmp(a + at, b + at, states_free[i].off - at) != 0)
-            return false;
-        at = states_free[i].off + states_free[i].size;
-    }
-    return memcmp(a + at, b + at, sizeof *c - at) == 0;
+    key->recompute = c->recompute;
+    key->recompute_modules = c->recompute_modules;
+    key->micro_batch = c->micro_batch;
+    key->accum = c->accum;
+    return memcmp(c, key, sizeof *c) == 0;
 }
 
 /* The stages that decide the memory: each evaluated, and the largest
  * micro-batch they all fit (*bmax). Returns their count. With a cache,
  * the stages' bases (stage_base) of a config that differs from the last
- * one only in states_free's fields are kept (tplan_states_memo). */
+ * one only in the fields states_same leaves out are kept
+ * (tplan_states_memo). */
 static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
                        double usable, stage_pos *pos, stage_mem *stages,
                        int64_t *bmax)

@@ -78,7 +78,7 @@ typedef struct tplan_stage_base {
  * recompute axis is the innermost of the fields that change everything,
  * two thirds of its full evaluations, and the model states were the
  * largest part of each). Keyed by the config's bytes but those four
- * fields (key holds them zeroed): any other change misses, and an entry
+ * fields (memory.c states_same): any other change misses, and an entry
  * is a function of its key alone, as the activation tables are. A
  * config holds no pointer, so equal bytes are equal inputs. */
 typedef struct tplan_states_memo {
