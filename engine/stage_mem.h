@@ -80,7 +80,8 @@ typedef struct tplan_stage_base {
  * largest part of each). Keyed by the config's bytes but those four
  * fields (memory.c states_same): any other change misses, and an entry
  * is a function of its key alone, as the activation tables are. A
- * config holds no pointer, so equal bytes are equal inputs. */
+ * config's only pointers are its GPU's static source texts, which no
+ * state reads: equal bytes are equal inputs. */
 typedef struct tplan_states_memo {
     bool valid;
     int n;
