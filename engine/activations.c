@@ -833,8 +833,7 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
      * of the loop's own instructions (issue 38) */
     for (j = 0; j + 4 * sizeof w <= sizeof k; j += 4 * sizeof w)
         for (size_t q = 0; q < 4; q++) {
-            memcpy(&w, (const unsigned char *)&k + j + q * sizeof w,
-                   sizeof w);
+            memcpy(&w, (const unsigned char *)&k + j + q * sizeof w, sizeof w);
             h = (h ^ w) * 1099511628211ULL;
         }
     for (; j + sizeof w <= sizeof k; j += sizeof w) {

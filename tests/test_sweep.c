@@ -1218,9 +1218,8 @@ typedef struct memo_axis {
  * innermost of them, then the recomputation and the inner axes in[]: a
  * change of that field alone, and one of the recomputation alone, each
  * come after the other. Returns the plans evaluated, over all turns. */
-static int64_t expect_alone_turns(const tplan_config *base,
-                                  const memo_axis *xs, int nx,
-                                  const memo_axis *in, int nin)
+static int64_t expect_alone_turns(const tplan_config *base, const memo_axis *xs,
+                                  int nx, const memo_axis *in, int nin)
 {
     int64_t n = 0;
 
