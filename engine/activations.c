@@ -775,7 +775,8 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
 {
     tplan_act_key k;
     uint64_t h = 1469598103934665603ULL, w; /* FNV-1a over 64-bit words */
-    int i;
+    size_t j;
+    int i, first;
 
     if (!cache) {
         tplan_act_per_sample(m, ctx, seq, out);
@@ -828,17 +829,51 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
         *out = cache->slot[i].bytes;
         return;
     }
-    for (size_t j = 0; j + sizeof w <= sizeof k; j += sizeof w) {
+    /* four words a round, then the rest: the same hash, with a quarter
+     * of the loop's own instructions (issue 38) */
+    for (j = 0; j + 4 * sizeof w <= sizeof k; j += 4 * sizeof w)
+        for (size_t q = 0; q < 4; q++) {
+            memcpy(&w, (const unsigned char *)&k + j + q * sizeof w, sizeof w);
+            h = (h ^ w) * 1099511628211ULL;
+        }
+    for (; j + sizeof w <= sizeof k; j += sizeof w) {
         memcpy(&w, (const unsigned char *)&k + j, sizeof w);
         h = (h ^ w) * 1099511628211ULL;
     }
-    i = (int)((h ^ (h >> 29)) % TPLAN_ACT_CACHE_SLOTS);
-    cache->last = i;
-    if (cache->slot[i].used && memcmp(&cache->slot[i].key, &k, sizeof k) == 0) {
-        cache->hits++;
-        *out = cache->slot[i].bytes;
-        return;
+    /* the hash's set of ways: a key found there, else the way unused or
+     * found longest ago takes it */
+    /* FNV-1a's low bits depend only on the words' low bits: MurmurHash3's
+     * 64-bit finalizer (fmix64, Appleby's smhasher) mixes every bit into
+     * the few the set takes (issue 38: the 24 keys of a sweep over tp,
+     * precision and recompute fell into fewer sets, 42 walks for 24) */
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    first = (int)(h % (TPLAN_ACT_CACHE_SLOTS / TPLAN_ACT_CACHE_WAYS)) *
+            TPLAN_ACT_CACHE_WAYS;
+    cache->tick++;
+    for (i = first; i < first + TPLAN_ACT_CACHE_WAYS; i++)
+        if (cache->slot[i].used &&
+            memcmp(&cache->slot[i].key, &k, sizeof k) == 0) {
+            cache->last = i;
+            cache->slot[i].used_at = cache->tick;
+            cache->hits++;
+            *out = cache->slot[i].bytes;
+            return;
+        }
+    i = first;
+    for (int v = first; v < first + TPLAN_ACT_CACHE_WAYS; v++) {
+        if (!cache->slot[v].used) {
+            i = v;
+            break;
+        }
+        if (cache->slot[v].used_at < cache->slot[i].used_at)
+            i = v;
     }
+    cache->last = i;
+    cache->slot[i].used_at = cache->tick;
     cache->misses++;
     tplan_act_per_sample(m, ctx, seq, out);
     cache->slot[i].used = true;

@@ -68,8 +68,13 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
  * or without it. 256 slots (about 80 KB): a written sweep's plans come in
  * rank order, across every sequence, layout, recomputation and precision
  * of its space at once (issue 38: 96 of them in tests/bench/
- * keep_all_paths.lua, which thrashed 64 slots). */
+ * keep_all_paths.lua, which thrashed 64 slots). Two ways a set, and a
+ * finalized hash (activations.c): keys that share a slot evicted each
+ * other at every turn (issue 38: the bench's nic space, 24 keys over tp
+ * x precision x recompute, walked its inventories 42 times, ~6,500
+ * instructions each, where 25 do now). */
 #define TPLAN_ACT_CACHE_SLOTS 256
+#define TPLAN_ACT_CACHE_WAYS  2
 
 typedef struct tplan_act_key {
     tplan_act_ctx ctx;
@@ -82,12 +87,16 @@ typedef struct tplan_act_key {
 typedef struct tplan_act_cache {
     struct {
         bool used;
+        uint64_t used_at; /* tick of the last lookup that found it */
         tplan_act_key key;
         tplan_act_bytes bytes;
     } slot[TPLAN_ACT_CACHE_SLOTS];
     int last; /* the slot the last lookup found or filled */
+    uint64_t tick; /* lookups through the hash; a miss evicts the way
+                      found longest ago */
     int64_t hits, misses;
     tplan_stage_memo stages; /* memory.c's, armed by plan.c */
+    tplan_states_memo states; /* memory.c's, for any evaluation */
     /* tplan_model_params_cached's memo: the counts of the model whose
      * bytes params_model holds (params_set: filled). Keyed by the whole
      * struct, every field, so any change of the model misses (issue 38:

@@ -828,14 +828,19 @@ static void act_offload(const tplan_config *c, const tplan_act_bytes *act,
     s->act_off_mb = f * tp_fmax(one - keep, 0.0);
 }
 
-/* Stage st's memory; pc: the model's parameter counts
- * (tplan_model_params). */
-static void stage_eval(const tplan_config *c, const tplan_param_count *pc,
-                       const tplan_act_bytes *act, const stage_pos *st,
-                       stage_mem *s)
+/* The part of stage st's memory that neither the activations, the
+ * recomputation, the micro-batch nor the accumulation moves (issue 38:
+ * a sweep's change of recompute keeps it, stage_base_cached): the model
+ * states (with DualPipe's second stage), the stack's overheads, the
+ * context and ZeRO-3's gathered units; pc: the model's counts
+ * (tplan_model_params). Reads no recompute, recompute_modules,
+ * micro_batch or accum (states_key, keep the two in step). */
+static void stage_base(const tplan_config *c, const tplan_param_count *pc,
+                       const stage_pos *st, tplan_stage_base *b)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     int64_t dp = tplan_config_dp(c) * c->cp, edp = tplan_config_edp(c);
+    stage_mem *s = &b->s;
     double matmul, largest;
     bool holds_last = st->last;
     stage_pos mirror = *st;
@@ -891,7 +896,6 @@ static void stage_eval(const tplan_config *c, const tplan_param_count *pc,
         largest = tp_fmax(largest, lg2);
     }
     stack_overheads(c, s, dp, edp);
-    phase_terms(c, st, matmul, s);
     /* PyTorch keys its BLAS workspaces by (handle, stream) and reserves
      * handles per thread (CublasHandlePool.cpp: a thread_local
      * PoolWindow; key = (handle, stream)), and autograd runs a CUDA
@@ -928,7 +932,27 @@ static void stage_eval(const tplan_config *c, const tplan_param_count *pc,
     if (c->zero >= 3 && !c->reshard_after_forward &&
         tplan_config_zero_group(c) > 1)
         s->held = s->weights_full;
+    b->matmul = matmul;
+    b->mirror = mirror;
+    b->mirror_inflight = mirror_inflight;
+    b->holds_last = holds_last;
+}
 
+/* Stage st's memory from its base (stage_base): the set_to_none phases
+ * and the activations. */
+static void stage_finish(const tplan_config *c, const tplan_act_bytes *act,
+                         const stage_pos *st, const tplan_stage_base *b,
+                         stage_mem *s)
+{
+    const tplan_precision_info *pi = tplan_precision_get(c->precision);
+    bool holds_last = b->holds_last;
+    const stage_pos mirror = b->mirror;
+    double mirror_inflight = b->mirror_inflight;
+
+    *s = b->s;
+    /* it writes grads_at_step, tie_temp and work_fwd, which nothing in
+     * stage_base's context, gather or held terms reads */
+    phase_terms(c, st, b->matmul, s);
     if (c->model.arch == TPLAN_ARCH_GENERIC) {
         double scale = pi->act == TPLAN_ACT_FP32 ? 1.0 : 0.5;
 
@@ -979,6 +1003,18 @@ static void stage_eval(const tplan_config *c, const tplan_param_count *pc,
         s->per_sample += 2.0 * (double)tplan_model_kv_elems(&c->model) *
                          (double)(c->seq / c->cp) / (double)c->tp * w;
     }
+}
+
+/* Stage st's memory; pc: the model's parameter counts
+ * (tplan_model_params). */
+static void stage_eval(const tplan_config *c, const tplan_param_count *pc,
+                       const tplan_act_bytes *act, const stage_pos *st,
+                       stage_mem *s)
+{
+    tplan_stage_base b;
+
+    stage_base(c, pc, st, &b);
+    stage_finish(c, act, st, &b, s);
 }
 
 const char *tplan_fit_confidence_name(tplan_fit_confidence f)
@@ -1303,18 +1339,45 @@ static int64_t stages_max_batch(const tplan_config *c, const stage_mem *stages,
     return bmax;
 }
 
+/* Is c the config the states memo's bases were evaluated for, as far as
+ * they read? Neither stage_base nor the choice of stages (stage_at,
+ * stage_within) reads recompute, recompute_modules, micro_batch or accum:
+ * the key takes c's values of those four, then every byte is compared
+ * (one memcmp, not one a stretch between them). */
+static bool states_same(const tplan_config *c, tplan_config *key)
+{
+    key->recompute = c->recompute;
+    key->recompute_modules = c->recompute_modules;
+    key->micro_batch = c->micro_batch;
+    key->accum = c->accum;
+    return memcmp(c, key, sizeof *c) == 0;
+}
+
 /* The stages that decide the memory: each evaluated, and the largest
- * micro-batch they all fit (*bmax). Returns their count. */
+ * micro-batch they all fit (*bmax). Returns their count. With a cache,
+ * the stages' bases (stage_base) of a config that differs from the last
+ * one only in the fields states_same leaves out are kept
+ * (tplan_states_memo). */
 static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
                        double usable, stage_pos *pos, stage_mem *stages,
                        int64_t *bmax)
 {
     tplan_act_bytes act;
     tplan_param_count pc;
+    tplan_states_memo *sm = cache ? &cache->states : NULL;
     int n = 0;
 
-    tplan_model_params_cached(&c->model, cache, &pc);
     act_bytes(c, cache, &act);
+    if (sm && sm->valid && states_same(c, &sm->key)) {
+        n = sm->n;
+        for (int i = 0; i < n; i++) {
+            pos[i] = sm->pos[i];
+            stage_finish(c, &act, &pos[i], &sm->base[i], &stages[i]);
+        }
+        *bmax = stages_max_batch(c, stages, n, usable);
+        return n;
+    }
+    tplan_model_params_cached(&c->model, cache, &pc);
     pos[n++] = stage_at(c, 0);
     /* a dense model's first stage holds the most layers: no middle stage
      * can hold more, unless the embedding counts as one (pp_embed_loss:
@@ -1334,8 +1397,20 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
     }
     if (c->pp > 1)
         pos[n++] = stage_at(c, c->pp - 1);
-    for (int i = 0; i < n; i++)
-        stage_eval(c, &pc, &act, &pos[i], &stages[i]);
+    if (sm) {
+        sm->valid = false;
+        for (int i = 0; i < n; i++) {
+            sm->pos[i] = pos[i];
+            stage_base(c, &pc, &pos[i], &sm->base[i]);
+            stage_finish(c, &act, &pos[i], &sm->base[i], &stages[i]);
+        }
+        sm->n = n;
+        sm->key = *c;
+        sm->valid = true;
+    } else {
+        for (int i = 0; i < n; i++)
+            stage_eval(c, &pc, &act, &pos[i], &stages[i]);
+    }
     *bmax = stages_max_batch(c, stages, n, usable);
     return n;
 }

@@ -59,6 +59,37 @@ typedef struct tplan_stage_pos {
 /* The most stages a memory evaluation looks at (memory.c) */
 #define TPLAN_MAX_STAGES 10
 
+/* What of a stage's memory the activations, the recomputation, the
+ * micro-batch and the accumulation leave (memory.c stage_base): the
+ * stage before its set_to_none phases and activations, its matmul
+ * weights, and DualPipe's mirrored stage. */
+typedef struct tplan_stage_base {
+    tplan_stage_mem s;
+    double matmul;
+    tplan_stage_pos mirror;
+    double mirror_inflight;
+    bool holds_last;
+} tplan_stage_base;
+
+/* The stages' bases of the last memory evaluation through a cache
+ * (memory.c eval_stages), for the next one whose config differs at most
+ * in recompute, recompute_modules, micro_batch and accum, the fields
+ * stage_base and the choice of stages do not read (issue 38: a sweep's
+ * recompute axis is the innermost of the fields that change everything,
+ * two thirds of its full evaluations, and the model states were the
+ * largest part of each). Keyed by the config's bytes but those four
+ * fields (memory.c states_same): any other change misses, and an entry
+ * is a function of its key alone, as the activation tables are. A
+ * config's only pointers are its GPU's static source texts, which no
+ * state reads: equal bytes are equal inputs. */
+typedef struct tplan_states_memo {
+    bool valid;
+    int n;
+    tplan_config key;
+    tplan_stage_pos pos[TPLAN_MAX_STAGES];
+    tplan_stage_base base[TPLAN_MAX_STAGES];
+} tplan_states_memo;
+
 /* Memory is affine in the micro-batch: a stage's states, overheads and
  * per-sample activations do not depend on it, only on the in-flight
  * micro-batches the accumulation decides (tplan_memory_same_accum). So a

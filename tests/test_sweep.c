@@ -679,7 +679,10 @@ static void staged_run(tplan_sweep_spec *s, bool unstaged, int threads,
         r.sink = hash_plan;
         r.sink_ud = hs;
         r.sink_figures = true; /* the plans as staged, not evaluated again */
-        assert_int_equal(tplan_sweep_exec(&r, &err), TPLAN_OK);
+        if (tplan_sweep_exec(&r, &err) != TPLAN_OK) {
+            print_error("%s\n", err.msg);
+            fail();
+        }
         st->evaluated += r.stats.evaluated;
         st->reused += r.stats.reused;
         st->invalid += r.stats.invalid;
@@ -1242,6 +1245,137 @@ static void test_staged_nic_only(void **state)
     free(s);
 }
 
+/* Every plan of s's sweep (staged, on 1 and 2 threads) equals its
+ * configuration evaluated alone, with no cache (tplan_plan_eval_ex):
+ * what a memo of the worker's cache keeps is checked against nothing
+ * kept at all. Returns the plans evaluated. */
+static int64_t expect_alone(tplan_sweep_spec *s)
+{
+    hashes want = {NULL, 0}, got = {NULL, 0};
+    tplan_sweep_stats st = {0};
+    tplan_plan *p = malloc(sizeof *p);
+    int64_t size = tplan_sweep_size(s);
+    /* bounded, so that the compiler sees no huge allocation */
+    size_t n = size > 0 && size <= (1 << 20) ? (size_t)size : 1;
+    tplan_config c;
+    tplan_err e;
+
+    assert_int_equal(n, size);
+    want.h = calloc(n, sizeof *want.h);
+    got.h = calloc(n, sizeof *got.h);
+    assert_non_null(want.h);
+    assert_non_null(got.h);
+    assert_non_null(p);
+    for (int64_t i = 0; i < size; i++)
+        if (tplan_sweep_config_at(s, i, &c, &e) == TPLAN_OK &&
+            tplan_plan_eval_ex(&c, p, TPLAN_EVAL_FIGURES, &e) == TPLAN_OK)
+            hash_plan(&want, i, p, 0.0, NULL);
+    for (int threads = 1; threads <= 2; threads++) {
+        memset(got.h, 0, sizeof *got.h * (size_t)size);
+        got.n = 0;
+        staged_run(s, false, threads, 1, &got, &st);
+        assert_int_equal(got.n, want.n);
+        assert_memory_equal(want.h, got.h, sizeof *got.h * (size_t)size);
+    }
+    free(p);
+    free(want.h);
+    free(got.h);
+    return want.n;
+}
+
+/* An axis of the states memo's test. */
+typedef struct memo_axis {
+    const char *name;
+    int n;
+    double v[3];
+} memo_axis;
+
+/* expect_alone over base's sweep of the fields in xs, each in turn the
+ * innermost of them, then the recomputation and the inner axes in[]: a
+ * change of that field alone, and one of the recomputation alone, each
+ * come after the other. Returns the plans evaluated, over all turns. */
+static int64_t expect_alone_turns(const tplan_config *base, const memo_axis *xs,
+                                  int nx, const memo_axis *in, int nin)
+{
+    int64_t n = 0;
+
+    for (int k = 0; k < nx; k++) {
+        tplan_sweep_spec *s = staged_spec();
+
+        s->base = *base;
+        for (int i = 0; i < nx; i++)
+            if (i != k)
+                add_axis(s, xs[i].name, xs[i].n, xs[i].v);
+        add_axis(s, xs[k].name, xs[k].n, xs[k].v);
+        for (int i = 0; i < nin; i++)
+            add_axis(s, in[i].name, in[i].n, in[i].v);
+        n += expect_alone(s);
+        free(s);
+    }
+    return n;
+}
+
+/* The memory's states memo (memory.c, tplan_states_memo) keeps each
+ * stage's model states while only recompute, recompute_modules,
+ * micro_batch or accum change: under the mixtures of experts' ep and
+ * HSDP, ZeRO stages, offload, cp, LoRA and QLoRA, activation offloading,
+ * DualPipe and set_to_none (one micro-batch a step frees the gradients),
+ * each of them changing alone between two recomputations. Each plan
+ * equals the one evaluated alone. */
+static void test_states_memo(void **state)
+{
+    static const memo_axis moe[] = {
+        {"gpus", 2, {16, 64}},
+        {"ep", 2, {1, 8}},
+        {"zero", 2, {1, 3}},
+        {"zero_shard_group", 2, {0, 8}},
+        {"offload_optimizer", 2, {0, TPLAN_OFFLOAD_CPU}},
+        {"cp", 2, {1, 2}},
+    };
+    static const memo_axis moe_in[] = {
+        {"recompute",
+         3,
+         {TPLAN_RECOMPUTE_NONE, TPLAN_RECOMPUTE_SELECTIVE,
+          TPLAN_RECOMPUTE_FULL}},
+        {"recompute_modules", 2, {0, TPLAN_RC_MOE_ACT | TPLAN_RC_LAYERNORM}},
+        {"micro_batch", 2, {1, 2}},
+    };
+    static const memo_axis dense[] = {
+        {"lora_rank", 2, {0, 16}},
+        {"base_precision", 2, {0, TPLAN_BASE_NF4}},
+        {"offload_activations", 2, {0, 0.5}},
+        {"pp", 2, {1, 4}},
+        {"pp_schedule", 2, {0, TPLAN_PP_DUALPIPE}},
+        {"set_to_none", 2, {0, 1}},
+        {"precision", 2, {3, 0}}, /* mixed-bf16, fp32 */
+    };
+    static const memo_axis dense_in[] = {
+        {"recompute",
+         3,
+         {TPLAN_RECOMPUTE_NONE, TPLAN_RECOMPUTE_SELECTIVE,
+          TPLAN_RECOMPUTE_FULL}},
+        {"global_batch", 2, {64, 128}},
+        {"micro_batch", 2, {1, 2}},
+    };
+    tplan_config base;
+    int64_t n;
+
+    (void)state;
+    config_for(&base, "mixtral-8x7b", "h100-sxm");
+    base.seq = 4096;
+    base.tokens = 1e12;
+    n = expect_alone_turns(&base, moe, 6, moe_in, 3);
+    assert_true(n > 1000);
+    print_message("mixtral: %lld plans\n", (long long)n);
+    config_for(&base, "llama3-8b", "h100-sxm");
+    base.seq = 4096;
+    base.tokens = 1e12;
+    base.gpus = 8;
+    n = expect_alone_turns(&base, dense, 7, dense_in, 3);
+    assert_true(n > 1000);
+    print_message("llama: %lld plans\n", (long long)n);
+}
+
 /* keep = N, fitting plans first: once a worker's top N all fit, a plan
  * that does not is not timed (TPLAN_EVAL_FIT_FIRST), and the staged
  * evaluations after it (a micro-batch, a time, a communication, a run
@@ -1334,6 +1468,7 @@ int main(void)
         cmocka_unit_test(test_staged_schedules),
         cmocka_unit_test(test_staged_comm_layouts),
         cmocka_unit_test(test_staged_nic_only),
+        cmocka_unit_test(test_states_memo),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
