@@ -242,9 +242,6 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
      * eval()'s memset leaves it); tail writes all of it otherwise */
     if (clear_run &&
         (rc || out->mem.out_of_range ||
-         (double)out->mem.micro_batch * (double)out->dp * (double)c->accum *
-                 (double)c->seq >
-             1e18 ||
          ((flags & TPLAN_EVAL_FIT_FIRST) && !out->mem.fits)))
         memset(&out->run, 0, sizeof out->run);
     if (rc) {
@@ -259,13 +256,16 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
                              (long long)c->seq, (long long)c->micro_batch);
     if ((double)out->mem.micro_batch * (double)out->dp * (double)c->accum *
             (double)c->seq >
-        1e18)
+        1e18) {
+        if (clear_run)
+            memset(&out->run, 0, sizeof out->run);
         return tplan_err_set(err, TPLAN_EINVAL, "accum",
                              "tokens per step out of range (micro_batch=%lld, "
                              "dp=%lld, accum=%lld, seq=%lld)",
                              (long long)out->mem.micro_batch,
                              (long long)out->dp, (long long)c->accum,
                              (long long)c->seq);
+    }
     out->micro_batch = out->mem.micro_batch;
     out->max_micro_batch = out->mem.max_micro_batch;
     out->accum = c->accum;
