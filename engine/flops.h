@@ -41,16 +41,16 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
  * the samples change (perf.c's memo, issue 38) gets tplan_flops_eval's
  * figures bit for bit. */
 typedef struct tplan_flops_rate {
-    bool generic;               /* per_token is 3 x FLOPs per sample */
-    double per_token;           /* model FLOPs per token, MTP aside */
+    bool generic;                      /* per_token is 3 x FLOPs per sample */
+    double per_token;                  /* model FLOPs per token, MTP aside */
     double matmul, head, expert, attn; /* hardware, forward + backward */
-    bool rc_full, rc_attn;      /* full recomputation; eager attention's */
+    bool rc_full, rc_attn; /* full recomputation; eager attention's */
     double rc_matmul, rc_expert, rc_attn_fwd; /* the recomputed forward */
-    bool mtp;                   /* multi-token prediction modules */
+    bool mtp; /* multi-token prediction modules */
     double mtp_model, mtp_hw, mtp_hw_flash, mtp_matmul, mtp_attn;
     double mtp_expert, mtp_rc_matmul, mtp_rc_expert, mtp_rc_attn;
     double mtp_rc_full;
-    bool modules;               /* recompute modules (rc_modules) */
+    bool modules; /* recompute modules (rc_modules) */
     double mod_matmul, mod_expert;
 } tplan_flops_rate;
 
