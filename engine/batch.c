@@ -40,9 +40,24 @@ int tplan_batch_exact(int64_t target, int64_t dp, int64_t b_max, int64_t *out,
     return k;
 }
 
+/* round(x): half away from zero. For 0 <= x < 2^63 the fractional part
+ * x - trunc(x) is exact (a double's digits below its point), so the
+ * whole part plus one at a half or more is round's result bit for bit;
+ * above 2^52 every double is whole and the part is 0. Issue 38: the
+ * libm call was a quarter of a batch-staged solve's accumulation. */
+static double round_half_up(double x)
+{
+    if (x >= 0.0 && x < 9.0e18) {
+        double t = (double)(int64_t)x;
+
+        return x - t >= 0.5 ? t + 1.0 : t;
+    }
+    return round(x);
+}
+
 int64_t tplan_batch_accum(int64_t target, int64_t dp, int64_t b)
 {
-    double k = round((double)target / ((double)b * (double)dp));
+    double k = round_half_up((double)target / ((double)b * (double)dp));
 
     return k < 1 ? 1 : (int64_t)k;
 }

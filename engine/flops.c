@@ -2,24 +2,26 @@
  * forward (gradients for inputs and for weights). */
 #include "flops.h"
 
-void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
-                      tplan_recompute r, tplan_attention attn,
-                      bool causal_model, tplan_flops *out)
+/* rate_of and flops_at are inlined into tplan_flops_eval, where the
+ * factors stay in registers (issue 38: a call of each and the factors
+ * through memory cost a full evaluation ~60 instructions) */
+#define FLOPS_INLINE static inline __attribute__((always_inline))
+
+FLOPS_INLINE void rate_of(const tplan_model *m, int64_t seq, tplan_recompute r,
+                          tplan_attention attn, bool causal_model,
+                          tplan_flops_rate *out)
 {
     double s = (double)seq, h, L, mm_tok, attn_tok, head_tok, mlp_w, moe;
-    double tokens = s * samples, attn_model, attn_hw_fwd, core, causal;
+    double attn_model, attn_hw_fwd, core, causal;
     double expert_tok;
     bool decoder = m->arch == TPLAN_ARCH_DECODER;
 
-    if (m->arch == TPLAN_ARCH_GENERIC) {
+    /* the factors a figure reads are set below; the rest are read
+     * behind a flag set false here */
+    out->mtp = out->modules = false;
+    out->generic = m->arch == TPLAN_ARCH_GENERIC;
+    if (out->generic) {
         /* forward FLOPs per sample given by the model; all dense */
-        out->model = 3.0 * m->generic_flops_per_sample * samples;
-        out->hardware = out->model;
-        out->matmul_hw = out->hardware;
-        out->attn_hw = 0.0;
-        out->head_hw = 0.0;
-        out->expert_hw = 0.0;
-        out->mtp_hw = 0.0;
         out->per_token = 3.0 * m->generic_flops_per_sample;
         return;
     }
@@ -65,30 +67,22 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
     attn_hw_fwd = decoder && attn == TPLAN_ATTN_FLASH ? causal : attn_tok;
 
     out->per_token = 3.0 * (mm_tok + attn_model + head_tok);
-    out->model = out->per_token * tokens;
-    out->matmul_hw = 3.0 * (mm_tok + head_tok) * tokens;
-    out->head_hw = 3.0 * head_tok * tokens;
-    out->expert_hw = 3.0 * expert_tok * tokens;
+    out->matmul = 3.0 * (mm_tok + head_tok);
+    out->head = 3.0 * head_tok;
+    out->expert = 3.0 * expert_tok;
     /* Flash attention's backward recomputes QK^T from the saved log-sum-
      * exp: 2.5x the forward instead of 2x (Dao 2023, FlashAttention-2,
      * section 3.2), so selective recomputation has nothing left to add. */
-    if (attn == TPLAN_ATTN_FLASH)
-        out->attn_hw = 3.5 * attn_hw_fwd * tokens;
-    else
-        out->attn_hw = 3.0 * attn_hw_fwd * tokens;
+    out->attn = (attn == TPLAN_ATTN_FLASH ? 3.5 : 3.0) * attn_hw_fwd;
     /* Recomputation: full repeats each layer's forward (not the head);
      * selective repeats the eager attention core's forward (Korthikanti
      * 2022; note their closed form 72BLsh^2(1 + s/(3h) + V/(12hL)) counts
      * the s^2 term twice over, one extra forward is 4Bs^2h per layer). */
-    if (r == TPLAN_RECOMPUTE_FULL) {
-        out->matmul_hw += mm_tok * tokens;
-        out->expert_hw += expert_tok * tokens;
-        out->attn_hw += attn_hw_fwd * tokens;
-    } else if (r == TPLAN_RECOMPUTE_SELECTIVE && attn == TPLAN_ATTN_EAGER) {
-        out->attn_hw += attn_hw_fwd * tokens;
-    }
-    out->hardware = out->matmul_hw + out->attn_hw;
-    out->mtp_hw = 0.0;
+    out->rc_full = r == TPLAN_RECOMPUTE_FULL;
+    out->rc_attn = r == TPLAN_RECOMPUTE_SELECTIVE && attn == TPLAN_ATTN_EAGER;
+    out->rc_matmul = mm_tok;
+    out->rc_expert = expert_tok;
+    out->rc_attn_fwd = attn_hw_fwd;
     if (decoder && m->mtp_layers > 0) {
         /* DeepSeek-V3 section 2.2: each of the D MTP modules runs, per
          * token, its 2h -> h projection (2 x 2h x h FLOPs), one block of
@@ -114,37 +108,32 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
         }
         blk += 2.0 * (double)tplan_model_attn_matmul(m) + 2.0 * 2.0 * h * h;
         mtp_tok = D * (blk + head_tok);
-        out->per_token += 3.0 * (mtp_tok + D * mtp_core);
-        out->model += 3.0 * (mtp_tok + D * mtp_core) * tokens;
-        out->mtp_hw = 3.0 * (mtp_tok + D * mtp_core_hw) * tokens +
-                      (attn == TPLAN_ATTN_FLASH ? 0.5 : 0.0) * D *
-                          mtp_core_hw * tokens;
-        out->matmul_hw += 3.0 * mtp_tok * tokens;
-        out->attn_hw += (attn == TPLAN_ATTN_FLASH ? 3.5 : 3.0) * D *
-                        mtp_core_hw * tokens;
-        out->expert_hw += 3.0 * D * blk_exp * tokens;
-        if (r == TPLAN_RECOMPUTE_FULL) {
-            out->matmul_hw += D * blk * tokens;
-            out->expert_hw += D * blk_exp * tokens;
-            out->attn_hw += D * mtp_core_hw * tokens;
-            out->mtp_hw += D * (blk + mtp_core_hw) * tokens;
-        } else if (r == TPLAN_RECOMPUTE_SELECTIVE &&
-                   attn == TPLAN_ATTN_EAGER) {
-            out->attn_hw += D * mtp_core_hw * tokens;
-            out->mtp_hw += D * mtp_core_hw * tokens;
-        }
-        out->hardware = out->matmul_hw + out->attn_hw;
+        out->mtp = true;
+        out->mtp_model = 3.0 * (mtp_tok + D * mtp_core);
+        out->mtp_hw = 3.0 * (mtp_tok + D * mtp_core_hw);
+        out->mtp_hw_flash = (attn == TPLAN_ATTN_FLASH ? 0.5 : 0.0) * D *
+                            mtp_core_hw;
+        out->mtp_matmul = 3.0 * mtp_tok;
+        out->mtp_attn = (attn == TPLAN_ATTN_FLASH ? 3.5 : 3.0) * D *
+                        mtp_core_hw;
+        out->mtp_expert = 3.0 * D * blk_exp;
+        out->mtp_rc_matmul = D * blk;
+        out->mtp_rc_expert = D * blk_exp;
+        out->mtp_rc_attn = D * mtp_core_hw;
+        out->mtp_rc_full = D * (blk + mtp_core_hw);
     }
 }
 
-void tplan_flops_rc_modules(const tplan_model *m, int64_t seq, double samples,
-                            unsigned modules, tplan_flops *fl)
+/* One more forward of the recompute modules' matmuls, per token: fwd in
+ * all, expert of it the routed experts'. False where none runs. */
+FLOPS_INLINE bool rc_modules_rate(const tplan_model *m, unsigned modules,
+                            double *fwd_out, double *expert_out)
 {
-    double tokens = (double)seq * samples, h, mlp_w, moe, L, fwd = 0.0;
+    double h, mlp_w, moe, L, fwd = 0.0;
     double expert = 0.0;
 
     if (m->arch == TPLAN_ARCH_GENERIC || !modules)
-        return;
+        return false;
     h = (double)m->hidden;
     L = (double)m->layers;
     mlp_w = m->mlp == TPLAN_MLP_SWIGLU ? 3.0 : 2.0;
@@ -174,6 +163,104 @@ void tplan_flops_rc_modules(const tplan_model *m, int64_t seq, double samples,
     if (moe > 0 && (modules & (TPLAN_RC_MOE | TPLAN_RC_SHARED_EXPERTS)))
         fwd += 2.0 * moe * mlp_w * h *
                (double)(m->shared_experts * tplan_model_shared_ffn(m));
+    *fwd_out = fwd;
+    *expert_out = expert;
+    return true;
+}
+
+void tplan_flops_rate_rc_modules(const tplan_model *m, unsigned modules,
+                                 tplan_flops_rate *rate)
+{
+    rate->modules = rc_modules_rate(m, modules, &rate->mod_matmul,
+                                    &rate->mod_expert);
+}
+
+FLOPS_INLINE void flops_at(const tplan_flops_rate *r, int64_t seq,
+                           double samples, tplan_flops *out)
+{
+    double tokens = (double)seq * samples;
+
+    if (r->generic) {
+        out->model = r->per_token * samples;
+        out->hardware = out->model;
+        out->matmul_hw = out->hardware;
+        out->attn_hw = 0.0;
+        out->head_hw = 0.0;
+        out->expert_hw = 0.0;
+        out->mtp_hw = 0.0;
+        out->per_token = r->per_token;
+        return;
+    }
+    out->per_token = r->per_token;
+    out->model = r->per_token * tokens;
+    out->matmul_hw = r->matmul * tokens;
+    out->head_hw = r->head * tokens;
+    out->expert_hw = r->expert * tokens;
+    out->attn_hw = r->attn * tokens;
+    if (r->rc_full) {
+        out->matmul_hw += r->rc_matmul * tokens;
+        out->expert_hw += r->rc_expert * tokens;
+        out->attn_hw += r->rc_attn_fwd * tokens;
+    } else if (r->rc_attn) {
+        out->attn_hw += r->rc_attn_fwd * tokens;
+    }
+    out->hardware = out->matmul_hw + out->attn_hw;
+    out->mtp_hw = 0.0;
+    if (r->mtp) {
+        out->per_token += r->mtp_model;
+        out->model += r->mtp_model * tokens;
+        out->mtp_hw = r->mtp_hw * tokens + r->mtp_hw_flash * tokens;
+        out->matmul_hw += r->mtp_matmul * tokens;
+        out->attn_hw += r->mtp_attn * tokens;
+        out->expert_hw += r->mtp_expert * tokens;
+        if (r->rc_full) {
+            out->matmul_hw += r->mtp_rc_matmul * tokens;
+            out->expert_hw += r->mtp_rc_expert * tokens;
+            out->attn_hw += r->mtp_rc_attn * tokens;
+            out->mtp_hw += r->mtp_rc_full * tokens;
+        } else if (r->rc_attn) {
+            out->attn_hw += r->mtp_rc_attn * tokens;
+            out->mtp_hw += r->mtp_rc_attn * tokens;
+        }
+        out->hardware = out->matmul_hw + out->attn_hw;
+    }
+    if (r->modules) {
+        out->matmul_hw += r->mod_matmul * tokens;
+        out->expert_hw += r->mod_expert * tokens;
+        out->hardware = out->matmul_hw + out->attn_hw;
+    }
+}
+
+void tplan_flops_rate_of(const tplan_model *m, int64_t seq, tplan_recompute r,
+                         tplan_attention attn, bool causal_model,
+                         tplan_flops_rate *out)
+{
+    rate_of(m, seq, r, attn, causal_model, out);
+}
+
+void tplan_flops_at(const tplan_flops_rate *rate, int64_t seq, double samples,
+                    tplan_flops *out)
+{
+    flops_at(rate, seq, samples, out);
+}
+
+void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
+                      tplan_recompute r, tplan_attention attn,
+                      bool causal_model, tplan_flops *out)
+{
+    tplan_flops_rate rate;
+
+    rate_of(m, seq, r, attn, causal_model, &rate);
+    flops_at(&rate, seq, samples, out);
+}
+
+void tplan_flops_rc_modules(const tplan_model *m, int64_t seq, double samples,
+                            unsigned modules, tplan_flops *fl)
+{
+    double tokens = (double)seq * samples, fwd, expert;
+
+    if (!rc_modules_rate(m, modules, &fwd, &expert))
+        return;
     fl->matmul_hw += fwd * tokens;
     fl->expert_hw += expert * tokens;
     fl->hardware = fl->matmul_hw + fl->attn_hw;

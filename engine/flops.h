@@ -32,6 +32,43 @@ void tplan_flops_eval(const tplan_model *m, int64_t seq, double samples,
                       tplan_recompute r, tplan_attention attn,
                       bool causal_model, tplan_flops *out);
 
+/* The per-token factors of tplan_flops_eval (and of
+ * tplan_flops_rc_modules): what the model, the sequence length, the
+ * recomputation and the attention kernel decide. Every figure of a step
+ * is one of them times its tokens (its samples, for a generic model),
+ * summed in tplan_flops_eval's order (tplan_flops_at): the same doubles
+ * from the same products, so a caller that keeps the factors while only
+ * the samples change (perf.c's memo, issue 38) gets tplan_flops_eval's
+ * figures bit for bit. */
+typedef struct tplan_flops_rate {
+    bool generic;                      /* per_token is 3 x FLOPs per sample */
+    double per_token;                  /* model FLOPs per token, MTP aside */
+    double matmul, head, expert, attn; /* hardware, forward + backward */
+    bool rc_full, rc_attn; /* full recomputation; eager attention's */
+    double rc_matmul, rc_expert, rc_attn_fwd; /* the recomputed forward */
+    bool mtp; /* multi-token prediction modules */
+    double mtp_model, mtp_hw, mtp_hw_flash, mtp_matmul, mtp_attn;
+    double mtp_expert, mtp_rc_matmul, mtp_rc_expert, mtp_rc_attn;
+    double mtp_rc_full;
+    bool modules; /* recompute modules (rc_modules) */
+    double mod_matmul, mod_expert;
+} tplan_flops_rate;
+
+/* tplan_flops_eval's factors, without the recompute modules' (none). */
+void tplan_flops_rate_of(const tplan_model *m, int64_t seq, tplan_recompute r,
+                         tplan_attention attn, bool causal_model,
+                         tplan_flops_rate *out);
+
+/* Add tplan_flops_rc_modules's factors to *rate. */
+void tplan_flops_rate_rc_modules(const tplan_model *m, unsigned modules,
+                                 tplan_flops_rate *rate);
+
+/* The FLOPs of `samples` sequences of length seq at those factors: what
+ * tplan_flops_eval, then tplan_flops_rc_modules with the modules of
+ * tplan_flops_rate_rc_modules, give. */
+void tplan_flops_at(const tplan_flops_rate *rate, int64_t seq, double samples,
+                    tplan_flops *out);
+
 /* Add what recompute modules (TPLAN_RC_*, other than core_attn, which
  * tplan_flops_eval counts under TPLAN_RECOMPUTE_SELECTIVE) run again: one
  * more forward of each module's matmuls, to the hardware count only

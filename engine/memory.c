@@ -74,6 +74,32 @@ static double stage_total(const stage_mem *s, double b)
     return outside_alloc(s) + s->alloc_k * (fixed_alloc(s) + phase_peak(s, b));
 }
 
+/* The parts of stage_total that the micro-batch does not move (issue
+ * 38: a batch-staged evaluation's memory summed them again for every
+ * stage it looked at); parts_total is stage_total from them, the same
+ * doubles from the same sums. */
+static void stage_parts(const stage_mem *s, tplan_stage_parts *p)
+{
+    p->outside = outside_alloc(s);
+    p->fixed = fixed_alloc(s);
+    p->step = step_phase(s);
+    p->fwd_copies = s->grads_at_step ? s->work_fwd : 0.0;
+}
+
+/* forward_phase and phase_peak from the parts */
+static double parts_forward(const stage_mem *s, const tplan_stage_parts *p,
+                            double b)
+{
+    return s->per_sample * b + p->fwd_copies + s->held;
+}
+
+static double parts_total(const stage_mem *s, const tplan_stage_parts *p,
+                          double b)
+{
+    return p->outside +
+           s->alloc_k * (p->fixed + tp_fmax(parts_forward(s, p, b), p->step));
+}
+
 static stage_pos stage_at(const tplan_config *c, int64_t i)
 {
     stage_pos s;
@@ -140,10 +166,20 @@ bool tplan_memory_same_accum(const tplan_config *c, int64_t a, int64_t b)
 {
     /* stage 0 warms up the most: at or above its count, no stage holds
      * more (an accumulation of 0 counts pp, as stage_inflight takes it) */
-    double v = c->vpp > 1 ? (double)c->vpp : 1.0, full = stage_warmup(c, 0);
+    double v, full;
     double ma = a > 0 ? (double)a : (double)c->pp;
     double mb = b > 0 ? (double)b : (double)c->pp;
 
+    /* the same count holds the same (each test below passes then), and
+     * without a pipeline every count fills the one stage (full = v or
+     * 1, counts at least 1); issue 38: the test runs at every staged
+     * evaluation */
+    if (ma == mb)
+        return true;
+    if (c->pp <= 1)
+        return !(c->set_to_none && (ma == 1.0) != (mb == 1.0));
+    v = c->vpp > 1 ? (double)c->vpp : 1.0;
+    full = stage_warmup(c, 0);
     /* under set_to_none one micro-batch per step frees the gradients */
     if (c->set_to_none && (ma == 1.0) != (mb == 1.0))
         return false;
@@ -1026,15 +1062,16 @@ const char *tplan_fit_confidence_name(tplan_fit_confidence f)
 
 /* The memory band and how sure the verdict is (docs/MODEL.md section
  * 14.4): the band's ends against the usable memory, with memory.fits
- * deciding between likely and unlikely so the two never disagree. */
-static void band(const tplan_config *c, tplan_memory *out)
+ * deciding between likely and unlikely so the two never disagree. False
+ * when out of range (the band's figures unwritten). */
+static bool band(const tplan_config *c, tplan_memory *out)
 {
     double t = (double)out->total_bytes, usable = (double)out->usable_bytes;
 
     /* the band's high end must fit the int64 contract too */
     if (!(t * (1.0 + c->mem_band_hi) < 1e18)) {
         out->out_of_range = true;
-        return;
+        return false;
     }
     out->total_bytes_lo = llround(t * (1.0 - c->mem_band_lo));
     out->total_bytes_hi = llround(t * (1.0 + c->mem_band_hi));
@@ -1047,6 +1084,7 @@ static void band(const tplan_config *c, tplan_memory *out)
                                       (double)out->total_bytes_lo <= usable
                                   ? TPLAN_FIT_UNLIKELY
                                   : TPLAN_FIT_NO;
+    return true;
 }
 
 /* The parts the phases move: what the optimizer step's peak adds over
@@ -1054,12 +1092,13 @@ static void band(const tplan_config *c, tplan_memory *out)
  * listed parts hold that is not live at the peak (off_peak_bytes): the
  * gradients at the forward's end, or the activations and autocast
  * copies at the step. The parts less off_peak sum to the peak. */
-static void phases(const stage_mem *s, int64_t b, tplan_memory *out)
+static void phases(const stage_mem *s, const tplan_stage_parts *p, int64_t b,
+                   tplan_memory *out)
 {
     /* with the unsharded weights no-reshard holds at the forward's end */
     double act = s->per_sample * (double)b + s->held;
 
-    out->peak_at_step = forward_phase(s, (double)b) < step_phase(s);
+    out->peak_at_step = parts_forward(s, p, (double)b) < p->step;
     if (!s->grads_at_step) {
         out->transient_bytes = llround(tp_fmax(s->step_temp - act, 0.0));
         out->off_peak_bytes = 0;
@@ -1175,9 +1214,9 @@ static bool fill_fixed(const tplan_config *c, const stage_mem *s,
  * largest micro-batch that fits (over the stages that count) and total
  * its stage_total at b: out holds fill_fixed's for the same stage and
  * config (in_range: what it returned). */
-static void fill_batch(const tplan_config *c, const stage_mem *s, int64_t b,
-                       int64_t bmax, double total, bool in_range,
-                       tplan_memory *out)
+static bool fill_batch(const tplan_config *c, const stage_mem *s,
+                       const tplan_stage_parts *p, int64_t b, int64_t bmax,
+                       double total, bool in_range, tplan_memory *out)
 {
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
     double spill = tp_fmin(tp_fmax(total - usable, 0.0) / s->alloc_k, s->paged);
@@ -1187,7 +1226,7 @@ static void fill_batch(const tplan_config *c, const stage_mem *s, int64_t b,
     if (!(total < 1e18 && in_range)) {
         memset(out, 0, sizeof *out);
         out->out_of_range = true;
-        return;
+        return false;
     }
     out->out_of_range = false;
     /* paged states beyond the GPU's room live on the host (unified
@@ -1210,12 +1249,15 @@ static void fill_batch(const tplan_config *c, const stage_mem *s, int64_t b,
                     s->alloc_k * (fixed_alloc(s) - spill + step_phase(s)));
     }
     out->activations_bytes = llround(s->per_sample * (double)b);
-    out->act_offload_bytes = llround(s->act_host * (double)b);
+    /* nothing offloaded: 0 (llround(0.0 x b)), as fill_fixed left it */
+    if (s->act_host != 0.0)
+        out->act_offload_bytes = llround(s->act_host * (double)b);
     out->act_offload_mb_bytes = s->act_off_mb * (double)b;
     out->alloc_bytes =
         llround((s->alloc_k - 1.0) *
-                (fixed_alloc(s) - spill + phase_peak(s, (double)b)));
-    phases(s, b, out);
+                (p->fixed - spill +
+                 tp_fmax(parts_forward(s, p, (double)b), p->step)));
+    phases(s, p, b, out);
     out->overhead_bytes = out->context_bytes + out->gather_bytes +
                           out->dequant_bytes + out->alloc_bytes +
                           out->nccl_bytes + out->bucket_bytes +
@@ -1242,7 +1284,9 @@ static void fill_batch(const tplan_config *c, const stage_mem *s, int64_t b,
         out->max_micro_batch = 0; /* with offloaded activations bmax has
                                      the host's room already */
     out->fits = out->host_fits && bmax > 0 && b <= bmax;
-    band(c, out);
+    /* the rest of fill_fixed's figures stand unless a spill moved them or
+     * band found the plan out of range (and left its own unwritten) */
+    return band(c, out) && spill == 0.0;
 }
 
 /* The contract figures of one stage at micro-batch b into a zeroed out;
@@ -1253,8 +1297,11 @@ static void fill(const tplan_config *c, const stage_mem *s,
                  tplan_memory *out)
 {
     bool in_range = fill_fixed(c, s, st, out);
+    tplan_stage_parts p;
 
-    fill_batch(c, s, b, bmax, stage_total(s, (double)b), in_range, out);
+    stage_parts(s, &p);
+    fill_batch(c, s, &p, b, bmax, parts_total(s, &p, (double)b), in_range,
+               out);
 }
 
 void tplan_memory_eval(const tplan_config *c, tplan_memory *out)
@@ -1420,6 +1467,8 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
 {
     stage_mem own[MAX_STAGES];
     stage_pos own_pos[MAX_STAGES];
+    tplan_stage_parts own_parts[MAX_STAGES];
+    const tplan_stage_parts *parts = own_parts;
     const stage_mem *stages = own;
     const stage_pos *pos = own_pos;
     tplan_stage_memo *memo = cache && cache->stages.armed ? &cache->stages
@@ -1433,6 +1482,8 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         tplan_act_bytes act;
         tplan_param_count pc;
 
+        if (cache && cache->stages.filled == out)
+            cache->stages.filled = NULL;
         memset(out, 0, sizeof *out);
         tplan_model_params_cached(&c->model, cache, &pc);
         act_bytes(c, cache, &act);
@@ -1456,12 +1507,18 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         memo->usable = usable;
         memo->valid = true;
         memo->fixed_stage = -1;
+        memo->filled = NULL;
+        for (int i = 0; i < n; i++)
+            stage_parts(&memo->stages[i], &memo->parts[i]);
     } else {
         n = eval_stages(c, cache, usable, own_pos, own, &bmax);
+        for (int i = 0; i < n; i++)
+            stage_parts(&own[i], &own_parts[i]);
     }
     if (memo) {
         stages = memo->stages;
         pos = memo->pos;
+        parts = memo->parts;
     }
     /* In max mode take the largest that fits; with no per-sample cost
      * (a generic model without activation bytes) that is meaningless, so
@@ -1470,7 +1527,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         : bmax > 0 && bmax < MAX_MICRO_BATCH ? bmax
                                              : 1;
     for (int i = 0; i < n; i++) {
-        double total = stage_total(&stages[i], (double)b);
+        double total = parts_total(&stages[i], &parts[i], (double)b);
 
         if (total > worst_total) {
             worst_total = total;
@@ -1480,10 +1537,13 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     /* fill_batch takes the worst stage's total; none was above the
      * start (NaN): stage 0's, as it was */
     if (!(worst_total > -1.0))
-        worst_total = stage_total(&stages[0], (double)b);
+        worst_total = parts_total(&stages[0], &parts[0], (double)b);
     if (!memo) {
+        /* figures the memo may take as filled from it are not now */
+        if (cache && cache->stages.filled == out)
+            cache->stages.filled = NULL;
         memset(out, 0, sizeof *out);
-        fill_batch(c, &stages[worst], b, bmax, worst_total,
+        fill_batch(c, &stages[worst], &parts[worst], b, bmax, worst_total,
                    fill_fixed(c, &stages[worst], &pos[worst], out), out);
         return;
     }
@@ -1494,10 +1554,17 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         memo->fixed_in_range =
             fill_fixed(c, &stages[worst], &pos[worst], &memo->fixed);
         memo->fixed_stage = worst;
+        memo->filled = NULL;
     }
-    *out = memo->fixed;
-    fill_batch(c, &stages[worst], b, bmax, worst_total, memo->fixed_in_range,
-               out);
+    /* out holds the same stage's fixed figures from the last fill
+     * through the memo (nothing else writes a plan's memory between two
+     * evaluations of it): fill_batch rewrites what it moved */
+    if (memo->filled != out)
+        *out = memo->fixed;
+    memo->filled = fill_batch(c, &stages[worst], &parts[worst], b, bmax,
+                              worst_total, memo->fixed_in_range, out)
+                       ? out
+                       : NULL;
 }
 
 void tplan_memory_eval_stage_at(const tplan_config *c, int64_t index,

@@ -1019,19 +1019,39 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
     d = compute_dtype(c, &out->dtype_fallback);
     out->dtype = d;
     if (!same_fl) {
-        memo->samples = samples;
         /* the attention core's recomputation is core_attn's (a module
          * list without it recomputes no core); the other modules add
          * theirs */
-        tplan_flops_eval(&c->model, c->seq, samples,
-                         c->recompute == TPLAN_RECOMPUTE_FULL
-                             ? TPLAN_RECOMPUTE_FULL
-                             : (tplan_config_rc_modules(c) & TPLAN_RC_CORE_ATTN
-                                    ? TPLAN_RECOMPUTE_SELECTIVE
-                                    : TPLAN_RECOMPUTE_NONE),
-                         c->attention, true, &memo->fl);
-        tplan_flops_rc_modules(&c->model, c->seq, samples,
-                               tplan_config_rc_modules(c), &memo->fl);
+        unsigned modules = tplan_config_rc_modules(c);
+        tplan_recompute rc = c->recompute == TPLAN_RECOMPUTE_FULL
+                                 ? TPLAN_RECOMPUTE_FULL
+                             : (modules & TPLAN_RC_CORE_ATTN)
+                                 ? TPLAN_RECOMPUTE_SELECTIVE
+                                 : TPLAN_RECOMPUTE_NONE;
+
+        memo->samples = samples;
+        if (!staged) {
+            /* a full evaluation: the FLOPs alone (their factors are
+             * worked out when a staged one first needs them) */
+            memo->rate_valid = false;
+            tplan_flops_eval(&c->model, c->seq, samples, rc, c->attention,
+                             true, &memo->fl);
+            tplan_flops_rc_modules(&c->model, c->seq, samples, modules,
+                                   &memo->fl);
+        } else {
+            /* other samples a step (a rounded accumulation): the same
+             * factors, kept while only batch-class fields or cheaper
+             * change (they read the model, the sequence length, the
+             * recomputation and the attention kernel alone), times
+             * their tokens */
+            if (!memo->rate_valid) {
+                tplan_flops_rate_of(&c->model, c->seq, rc, c->attention,
+                                    true, &memo->rate);
+                tplan_flops_rate_rc_modules(&c->model, modules, &memo->rate);
+                memo->rate_valid = true;
+            }
+            tplan_flops_at(&memo->rate, c->seq, samples, &memo->fl);
+        }
         if (c->lora_rank > 0)
             tplan_flops_lora(&c->model,
                              tplan_lora_active_params(&c->model, c->lora_rank,

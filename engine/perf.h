@@ -88,6 +88,8 @@ typedef struct tplan_comm_nic {
 typedef struct tplan_perf_memo {
     bool valid;                /* a timed evaluation filled it */
     double samples;            /* the FLOPs' samples a step */
+    bool rate_valid;           /* rate holds for this config's model */
+    tplan_flops_rate rate;     /* the FLOPs' factors, of the model alone */
     tplan_flops fl;
     double stage_imbalance;    /* and the slowest stage, from fl */
     int64_t slowest_stage;

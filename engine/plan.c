@@ -241,20 +241,37 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
      * memory before it stay, the memory for the batch solve to judge */
     int64_t kept_accum = 0;
     perf_inputs before, after;
-    bool keep_time = false, timed = false;
+    bool keep_time = false, timed = false, may_keep = false;
+    bool clear_run = false; /* the run is the plan's before, to clear */
     int rc;
 
     if (batch_staged(flags)) {
-        /* the time before is the previous plan's, unless it was skipped */
+        /* the time before is the previous plan's, unless it was skipped.
+         * A micro-batch asked for that is not the one timed moves the
+         * time (perf_inputs' micro_batch: the solve evaluates the memory
+         * at the one asked for), so nothing is kept to compare then */
         timed = !out->time_skipped;
         kept_accum = out->accum;
-        if (flags & TPLAN_EVAL_BATCH_ONLY)
+        may_keep = (flags & TPLAN_EVAL_BATCH_ONLY) &&
+                   (c->micro_batch == 0 ||
+                    c->micro_batch == out->mem.micro_batch);
+        if (may_keep)
             perf_inputs_of(out, out->accum, &before);
         /* the time stays until the solve says whether it holds */
         memset((char *)out + offsetof(tplan_plan, micro_batch), 0,
                offsetof(tplan_plan, perf) - offsetof(tplan_plan, micro_batch));
-        memset((char *)out + offsetof(tplan_plan, run), 0,
-               offsetof(tplan_plan, warnings) - offsetof(tplan_plan, run));
+        /* what follows the time as eval()'s memset leaves it, as
+         * reeval() clears it (issue 38: the run, the LR and the critical
+         * batch are most of the plan after the memory): tail writes the
+         * whole run (tplan_run_eval) or, skipping the time, none of it,
+         * which clears it below, as does a refusal; the LR and the
+         * critical batch are all zero unless their .set says otherwise */
+        if (out->lr.set)
+            memset(&out->lr, 0, sizeof out->lr);
+        if (out->critical.set)
+            memset(&out->critical, 0, sizeof out->critical);
+        out->n_warnings = 0;
+        clear_run = true;
     } else {
         /* Everything after the config but the warning texts (4 KiB
          * nobody reads before a warning is added). */
@@ -283,6 +300,12 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
     rc = tplan_plan_batch(work, cache, out, kept_accum, err);
     if (cache)
         cache->stages.armed = false;
+    /* a refusal, an out-of-range plan or a time skipped: no run (as
+     * eval()'s memset leaves it); tail writes all of it otherwise */
+    if (clear_run &&
+        (rc || out->mem.out_of_range ||
+         ((flags & TPLAN_EVAL_FIT_FIRST) && !out->mem.fits)))
+        memset(&out->run, 0, sizeof out->run);
     if (rc) {
         out->batch_refused = true;
         return rc;
@@ -295,20 +318,23 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
                              (long long)c->seq, (long long)c->micro_batch);
     if ((double)out->mem.micro_batch * (double)out->dp * (double)c->accum *
             (double)c->seq >
-        1e18)
+        1e18) {
+        if (clear_run)
+            memset(&out->run, 0, sizeof out->run);
         return tplan_err_set(err, TPLAN_EINVAL, "accum",
                              "tokens per step out of range (micro_batch=%lld, "
                              "dp=%lld, accum=%lld, seq=%lld)",
                              (long long)out->mem.micro_batch,
                              (long long)out->dp, (long long)c->accum,
                              (long long)c->seq);
+    }
     out->micro_batch = out->mem.micro_batch;
     out->max_micro_batch = out->mem.max_micro_batch;
     out->accum = c->accum;
     out->solved_micro_batch = c->micro_batch;
     out->global_batch = out->micro_batch * out->dp * out->accum;
     out->tokens_per_step = out->global_batch * c->seq;
-    if (batch_staged(flags) && (flags & TPLAN_EVAL_BATCH_ONLY) && timed) {
+    if (may_keep && timed) {
         perf_inputs_of(out, c->accum, &after);
         keep_time = perf_inputs_same(&before, &after);
     }

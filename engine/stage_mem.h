@@ -56,6 +56,17 @@ typedef struct tplan_stage_pos {
     bool first, last;
 } tplan_stage_pos;
 
+/* What a stage's total at micro-batch b reads that b does not move
+ * (memory.c stage_parts: the same sums, kept as doubles): its total is
+ * outside + alloc_k (fixed + max(per_sample b + fwd_copies + held,
+ * step)). */
+typedef struct tplan_stage_parts {
+    double outside;    /* outside the allocator: context, NCCL */
+    double fixed;      /* allocated through the whole step */
+    double step;       /* the optimizer step's phase */
+    double fwd_copies; /* under grads_at_step, the forward's copies */
+} tplan_stage_parts;
+
 /* The most stages a memory evaluation looks at (memory.c) */
 #define TPLAN_MAX_STAGES 10
 
@@ -116,6 +127,8 @@ typedef struct tplan_stage_memo {
     int64_t bmax;  /* the largest micro-batch every stage fits in them */
     tplan_stage_pos pos[TPLAN_MAX_STAGES];
     tplan_stage_mem stages[TPLAN_MAX_STAGES];
+    /* each stage's parts (stage_parts), worked out with the stages */
+    tplan_stage_parts parts[TPLAN_MAX_STAGES];
     /* The figures of stages[fixed_stage] that neither the micro-batch, the
      * accumulation nor the reserve moves (memory.c fill_fixed; -1: none
      * yet), and whether its host side is in range. They read only the
@@ -124,6 +137,12 @@ typedef struct tplan_stage_memo {
     int fixed_stage;
     bool fixed_in_range;
     tplan_memory fixed;
+    /* The figures last written from fixed whose fixed part still stands
+     * (fill_batch wrote only its micro-batch's fields: no spill, in
+     * range), so that the next fill of the same stage into them skips
+     * the copy (issue 38); NULL: none. Cleared with fixed_stage, and by
+     * a memory evaluation into them that does not go through the memo. */
+    const tplan_memory *filled;
 } tplan_stage_memo;
 
 #endif

@@ -2,6 +2,8 @@
  * ramps and the guides' warnings. */
 #include "tplan_test.h"
 
+#include <math.h>
+
 #include "batch.h"
 #include "plan.h"
 #include "recipe.h"
@@ -59,6 +61,30 @@ static void test_guide_accumulation(void **state)
 /* The Tradeoffs guide (docs/MODEL.md section 6.2): batch 256 at lr 0.1 ->
  * batch 1024 at 0.4 (linear); the square-root rule gives 0.1 * sqrt(4) =
  * 0.2. Goyal et al. 2017: 256 at 0.1 -> 8192 at 3.2. */
+/* tplan_batch_accum rounds target / (b dp) half away from zero, as
+ * libm's round does (batch.c rounds without it): the same count for
+ * every quotient near a half, a whole number or 1, and for targets up
+ * to 2^62, where the quotient's fraction is gone. */
+static void test_accum_rounding(void **state)
+{
+    static const int64_t big[] = {(int64_t)1 << 52, ((int64_t)1 << 53) + 2,
+                                  (int64_t)4e18, (int64_t)1 << 62};
+
+    (void)state;
+    for (int64_t g = 1; g <= 4096; g++)
+        for (int64_t dp = 1; dp <= 24; dp++)
+            for (int64_t b = 1; b <= 8; b++) {
+                double k = round((double)g / ((double)b * (double)dp));
+
+                assert_int_equal(tplan_batch_accum(g, dp, b),
+                                 k < 1 ? 1 : (int64_t)k);
+            }
+    for (size_t i = 0; i < sizeof big / sizeof big[0]; i++)
+        for (int64_t dp = 1; dp <= 3; dp++)
+            assert_int_equal(tplan_batch_accum(big[i], dp, 1),
+                             (int64_t)round((double)big[i] / (double)dp));
+}
+
 static void test_lr_rules(void **state)
 {
     (void)state;
@@ -408,6 +434,7 @@ int main(void)
         cmocka_unit_test(test_schedules),
         cmocka_unit_test(test_gpt3_table),
         cmocka_unit_test(test_deepseek),
+        cmocka_unit_test(test_accum_rounding),
         cmocka_unit_test(test_critical_batch),
         cmocka_unit_test(test_warmup_units),
         cmocka_unit_test(test_batch_ramp),

@@ -1376,6 +1376,96 @@ static void test_states_memo(void **state)
     print_message("llama: %lld plans\n", (long long)n);
 }
 
+/* Paged optimizer states spill to the host at the micro-batches whose
+ * activations leave them no room, and not at the others: only the
+ * micro-batch changes between neighbours (innermost, up and down: a
+ * spill at 2, none at 1 after it), so the memory is filled in place
+ * (memory.c, the stage memo's filled) after a fill with a spill and
+ * after one without, LoRA or not, ZeRO 0 or 3, on 1 to 4 A100-40GBs.
+ * Staged equals full, bit for bit. */
+static void test_staged_paged_spill(void **state)
+{
+    /* optimizer: paged-adamw-8bit, paged-adamw-32bit, adamw (fields.c) */
+    static const double gpus[] = {1, 2, 4}, opt[] = {10, 11, 0},
+                        lora[] = {0, 16}, zero[] = {0, 3},
+                        mb[] = {2, 1, 16, 1, 4};
+    tplan_sweep_spec *s = staged_spec();
+    hashes want = {NULL, 0}, got = {NULL, 0};
+    tplan_sweep_stats full = {0}, one = {0};
+    int64_t size;
+
+    (void)state;
+    config_for(&s->base, "llama3-8b", "a100-40g");
+    s->base.seq = 2048;
+    s->base.tokens = 1e9;
+    s->base.global_batch = 64;
+    add_axis(s, "gpus", 3, gpus);
+    add_axis(s, "optimizer", 3, opt);
+    add_axis(s, "lora_rank", 2, lora);
+    add_axis(s, "zero", 2, zero);
+    add_axis(s, "micro_batch", 5, mb);
+    size = alloc_hashes(s, &want, &got);
+    staged_run(s, true, 1, 1, &want, &full);
+    expect_staged(s, size, &want, &got, 1, 1, &full, &one);
+    assert_true(one.reused * 2 > one.evaluated);
+    print_message("%lld configurations, %lld evaluated, %lld staged\n",
+                  (long long)size, (long long)one.evaluated,
+                  (long long)one.reused);
+    free(want.h);
+    free(got.h);
+    free(s);
+}
+
+/* Only the micro-batch changes between neighbours, at a global batch
+ * that leaves the samples a step different from one micro-batch to the
+ * next (accum rounded: 60 over 4 or 8 ranks), across what changes the
+ * FLOPs: a dense model, a mixture of experts, DeepSeek-V3's MTP modules,
+ * a generic model, each recomputation and attention kernel, recompute
+ * modules and LoRA. The staged FLOPs come from the factors kept with the
+ * time (perf.h's tplan_perf_memo): staged equals full, bit for bit. */
+static void test_staged_micro_batch_flops(void **state)
+{
+    static const double model[] = {0, 1, 2, 3}, pp[] = {1, 2},
+                        rec[] = {0, 1, 2}, attn[] = {0, 1},
+                        mods[] = {0, TPLAN_RC_MLP | TPLAN_RC_MOE},
+                        lora[] = {0, 8}, mb[] = {1, 2, 3, 5};
+    static const char *const names[] = {"llama3-8b", "mixtral-8x7b",
+                                        "deepseek-v3", "resnet50"};
+    tplan_sweep_spec *s = staged_spec();
+    hashes want = {NULL, 0}, got = {NULL, 0};
+    tplan_sweep_stats full = {0}, one = {0};
+    tplan_config c;
+    int64_t size;
+
+    (void)state;
+    for (int i = 0; i < 4; i++) {
+        config_for(&c, names[i], "h100-sxm");
+        s->models[i] = c.model;
+    }
+    s->n_models = 4;
+    s->base.gpus = 8;
+    s->base.global_batch = 60;
+    add_axis(s, "model", 4, model);
+    add_axis(s, "pp", 2, pp);
+    add_axis(s, "recompute", 3, rec);
+    add_axis(s, "attention", 2, attn);
+    add_axis(s, "recompute_modules", 2, mods);
+    add_axis(s, "lora_rank", 2, lora);
+    add_axis(s, "micro_batch", 4, mb);
+    size = alloc_hashes(s, &want, &got);
+    staged_run(s, true, 1, 1, &want, &full);
+    expect_staged(s, size, &want, &got, 1, 1, &full, &one);
+    /* most plans valid, most of them staged */
+    assert_true(full.evaluated * 2 > size);
+    assert_true(one.reused * 2 > one.evaluated);
+    print_message("%lld configurations, %lld evaluated, %lld staged\n",
+                  (long long)size, (long long)one.evaluated,
+                  (long long)one.reused);
+    free(want.h);
+    free(got.h);
+    free(s);
+}
+
 /* keep = N, fitting plans first: once a worker's top N all fit, a plan
  * that does not is not timed (TPLAN_EVAL_FIT_FIRST), and the staged
  * evaluations after it (a micro-batch, a time, a communication, a run
@@ -1469,6 +1559,8 @@ int main(void)
         cmocka_unit_test(test_staged_comm_layouts),
         cmocka_unit_test(test_staged_nic_only),
         cmocka_unit_test(test_states_memo),
+        cmocka_unit_test(test_staged_paged_spill),
+        cmocka_unit_test(test_staged_micro_batch_flops),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
