@@ -892,6 +892,19 @@ bool tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
     return true;
 }
 
+bool tplan_perf_eval_nic(const tplan_config *c, const tplan_memory *mem,
+                         tplan_perf *out)
+{
+    /* tplan_perf_eval_comm with its knobs the same (the premise) */
+    if (!out->timed || !out->nic.inter)
+        return false;
+    if (out->nic.partial)
+        nic_rerun(c, mem, out);
+    else
+        comm_and_total(c, mem, out);
+    return true;
+}
+
 /* DualPipe's busiest rank: rank r runs half its micro-batches through
  * stage r and half through stage p - 1 - r, the last stage's head
  * included; over the balanced split (p ranks of hw/p each). */

@@ -180,6 +180,14 @@ void tplan_perf_eval_staged(const tplan_config *c, const tplan_memory *mem,
 bool tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
                           tplan_perf *out);
 
+/* tplan_perf_eval_comm where the caller knows that only the NIC's speed
+ * (nic_bytes_per_s) changed since *out was worked out: the other
+ * communication-class fields are out->knobs already, so their
+ * comparison is skipped (issue 38: a sweep's NIC axis innermost). The
+ * same figures and answer as tplan_perf_eval_comm under that premise. */
+bool tplan_perf_eval_nic(const tplan_config *c, const tplan_memory *mem,
+                         tplan_perf *out);
+
 /* Ring collectives (docs/MODEL.md section 5): seconds to all-reduce, or to
  * all-gather / reduce-scatter, `bytes` (the full buffer) over n ranks at
  * bw bytes/s per rank plus a latency per call. */

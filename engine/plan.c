@@ -79,7 +79,7 @@ static bool comm_staged_ok(const tplan_plan *out, unsigned flags)
  * again with the same values (and the LR's checks passed for the plan
  * before, on the same inputs); a figures-only plan without a ramp has
  * no warnings (only the ramp warns before the advice). */
-static int comm_staged(tplan_plan *out, tplan_err *err)
+static int comm_staged(tplan_plan *out, unsigned flags, tplan_err *err)
 {
     tplan_config *c = &out->config;
     int64_t micro_batch = c->micro_batch, accum = c->accum;
@@ -88,7 +88,9 @@ static int comm_staged(tplan_plan *out, tplan_err *err)
     /* the solved batch while the time is worked out, as in reeval */
     c->micro_batch = out->solved_micro_batch;
     c->accum = out->accum;
-    if (tplan_perf_eval_comm(c, &out->mem, &out->perf)) {
+    if ((flags & TPLAN_EVAL_NIC_ONLY)
+            ? tplan_perf_eval_nic(c, &out->mem, &out->perf)
+            : tplan_perf_eval_comm(c, &out->mem, &out->perf)) {
         tplan_run_time(c, &out->perf, &out->run);
         rc = time_checks(out, err);
     }
@@ -118,7 +120,7 @@ int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
             (TPLAN_EVAL_REUSE_COMPUTE | TPLAN_EVAL_COMM_ONLY |
              TPLAN_EVAL_FIGURES) &&
         &out->config == asked && comm_staged_ok(out, flags))
-        return comm_staged(out, err);
+        return comm_staged(out, flags, err);
     return eval_cached(asked, cache, out, flags, err);
 }
 

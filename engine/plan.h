@@ -133,7 +133,13 @@ enum {
      * first asks for it once its top N are all plans that fit: one that
      * does not is turned away on that alone (issue 38). The time's own
      * range checks are not run for it either. */
-    TPLAN_EVAL_FIT_FIRST = 1024
+    TPLAN_EVAL_FIT_FIRST = 1024,
+    /* with COMM_ONLY and REUSE_COMPUTE: of all the config's fields only
+     * the NIC's speed (nic_bytes_per_s) changed since the plan in out was
+     * evaluated, so the other communication-class fields are as its time
+     * last read them (tplan_perf_eval_nic). A hint: a path that does not
+     * use it gives the same plan (issue 38: a sweep's NIC axis) */
+    TPLAN_EVAL_NIC_ONLY = 2048
 };
 
 int tplan_plan_eval_ex(const tplan_config *c, tplan_plan *out, unsigned flags,

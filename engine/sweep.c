@@ -950,7 +950,14 @@ static void *work(void *arg)
     const bool inner_plain = one_shard && inner && !sh->steps[last].replaces;
     const unsigned inner_bit = last >= 0 ? sh->steps[last].reach_bit : 0;
     const int64_t inner_stride = stride && last >= 0 ? stride[last] : 0;
+    /* a step of that axis alone where it is the NIC's speed changes no
+     * other field: TPLAN_EVAL_NIC_ONLY (plan.h) with its reuse flags */
+    const unsigned inner_nic =
+        inner_plain && inner->id == tplan_field_find_input("nic_gbps")
+            ? TPLAN_EVAL_NIC_ONLY
+            : 0;
     unsigned moved;   /* the reach classes the last step changed */
+    unsigned nic = 0; /* inner_nic where the last step was that one */
     int64_t cidx = 0; /* walking by reach: the digits' canonical index */
     bool have = false;
 
@@ -967,9 +974,12 @@ static void *work(void *arg)
          * differs from this one in the axes odometer_step changed; where
          * those reach only the time or the run, the rest is kept */
         moved = 1u << TPLAN_REACH_ALL;
+        nic = 0;
         w->layout_bad = false;
         for (int64_t j = from; j < to && !atomic_load(&sh->failed); j++) {
-            unsigned reuse = staged && have ? sh->reuse_of[moved] : 0;
+            /* have: the plan in p is the last index's (visit evaluated
+             * it), so the step's changes are all since its evaluation */
+            unsigned reuse = staged && have ? sh->reuse_of[moved] | nic : 0;
 
             /* batch-, time- and run-class fields are only range-checked
              * by the layout rules: a layout they refused stays refused */
@@ -1000,9 +1010,11 @@ static void *work(void *arg)
                 cidx += inner_stride;
                 tplan_field_apply(inner->id, inner->values[digit[last]], c);
                 moved = inner_bit;
+                nic = inner_nic;
             } else {
                 moved = odometer_step(walk, sh->steps, shards, digit, c, stride,
                                       &cidx);
+                nic = 0;
             }
         }
         atomic_fetch_add(&sh->done, to - from);
