@@ -5,6 +5,7 @@
 #include "fields.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -961,6 +962,49 @@ int tplan_field_parse(int id, const char *text, double *v, tplan_err *err)
 static int64_t ival(double v)
 {
     return v >= -1e15 && v <= 1e15 ? (int64_t)v : 0;
+}
+
+/* offsetof a double member of tplan_config (a compile error for any
+ * other type) */
+#define DOUBLE_AT(member)                                                      \
+    _Generic(((tplan_config *)0)->member,                                     \
+        double: (long)offsetof(tplan_config, member))
+
+long tplan_field_double_at(int id)
+{
+    /* tplan_field_apply's cases that write one double and nothing else */
+    switch (id) {
+    case F_RESERVE:
+        return DOUBLE_AT(reserve_fraction);
+    case F_TOKENS:
+        return DOUBLE_AT(tokens);
+    case F_PRICE:
+        return DOUBLE_AT(price_usd_per_h);
+    case F_NIC_GBPS:
+        return DOUBLE_AT(nic_bytes_per_s);
+    case F_LINK_GBS:
+        return DOUBLE_AT(link_bytes_per_s);
+    case F_OVERLAP:
+        return DOUBLE_AT(overlap);
+    case F_EFFICIENCY:
+        return DOUBLE_AT(efficiency);
+    case F_PUE:
+        return DOUBLE_AT(pue);
+    case F_POWER_UTIL:
+        return DOUBLE_AT(power_util);
+    case F_GRID:
+        return DOUBLE_AT(grid_kg_per_kwh);
+    case F_DP_BW_EFF:
+        return DOUBLE_AT(dp_bw_eff);
+    case F_ZERO3_BW_EFF:
+        return DOUBLE_AT(zero3_bw_eff);
+    case F_ZERO12_OVERLAP:
+        return DOUBLE_AT(zero12_overlap);
+    case F_TP_OVERLAP:
+        return DOUBLE_AT(tp_overlap);
+    default:
+        return -1;
+    }
 }
 
 void tplan_field_apply(int id, double v, tplan_config *c)

@@ -100,6 +100,11 @@ int tplan_field_parse(int id, const char *text, double *v, tplan_err *err);
 int tplan_field_check(int id, double v, tplan_err *err);
 /* Set input id to a value that passed parse or check. */
 void tplan_field_apply(int id, double v, tplan_config *c);
+/* Where tplan_field_apply(id, v, c) writes one double of c from v alone
+ * and nothing else: that double's offset in tplan_config; -1 for every
+ * other input (tests/test_fields.c checks each). A sweep's walk stores
+ * an axis's values there itself (engine/sweep.c, issue 38). */
+long tplan_field_double_at(int id);
 
 /* Parse text and apply it; TEXT fields (warmup, batch_ramp) too. NAME
  * fields are the front end's: an error. */

@@ -956,11 +956,24 @@ static void *work(void *arg)
         inner_plain && inner->id == tplan_field_find_input("nic_gbps")
             ? TPLAN_EVAL_NIC_ONLY
             : 0;
+    /* where that axis's field is one double that tplan_field_apply sets
+     * from the value alone (fields.h, tplan_field_double_at): the
+     * values as apply stores them, worked out here by apply itself, and
+     * the double they go to (NULL: apply at each step) */
+    const long inner_at = inner_plain ? tplan_field_double_at(inner->id) : -1;
+    double *inner_vals =
+        inner_at >= 0 ? malloc(sizeof *inner_vals * (size_t)inner->n) : NULL;
+    double *const inner_slot =
+        inner_vals ? (double *)(void *)((char *)c + inner_at) : NULL;
     unsigned moved;   /* the reach classes the last step changed */
     unsigned nic = 0; /* inner_nic where the last step was that one */
     int64_t cidx = 0; /* walking by reach: the digits' canonical index */
     bool have = false;
 
+    for (int k = 0; inner_vals && k < inner->n; k++) {
+        tplan_field_apply(inner->id, inner->values[k], c);
+        inner_vals[k] = *inner_slot;
+    }
     *c = r->spec->base;
     while (!stopped(sh)) {
         int64_t from = atomic_fetch_add(&sh->next, CHUNK), to;
@@ -1008,7 +1021,11 @@ static void *work(void *arg)
             if (inner_plain && digit[last] + 1 < inner->n) {
                 digit[last]++;
                 cidx += inner_stride;
-                tplan_field_apply(inner->id, inner->values[digit[last]], c);
+                if (inner_slot)
+                    *inner_slot = inner_vals[digit[last]];
+                else
+                    tplan_field_apply(inner->id, inner->values[digit[last]],
+                                      c);
                 moved = inner_bit;
                 nic = inner_nic;
             } else {
@@ -1026,6 +1043,7 @@ static void *work(void *arg)
     }
     /* each worker ranks its own kept plans, on its own core */
     tplan_ranked_sort(w->kept, w->n_kept, r->spec->n_rank);
+    free(inner_vals);
     free(p);
     free(cache);
     return NULL;

@@ -242,6 +242,45 @@ static void test_set_and_get(void **state)
     test_free(p);
 }
 
+/* tplan_field_double_at: where it names a double, tplan_field_apply
+ * writes that double and no other byte of the config (at the input's
+ * range's two ends, so that one of them moves it from the default) */
+static void test_double_at(void **state)
+{
+    tplan_config c, d, e;
+    int found = 0;
+
+    (void)state;
+    config_for(&c, "gpt2", "a100-80g");
+    for (int id = 0; id < tplan_field_count(); id++) {
+        const tplan_field *f = tplan_field_at(id);
+        long at = tplan_field_double_at(id);
+        bool moved = false;
+
+        if (at < 0)
+            continue;
+        found++;
+        assert_int_equal(f->kind, TPLAN_FK_REAL);
+        assert_true(at + (long)sizeof(double) <= (long)sizeof c);
+        for (int end = 0; end < 2; end++) {
+            d = c;
+            tplan_field_apply(id, end ? f->max : f->min, &d);
+            e = c;
+            memcpy((char *)&e + at, (const char *)&d + at, sizeof(double));
+            assert_memory_equal(&e, &d, sizeof d);
+            moved = moved || memcmp(&c, &d, sizeof d) != 0;
+        }
+        assert_true(moved);
+    }
+    assert_true(found > 0);
+    /* the fields that write more than one (or not a double) say so */
+    assert_int_equal(tplan_field_double_at(tplan_field_find_input("gpus")),
+                     -1);
+    assert_int_equal(
+        tplan_field_double_at(tplan_field_find_input("global_batch_tokens")),
+        -1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -250,6 +289,7 @@ int main(void)
         cmocka_unit_test(test_parse),
         cmocka_unit_test(test_check_matches_parse),
         cmocka_unit_test(test_set_and_get),
+        cmocka_unit_test(test_double_at),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
