@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "engine_int.h"
 #include "sweep.h"
 
 /* Axis id of an input name (the tests name axes, never ids). */
@@ -1245,6 +1246,74 @@ static void test_staged_nic_only(void **state)
     free(s);
 }
 
+/* A plan's hash (hash_plan's) */
+static uint64_t plan_hash(const tplan_plan *p)
+{
+    uint64_t h[1];
+    hashes hs = {h, 0};
+
+    hash_plan(&hs, 0, p, 0.0, NULL);
+    return h[0];
+}
+
+/* A NIC-only staged evaluation (TPLAN_EVAL_COMM_ONLY, FIT_FIRST) of a
+ * plan that does not fit gives what the plan evaluated alone with
+ * FIT_FIRST gives (time skipped) where the plan before was skipped
+ * (plan.c, comm_unfit_stands keeps it), with and without an LR; where it
+ * was timed (asked before FIT_FIRST) it is skipped too (comm_unfit_stands
+ * does not keep it). */
+static void test_comm_unfit(void **state)
+{
+    const unsigned staged = TPLAN_EVAL_FIGURES | TPLAN_EVAL_REUSE_COMPUTE |
+                            TPLAN_EVAL_COMM_ONLY | TPLAN_EVAL_FIT_FIRST;
+    tplan_plan *p = malloc(sizeof *p), *q = malloc(sizeof *q);
+    tplan_config c;
+    tplan_err e;
+
+    (void)state;
+    assert_non_null(p);
+    assert_non_null(q);
+    config_for(&c, "llama3-8b", "h100-sxm");
+    c.seq = 4096;
+    c.tokens = 1e12;
+    c.gpus = 16; /* two nodes: the DP group crosses them */
+    c.micro_batch = 16; /* does not fit */
+    for (int lr = 0; lr < 2; lr++) {
+        c.lr = lr ? 3e-4 : 0.0;
+        for (int before = 0; before < 2; before++) {
+            /* the plan before: skipped, or timed (no FIT_FIRST) */
+            c.nic_bytes_per_s = 100e9 / 8.0;
+            p->config = c;
+            assert_int_equal(
+                tplan_plan_eval_cached(&p->config, NULL, p,
+                                       TPLAN_EVAL_FIGURES |
+                                           (before ? 0 : TPLAN_EVAL_FIT_FIRST),
+                                       &e),
+                TPLAN_OK);
+            assert_false(p->mem.fits);
+            assert_int_equal(p->time_skipped, !before);
+            p->config.nic_bytes_per_s = 400e9 / 8.0;
+            assert_int_equal(
+                tplan_plan_eval_cached(&p->config, NULL, p, staged, &e),
+                TPLAN_OK);
+            q->config = p->config;
+            assert_int_equal(tplan_plan_eval_cached(
+                                 &q->config, NULL, q,
+                                 TPLAN_EVAL_FIGURES | TPLAN_EVAL_FIT_FIRST, &e),
+                             TPLAN_OK);
+            assert_true(q->time_skipped);
+            assert_int_equal(p->time_skipped, q->time_skipped);
+            /* a plan timed before keeps that time's figures beside
+             * time_skipped (plan.c, reeval: a sweep turns it away unseen),
+             * so only its standing is compared */
+            if (!before)
+                assert_true(plan_hash(p) == plan_hash(q));
+        }
+    }
+    free(p);
+    free(q);
+}
+
 /* Every plan of s's sweep (staged, on 1 and 2 threads) equals its
  * configuration evaluated alone, with no cache (tplan_plan_eval_ex):
  * what a memo of the worker's cache keeps is checked against nothing
@@ -1553,6 +1622,7 @@ int main(void)
         cmocka_unit_test(test_refused_layouts_skipped),
         cmocka_unit_test(test_staged_each_field),
         cmocka_unit_test(test_fit_first),
+        cmocka_unit_test(test_comm_unfit),
         cmocka_unit_test(test_staged_lr_unset),
         cmocka_unit_test(test_staged_batch),
         cmocka_unit_test(test_staged_schedules),
