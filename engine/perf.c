@@ -672,18 +672,16 @@ static void pp_time(const tplan_comm_shape *sh, double bw_pp, tplan_perf *out)
         out->pp_comm_s = sh->pp_k * (sh->pp_msg / bw_pp + sh->pp_lat);
 }
 
-/* Data-parallel and ZeRO traffic (sh->dp_on), bw_dp the DP x CP group's
- * bandwidth: dp_comm_s and dp_exposed_s written in full, and with HSDP
- * whether its groups cross nodes */
-static void dp_time(const tplan_config *c, double bw_dp, double link,
-                    double nic, double m, tplan_perf *out)
+/* Data-parallel and ZeRO traffic (sh->dp_on) at the bandwidths of
+ * dp_time's terms (out->nic's dp_eff, dp_window, dp_hide), bw_dp the DP
+ * x CP group's: dp_comm_s and dp_exposed_s written in full, and with
+ * HSDP whether its groups cross nodes */
+static void dp_time_at(const tplan_config *c, double bw_dp, double link,
+                       double nic, double m, tplan_perf *out)
 {
     const tplan_comm_shape *sh = &out->shape;
-    double fwd_bwd_mb = out->compute_s / m, after = 0.0;
-    /* the framework's collectives reach a share of the modelled
-     * bandwidth (section 14) */
-    double eff = c->zero >= 3 ? c->zero3_bw_eff : c->dp_bw_eff;
-    double bws[2], window, hidden;
+    double eff = out->nic.dp_eff, after = 0.0;
+    double bws[2], hidden;
 
     if (sh->rep > 1) {
         bool in_inter, x_inter;
@@ -700,6 +698,25 @@ static void dp_time(const tplan_config *c, double bw_dp, double link,
     out->dp_comm_s = hsdp_traffic(c, &sh->dp_dense, bws, m, &after);
     if (sh->dp_experts_on)
         out->dp_comm_s += hsdp_traffic(c, &sh->dp_experts, bws, m, &after);
+    /* a framework may hide less of ZeRO 0-2's traffic (section 14) */
+    hidden = tp_fmin(out->nic.dp_hide * out->dp_comm_s, out->nic.dp_window);
+    out->dp_exposed_s = out->dp_comm_s - hidden;
+    /* ZeRO-1/2 gather the updated weights after the step: exposed. */
+    out->dp_comm_s += after;
+    out->dp_exposed_s += after;
+}
+
+/* Data-parallel and ZeRO traffic (sh->dp_on), bw_dp the DP x CP group's
+ * bandwidth: its terms that read no NIC speed (out->nic), then
+ * dp_time_at */
+static void dp_time(const tplan_config *c, double bw_dp, double link,
+                    double nic, double m, tplan_perf *out)
+{
+    double fwd_bwd_mb = out->compute_s / m, window;
+
+    /* the framework's collectives reach a share of the modelled
+     * bandwidth (section 14) */
+    out->nic.dp_eff = c->zero >= 3 ? c->zero3_bw_eff : c->dp_bw_eff;
     switch (c->zero) {
     case 0:
     case 1:
@@ -712,15 +729,12 @@ static void dp_time(const tplan_config *c, double bw_dp, double link,
         window = out->compute_s; /* prefetch in forward and backward */
         break;
     }
-    window = tp_fmin(window, free_compute_s(out));
-    /* a framework may hide less of ZeRO 0-2's traffic (section 14) */
-    hidden = tp_fmin(c->overlap * (c->zero >= 3 ? 1.0 : c->zero12_overlap) *
-                         out->dp_comm_s,
-                     window);
-    out->dp_exposed_s = out->dp_comm_s - hidden;
-    /* ZeRO-1/2 gather the updated weights after the step: exposed. */
-    out->dp_comm_s += after;
-    out->dp_exposed_s += after;
+    out->nic.dp_window = tp_fmin(window, free_compute_s(out));
+    /* the hidden share's factor: overlap x (ZeRO 0-2's share), the
+     * product's first two terms, multiplied by the traffic in
+     * dp_time_at in the same order */
+    out->nic.dp_hide = c->overlap * (c->zero >= 3 ? 1.0 : c->zero12_overlap);
+    dp_time_at(c, bw_dp, link, nic, m, out);
 }
 
 /* The step time from its parts, and what follows from it */
@@ -864,7 +878,12 @@ static void nic_rerun(const tplan_config *c, const tplan_memory *mem,
         double bw_dp =
             group_bw((double)(sh->dp * c->cp), sh->dp_node, link, nic, &inter);
 
-        dp_time(c, bw_dp, link, nic, (double)c->accum, out);
+        /* dp_time's terms as comm_and_total's dp_time left them, where
+         * it ran (dp_on) */
+        if (sh->dp_on)
+            dp_time_at(c, bw_dp, link, nic, (double)c->accum, out);
+        else
+            dp_time(c, bw_dp, link, nic, (double)c->accum, out);
     }
     totals(c, mem, out);
 }

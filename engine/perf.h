@@ -76,6 +76,12 @@ typedef struct tplan_comm_knobs {
  * nodes, and the totals (issue 38). Engine-internal. */
 typedef struct tplan_comm_nic {
     bool inter, partial;
+    /* dp_time's terms that no NIC speed moves where partial holds (the
+     * collectives' efficiency, the compute that can hide the traffic,
+     * the overlap's factor), written by each dp_time (perf.c) for
+     * nic_rerun's: the knobs, the layout and the compute they read stay
+     * while it runs */
+    double dp_eff, dp_window, dp_hide;
 } tplan_comm_nic;
 
 /* What tplan_perf_eval works out of the model and the layout alone, and
