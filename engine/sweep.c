@@ -722,7 +722,8 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     tplan_drop drop;
     double score = 0.0;
 
-    w->stats.visited++;
+    /* stats.visited and stats.evaluated: counted by work() a chunk at
+     * a time */
     w->layout_bad = false;
     /* c is the index's config (work() sets it); a layout the rules refuse
      * is told apart from a plan that fails later (work() skips the
@@ -747,7 +748,6 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         w->stats.invalid++;
         return false;
     }
-    w->stats.evaluated++;
     w->stats.reused += reuse != 0;
     w->stats.unfit_untimed += p->time_skipped;
     if (!reuse)
@@ -976,7 +976,7 @@ static void *work(void *arg)
     }
     *c = r->spec->base;
     while (!stopped(sh)) {
-        int64_t from = atomic_fetch_add(&sh->next, CHUNK), to;
+        int64_t from = atomic_fetch_add(&sh->next, CHUNK), to, j;
 
         if (from >= sh->local_n)
             break;
@@ -989,7 +989,7 @@ static void *work(void *arg)
         moved = 1u << TPLAN_REACH_ALL;
         nic = 0;
         w->layout_bad = false;
-        for (int64_t j = from; j < to && !atomic_load(&sh->failed); j++) {
+        for (j = from; j < to && !atomic_load(&sh->failed); j++) {
             /* have: the plan in p is the last index's (visit evaluated
              * it), so the step's changes are all since its evaluation */
             unsigned reuse = staged && have ? sh->reuse_of[moved] | nic : 0;
@@ -998,7 +998,6 @@ static void *work(void *arg)
              * by the layout rules: a layout they refused stays refused */
             if (w->layout_bad && lowest_reach(moved) >= w->bad_stands &&
                 staged) {
-                w->stats.visited++;
                 w->stats.invalid++;
             } else {
                 have = visit(w, canonical ? shard + j * shards : cidx, digit, p,
@@ -1008,7 +1007,6 @@ static void *work(void *arg)
                 if (w->layout_bad && one_shard && staged) {
                     int64_t n = skip_refused(w, walk, digit, to - j - 1);
 
-                    w->stats.visited += n;
                     w->stats.invalid += n;
                     w->stats.skipped += n;
                     j += n;
@@ -1034,6 +1032,9 @@ static void *work(void *arg)
                 nic = 0;
             }
         }
+        /* every index the loop passed was visited: evaluated, refused
+         * or skipped (visit, skip_refused) */
+        w->stats.visited += j - from;
         atomic_fetch_add(&sh->done, to - from);
         since_progress += to - from;
         if (w->main && r->progress && since_progress >= (1 << 16)) {
@@ -1041,6 +1042,8 @@ static void *work(void *arg)
             since_progress = 0;
         }
     }
+    /* what was visited and not refused was evaluated (visit) */
+    w->stats.evaluated = w->stats.visited - w->stats.invalid;
     /* each worker ranks its own kept plans, on its own core */
     tplan_ranked_sort(w->kept, w->n_kept, r->spec->n_rank);
     free(inner_vals);
