@@ -737,12 +737,11 @@ static void dp_time(const tplan_config *c, double bw_dp, double link,
     dp_time_at(c, bw_dp, link, nic, m, out);
 }
 
-/* The step time from its parts, and what follows from it */
-static void totals(const tplan_config *c, const tplan_memory *mem,
-                   tplan_perf *out)
+/* The step time from its parts, and what follows from it, at
+ * out->nic.samples samples a step */
+static void totals_at(const tplan_config *c, tplan_perf *out)
 {
-    double gpus = (double)c->gpus, m = (double)c->accum;
-    double samples = (double)mem->micro_batch * (double)out->shape.dp * m;
+    double gpus = (double)c->gpus, samples = out->nic.samples;
     double peak_mm = out->peak_flops;
 
     out->step_time_s = out->compute_s + out->bubble_s + out->tp_exposed_s +
@@ -756,6 +755,17 @@ static void totals(const tplan_config *c, const tplan_memory *mem,
     out->compute_fraction = out->compute_s / out->step_time_s;
     out->step_time_s_lo = out->step_time_s * (1.0 - c->time_band_lo);
     out->step_time_s_hi = out->step_time_s * (1.0 + c->time_band_hi);
+}
+
+/* totals_at, the samples a step worked out (kept in out->nic for
+ * nic_rerun's totals_at: no NIC speed moves them) */
+static void totals(const tplan_config *c, const tplan_memory *mem,
+                   tplan_perf *out)
+{
+    double m = (double)c->accum;
+
+    out->nic.samples = (double)mem->micro_batch * (double)out->shape.dp * m;
+    totals_at(c, out);
 }
 
 /* Communication, the optimizer step and the totals: what follows the
@@ -860,8 +870,7 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
  * alone: those of them that cross nodes again, by the same code, and the
  * totals. What else comm_and_total writes reads no NIC speed and stands
  * (issue 38: a NIC axis's re-evaluations). */
-static void nic_rerun(const tplan_config *c, const tplan_memory *mem,
-                      tplan_perf *out)
+static void nic_rerun(const tplan_config *c, tplan_perf *out)
 {
     const tplan_comm_shape *sh = &out->shape;
     double link =
@@ -885,7 +894,8 @@ static void nic_rerun(const tplan_config *c, const tplan_memory *mem,
         else
             dp_time(c, bw_dp, link, nic, (double)c->accum, out);
     }
-    totals(c, mem, out);
+    /* comm_and_total's totals worked out the samples */
+    totals_at(c, out);
 }
 
 bool tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
@@ -905,7 +915,7 @@ bool tplan_perf_eval_comm(const tplan_config *c, const tplan_memory *mem,
     if (!out->nic.inter && same)
         return false;
     if (same && out->nic.partial)
-        nic_rerun(c, mem, out);
+        nic_rerun(c, out);
     else
         comm_and_total(c, mem, out);
     return true;
@@ -918,7 +928,7 @@ bool tplan_perf_eval_nic(const tplan_config *c, const tplan_memory *mem,
     if (!out->timed || !out->nic.inter)
         return false;
     if (out->nic.partial)
-        nic_rerun(c, mem, out);
+        nic_rerun(c, out);
     else
         comm_and_total(c, mem, out);
     return true;

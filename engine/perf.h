@@ -82,6 +82,7 @@ typedef struct tplan_comm_nic {
      * nic_rerun's: the knobs, the layout and the compute they read stay
      * while it runs */
     double dp_eff, dp_window, dp_hide;
+    double samples; /* a step's, as totals worked them out */
 } tplan_comm_nic;
 
 /* What tplan_perf_eval works out of the model and the layout alone, and
