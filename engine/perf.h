@@ -78,11 +78,13 @@ typedef struct tplan_comm_nic {
     bool inter, partial;
     /* dp_time's terms that no NIC speed moves where partial holds (the
      * collectives' efficiency, the compute that can hide the traffic,
-     * the overlap's factor), written by each dp_time (perf.c) for
-     * nic_rerun's: the knobs, the layout and the compute they read stay
-     * while it runs */
+     * the overlap's factor) and the samples a step, for nic_rerun's
+     * dp_time_at and totals_at (perf.c). Invalidated by nothing else:
+     * every comm_and_total writes them again (dp_time where dp_on, then
+     * totals), and nic_rerun runs only after one, for the same knobs,
+     * layout, compute and batch (only the NIC's speed moved) */
     double dp_eff, dp_window, dp_hide;
-    double samples; /* a step's, as totals worked them out */
+    double samples;
 } tplan_comm_nic;
 
 /* What tplan_perf_eval works out of the model and the layout alone, and

@@ -1022,8 +1022,7 @@ static void *work(void *arg)
                 if (inner_slot)
                     *inner_slot = inner_vals[digit[last]];
                 else
-                    tplan_field_apply(inner->id, inner->values[digit[last]],
-                                      c);
+                    tplan_field_apply(inner->id, inner->values[digit[last]], c);
                 moved = inner_bit;
                 nic = inner_nic;
             } else {

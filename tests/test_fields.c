@@ -274,8 +274,7 @@ static void test_double_at(void **state)
     }
     assert_true(found > 0);
     /* the fields that write more than one (or not a double) say so */
-    assert_int_equal(tplan_field_double_at(tplan_field_find_input("gpus")),
-                     -1);
+    assert_int_equal(tplan_field_double_at(tplan_field_find_input("gpus")), -1);
     assert_int_equal(
         tplan_field_double_at(tplan_field_find_input("global_batch_tokens")),
         -1);

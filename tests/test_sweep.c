@@ -1276,7 +1276,7 @@ static void test_comm_unfit(void **state)
     config_for(&c, "llama3-8b", "h100-sxm");
     c.seq = 4096;
     c.tokens = 1e12;
-    c.gpus = 16; /* two nodes: the DP group crosses them */
+    c.gpus = 16;        /* two nodes: the DP group crosses them */
     c.micro_batch = 16; /* does not fit */
     for (int lr = 0; lr < 2; lr++) {
         c.lr = lr ? 3e-4 : 0.0;
