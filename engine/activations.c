@@ -7,6 +7,7 @@
  * rules. */
 #include "activations.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "finetune.h"
@@ -765,8 +766,13 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
     out->last = table_sum(p->last, p->n_last, m, ctx, seq, false, false);
 }
 
-/* the hash reads the key as whole 64-bit words */
-_Static_assert(sizeof(tplan_act_key) % sizeof(uint64_t) == 0,
+/* the hash reads the key as whole 64-bit words: the context, seq,
+ * hidden, heads, kv_heads, ffn and vocab, the words before head_dim
+ * (models that share all of these are rare: a model axis's keys still
+ * spread) */
+#define ACT_HASH_BYTES offsetof(tplan_act_key, head_dim)
+_Static_assert(sizeof(tplan_act_key) % sizeof(uint64_t) == 0 &&
+                   ACT_HASH_BYTES % sizeof(uint64_t) == 0,
                "tplan_act_key is hashed as 64-bit words");
 
 void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
@@ -830,13 +836,17 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
         return;
     }
     /* four words a round, then the rest: the same hash, with a quarter
-     * of the loop's own instructions (issue 38) */
-    for (j = 0; j + 4 * sizeof w <= sizeof k; j += 4 * sizeof w)
+     * of the loop's own instructions (issue 38). Over the key's first
+     * words only (ACT_HASH_BYTES: the context, the sequence and the
+     * model's widths), which set the slot; the whole key decides a hit
+     * (issue 38: the model's other shapes, equal across a sweep but for
+     * its model axis, were half the words hashed) */
+    for (j = 0; j + 4 * sizeof w <= ACT_HASH_BYTES; j += 4 * sizeof w)
         for (size_t q = 0; q < 4; q++) {
             memcpy(&w, (const unsigned char *)&k + j + q * sizeof w, sizeof w);
             h = (h ^ w) * 1099511628211ULL;
         }
-    for (; j + sizeof w <= sizeof k; j += sizeof w) {
+    for (; j + sizeof w <= ACT_HASH_BYTES; j += sizeof w) {
         memcpy(&w, (const unsigned char *)&k + j, sizeof w);
         h = (h ^ w) * 1099511628211ULL;
     }
