@@ -1400,6 +1400,18 @@ static bool states_same(const tplan_config *c, tplan_config *key)
     return memcmp(c, key, sizeof *c) == 0;
 }
 
+bool tplan_states_probe(const tplan_config *c, tplan_act_cache *cache,
+                        tplan_param_count *pc)
+{
+    tplan_states_memo *sm = &cache->states;
+    bool hit = sm->valid && states_same(c, &sm->key);
+
+    sm->probe = hit ? TPLAN_STATES_HIT : TPLAN_STATES_MISS;
+    if (hit)
+        *pc = sm->pc;
+    return hit;
+}
+
 /* The stages that decide the memory: each evaluated, and the largest
  * micro-batch they all fit (*bmax). Returns their count. With a cache,
  * the stages' bases (stage_base) of a config that differs from the last
@@ -1413,9 +1425,16 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
     tplan_param_count pc;
     tplan_states_memo *sm = cache ? &cache->states : NULL;
     int n = 0;
+    bool hit = false;
 
+    /* plan.c's eval() asked already for this config (tplan_states_probe;
+     * the batch solve changes only micro_batch and accum, which the key
+     * leaves out) */
+    if (sm)
+        hit = sm->probe ? sm->probe == TPLAN_STATES_HIT
+                        : sm->valid && states_same(c, &sm->key);
     act_bytes(c, cache, &act);
-    if (sm && sm->valid && states_same(c, &sm->key)) {
+    if (hit) {
         n = sm->n;
         for (int i = 0; i < n; i++) {
             pos[i] = sm->pos[i];
@@ -1446,14 +1465,18 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         pos[n++] = stage_at(c, c->pp - 1);
     if (sm) {
         sm->valid = false;
+        sm->key = *c;
+        sm->pc = pc;
         for (int i = 0; i < n; i++) {
             sm->pos[i] = pos[i];
             stage_base(c, &pc, &pos[i], &sm->base[i]);
             stage_finish(c, &act, &pos[i], &sm->base[i], &stages[i]);
         }
         sm->n = n;
-        sm->key = *c;
         sm->valid = true;
+        /* the rest of the solve's evaluations are of this key */
+        if (sm->probe)
+            sm->probe = TPLAN_STATES_HIT;
     } else {
         for (int i = 0; i < n; i++)
             stage_eval(c, &pc, &act, &pos[i], &stages[i]);

@@ -277,7 +277,11 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
          * nobody reads before a warning is added). */
         memset((char *)out + sizeof out->config, 0,
                offsetof(tplan_plan, warnings) - sizeof out->config);
-        tplan_model_params_cached(&c->model, cache, &pc);
+        /* the states memo's key (a sweep's recompute axis): its counts,
+         * and the answer for the memory's stages (issue 38: one compare
+         * of the config, not one of the model and one of the config) */
+        if (!cache || !tplan_states_probe(c, cache, &pc))
+            tplan_model_params_cached(&c->model, cache, &pc);
         out->params = pc.total;
         out->active_params = pc.active;
         out->mtp_params = pc.mtp;
@@ -298,8 +302,10 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         cache->stages.armed = true;
     }
     rc = tplan_plan_batch(work, cache, out, kept_accum, err);
-    if (cache)
+    if (cache) {
         cache->stages.armed = false;
+        cache->states.probe = TPLAN_STATES_UNKNOWN;
+    }
     /* a refusal, an out-of-range plan or a time skipped: no run (as
      * eval()'s memset leaves it); tail writes all of it otherwise */
     if (clear_run &&

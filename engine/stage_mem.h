@@ -99,7 +99,18 @@ typedef struct tplan_states_memo {
     tplan_config key;
     tplan_stage_pos pos[TPLAN_MAX_STAGES];
     tplan_stage_base base[TPLAN_MAX_STAGES];
+    /* Whether this evaluation's config is the key's (TPLAN_STATES_*):
+     * plan.c's eval() asks once before its batch solve (tplan_states_probe)
+     * and clears it after, so that the solve's memory evaluations, which
+     * change only micro_batch and accum, ask no more; 0 outside. */
+    int probe;
+    /* The key's model's counts (tplan_model_params): a hit needs no
+     * compare of the model again (issue 38). */
+    tplan_param_count pc;
 } tplan_states_memo;
+
+/* tplan_states_memo.probe */
+enum { TPLAN_STATES_UNKNOWN = 0, TPLAN_STATES_HIT, TPLAN_STATES_MISS };
 
 /* Memory is affine in the micro-batch: a stage's states, overheads and
  * per-sample activations do not depend on it, only on the in-flight
