@@ -40,6 +40,16 @@ _Static_assert(offsetof(tplan_plan, lr) < offsetof(tplan_plan, run) +
                        offsetof(tplan_plan, n_warnings) + sizeof(int) + 8,
                "tplan_plan: lr, critical, n_warnings, then the warnings");
 
+/* eval()'s mark in a plan's memory: not evaluated yet (a GPU's memory
+ * is positive, a memory out of range all zero) */
+#define MEM_UNWRITTEN (-1)
+
+_Static_assert(offsetof(tplan_plan, mem) < offsetof(tplan_plan, micro_batch) &&
+                   offsetof(tplan_plan, micro_batch) <
+                       offsetof(tplan_plan, perf) &&
+                   offsetof(tplan_plan, perf) < offsetof(tplan_plan, run),
+               "tplan_plan: the memory, the batch, then the time");
+
 #define REUSE                                                                  \
     (TPLAN_EVAL_REUSE_MEMORY | TPLAN_EVAL_REUSE_TIME | TPLAN_EVAL_REUSE_COMPUTE)
 
@@ -225,14 +235,32 @@ static bool perf_inputs_same(const perf_inputs *a, const perf_inputs *b)
            a->quant_elems == b->quant_elems;
 }
 
+static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
+                     tplan_plan *out, unsigned flags, tplan_err *err);
+
+/* A full evaluation's time figures, which eval_body leaves to
+ * tplan_perf_eval, cleared where it did not run: a refusal, a plan out of
+ * range or a time skipped. It leaves its memo valid where it ran (and
+ * cleared the figures where it leaves it invalid: a generic model
+ * without FLOPs); eval_body's memset clears the memo. */
+static int eval(const tplan_config *asked, tplan_act_cache *cache,
+                tplan_plan *out, unsigned flags, tplan_err *err)
+{
+    int rc = eval_body(asked, cache, out, flags, err);
+
+    if (!batch_staged(flags) && !out->perf.memo.valid)
+        memset(&out->perf, 0, offsetof(tplan_perf, shape));
+    return rc;
+}
+
 /* The evaluation, working in out->config: the batch solve resolves its
  * micro_batch and accum there (one config copy per evaluation, not two;
  * sweeps make millions). Those two are the only fields of out->config an
  * evaluation may write, and tplan_plan_eval_cached puts them back: a
  * sweep's worker evaluates its plan's config in place and changes only
  * the axes' fields between plans (sweep.c work()). */
-static int eval(const tplan_config *asked, tplan_act_cache *cache,
-                tplan_plan *out, unsigned flags, tplan_err *err)
+static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
+                     tplan_plan *out, unsigned flags, tplan_err *err)
 {
     tplan_param_count pc;
     tplan_config *work = &out->config;
@@ -274,9 +302,22 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         clear_run = true;
     } else {
         /* Everything after the config but the warning texts (4 KiB
-         * nobody reads before a warning is added). */
+         * nobody reads before a warning is added), the memory and the
+         * time's figures: the batch solve writes the whole memory at its
+         * first evaluation, before which it reads none of it (a refusal
+         * before that leaves the sentinel, and the memory is cleared
+         * below), and tplan_perf_eval clears the figures itself (eval()
+         * clears them where it is not reached). Issue 38: the three were
+         * most of the bytes cleared at each full evaluation. */
         memset((char *)out + sizeof out->config, 0,
-               offsetof(tplan_plan, warnings) - sizeof out->config);
+               offsetof(tplan_plan, mem) - sizeof out->config);
+        memset((char *)out + offsetof(tplan_plan, mem) + sizeof out->mem, 0,
+               offsetof(tplan_plan, perf) - offsetof(tplan_plan, mem) -
+                   sizeof out->mem);
+        memset((char *)out + offsetof(tplan_plan, perf.shape), 0,
+               offsetof(tplan_plan, warnings) -
+                   offsetof(tplan_plan, perf.shape));
+        out->mem.capacity_bytes = MEM_UNWRITTEN;
         /* the states memo's key (a sweep's recompute axis): its counts,
          * and the answer for the memory's stages (issue 38: one compare
          * of the config, not one of the model and one of the config) */
@@ -306,6 +347,9 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         cache->stages.armed = false;
         cache->states.probe = TPLAN_STATES_UNKNOWN;
     }
+    /* refused before any memory evaluation: cleared, as it was */
+    if (!batch_staged(flags) && out->mem.capacity_bytes == MEM_UNWRITTEN)
+        memset(&out->mem, 0, sizeof out->mem);
     /* a refusal, an out-of-range plan or a time skipped: no run (as
      * eval()'s memset leaves it); tail writes all of it otherwise */
     if (clear_run &&
