@@ -1571,19 +1571,31 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         return;
     }
     /* the worst stage's figures that the micro-batch does not move, kept
-     * with the stages (dropped with them) */
+     * with the stages (dropped with them): filled into out at once, and
+     * into the memo only when a later fill needs them (issue 38: most
+     * full evaluations fill once, no spill, and the next fill of the
+     * same stage finds them in out) */
     if (memo->fixed_stage != worst) {
-        memset(&memo->fixed, 0, sizeof memo->fixed);
+        memset(out, 0, sizeof *out);
         memo->fixed_in_range =
-            fill_fixed(c, &stages[worst], &pos[worst], &memo->fixed);
+            fill_fixed(c, &stages[worst], &pos[worst], out);
         memo->fixed_stage = worst;
-        memo->filled = NULL;
+        memo->fixed_kept = false;
+        memo->filled = out;
     }
     /* out holds the same stage's fixed figures from the last fill
      * through the memo (nothing else writes a plan's memory between two
      * evaluations of it): fill_batch rewrites what it moved */
-    if (memo->filled != out)
+    if (memo->filled != out) {
+        /* the same figures as the fill above: fill_fixed reads the stage
+         * and the config's non-batch fields */
+        if (!memo->fixed_kept) {
+            memset(&memo->fixed, 0, sizeof memo->fixed);
+            fill_fixed(c, &stages[worst], &pos[worst], &memo->fixed);
+            memo->fixed_kept = true;
+        }
         *out = memo->fixed;
+    }
     memo->filled = fill_batch(c, &stages[worst], &parts[worst], b, bmax,
                               worst_total, memo->fixed_in_range, out)
                        ? out

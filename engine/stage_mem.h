@@ -147,6 +147,8 @@ typedef struct tplan_stage_memo {
      * stages do: reset whenever the stages are evaluated again. */
     int fixed_stage;
     bool fixed_in_range;
+    bool fixed_kept; /* fixed holds them (else only the fill that made
+                        them did: fill_fixed again when one is needed) */
     tplan_memory fixed;
     /* The figures last written from fixed whose fixed part still stands
      * (fill_batch wrote only its micro-batch's fields: no spill, in
