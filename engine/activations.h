@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "model.h"
+#include "perf.h"
 #include "precision.h"
 #include "stage_mem.h"
 
@@ -97,6 +98,12 @@ typedef struct tplan_act_cache {
     int64_t hits, misses;
     tplan_stage_memo stages; /* memory.c's, armed by plan.c */
     tplan_states_memo states; /* memory.c's, for any evaluation */
+    /* plan.c's: the time's layout part of the last full evaluation of
+     * the states memo's key (gen: states.gen then), for the next one
+     * (tplan_perf_layout). Dropped by a new key (gen). */
+    bool layout_set;
+    uint64_t layout_gen;
+    tplan_perf_layout layout;
     /* tplan_model_params_cached's memo: the counts of the model whose
      * bytes params_model holds (params_set: filled). Keyed by the whole
      * struct, every field, so any change of the model misses (issue 38:

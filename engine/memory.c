@@ -1465,6 +1465,7 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         pos[n++] = stage_at(c, c->pp - 1);
     if (sm) {
         sm->valid = false;
+        sm->gen++;
         sm->key = *c;
         sm->pc = pc;
         for (int i = 0; i < n; i++) {

@@ -65,7 +65,8 @@ static bool batch_staged(unsigned flags)
 static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                   tplan_err *err);
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                bool keep_time, bool keep_budget, tplan_err *err);
+                bool keep_time, bool keep_budget,
+                const tplan_perf_layout *kept, tplan_err *err);
 
 static int time_checks(const tplan_plan *out, tplan_err *err);
 
@@ -271,6 +272,8 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
     perf_inputs before, after;
     bool keep_time = false, timed = false, may_keep = false;
     bool clear_run = false; /* the run is the plan's before, to clear */
+    bool key = false; /* the config is the states memo's key */
+    const tplan_perf_layout *kept = NULL;
     int rc;
 
     if (batch_staged(flags)) {
@@ -344,9 +347,18 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
     }
     rc = tplan_plan_batch(work, cache, out, kept_accum, err);
     if (cache) {
+        /* the config is the states memo's key (but for the fields it
+         * leaves out): a full evaluation's probe, answered hit or
+         * refilled by the memory (the memory of a DualPipe layout does
+         * not use the memo, and leaves a miss) */
+        key = cache->states.probe == TPLAN_STATES_HIT;
         cache->stages.armed = false;
         cache->states.probe = TPLAN_STATES_UNKNOWN;
     }
+    /* the time's layout part of the key's last full evaluation: it reads
+     * none of the fields the key leaves out (tplan_perf_layout) */
+    if (key && cache->layout_set && cache->layout_gen == cache->states.gen)
+        kept = &cache->layout;
     /* refused before any memory evaluation: cleared, as it was */
     if (!batch_staged(flags) && out->mem.capacity_bytes == MEM_UNWRITTEN)
         memset(&out->mem, 0, sizeof out->mem);
@@ -388,7 +400,16 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
         perf_inputs_of(out, c->accum, &after);
         keep_time = perf_inputs_same(&before, &after);
     }
-    return tail(asked, out, flags, keep_time, false, err);
+    rc = tail(asked, out, flags, keep_time, false, kept, err);
+    /* timed here (the memo eval() cleared is valid again) from the layout
+     * alone: kept for the key's next full evaluation */
+    if (key && !kept && out->perf.memo.valid) {
+        cache->layout.shape = out->perf.shape;
+        cache->layout.log2_tp = out->perf.memo.log2_tp;
+        cache->layout_gen = cache->states.gen;
+        cache->layout_set = true;
+    }
+    return rc;
 }
 
 /* A re-evaluation after a time- or run-class change (plan.h): the
@@ -434,7 +455,7 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
      * Not with a ramp, which rewrites the run's steps (tplan_plan_ramp),
      * nor after a skipped time, which left no run. */
     return tail(asked, out, flags, keep_time || keep_compute,
-                asked->n_ramp == 0 && !skipped, err);
+                asked->n_ramp == 0 && !skipped, NULL, err);
 }
 
 /* The recipe's stages that can refuse a plan, only where an input of
@@ -458,7 +479,8 @@ static int recipe_checks(const tplan_config *asked, tplan_plan *out,
 /* Time, run, batch ramp, learning rate, the range checks and, unless only
  * figures were asked for, the warnings. */
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                bool keep_time, bool keep_budget, tplan_err *err)
+                bool keep_time, bool keep_budget,
+                const tplan_perf_layout *kept, tplan_err *err)
 {
     const tplan_config *c = &out->config;
     bool skip = (flags & TPLAN_EVAL_FIT_FIRST) && (flags & TPLAN_EVAL_FIGURES) &&
@@ -476,7 +498,7 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
         (flags & (TPLAN_EVAL_REUSE_BATCH | TPLAN_EVAL_REUSE_MEMORY)))
         tplan_perf_eval_staged(c, &out->mem, &out->perf);
     else if (!keep_time)
-        tplan_perf_eval(c, &out->mem, &out->perf);
+        tplan_perf_eval_kept(c, &out->mem, &out->perf, kept);
     /* keep_budget: out->run holds the budget of the same parameters and
      * tokens per step (a staged re-evaluation, reeval) */
     if (keep_budget)

@@ -104,6 +104,10 @@ typedef struct tplan_states_memo {
      * and clears it after, so that the solve's memory evaluations, which
      * change only micro_batch and accum, ask no more; 0 outside. */
     int probe;
+    /* Bumped at each new key: what the cache keeps for the key elsewhere
+     * (plan.c's time layout, tplan_act_cache.layout_gen) holds while it
+     * is the same. */
+    uint64_t gen;
     /* The key's model's counts (tplan_model_params): a hit needs no
      * compare of the model again (issue 38). */
     tplan_param_count pc;
