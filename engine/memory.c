@@ -1144,17 +1144,12 @@ static int64_t stage_max_batch(const tplan_config *c, const stage_mem *s,
                             MAX_MICRO_BATCH);
 }
 
-/* The contract figures of one stage that do not depend on the
- * micro-batch, the accumulation or the reserve: what the stage's states
- * and the config's non-batch fields give (stage_mem.h's memo keeps them
- * beside the stages; issue 38: they were half of a batch-staged
- * evaluation's memory). out is zeroed; written as fill_batch expects
- * them. A paged optimizer's spill is taken as 0 here, and fill_batch
- * redoes what it moves when it is not. False when the host and NVMe
- * side is out of range (fill_batch then reports the plan out of
- * range). */
-static bool fill_fixed(const tplan_config *c, const stage_mem *s,
-                       const stage_pos *st, tplan_memory *out)
+/* Of fill_fixed's figures, those of the stage's base alone (stage_base:
+ * neither the set_to_none phases nor the activations, which stage_finish
+ * adds, move them), into a zeroed out. Returns fill_fixed's range
+ * verdict, which reads the base alone too. */
+static bool fill_states(const tplan_config *c, const stage_mem *s,
+                        const stage_pos *st, tplan_memory *out)
 {
     double on_node = (double)tplan_config_gpus_on_node(c);
 
@@ -1173,7 +1168,6 @@ static bool fill_fixed(const tplan_config *c, const stage_mem *s,
     out->dequant_bytes = llround(s->dequant);
     out->nccl_bytes = llround(s->nccl);
     out->nvls_bytes = llround(s->nvls);
-    out->tie_temp_bytes = llround(s->tie_temp);
     out->communicators = s->comms;
     out->bucket_bytes = llround(s->bucket);
     out->step_temp_bytes = llround(s->step_temp);
@@ -1187,12 +1181,23 @@ static bool fill_fixed(const tplan_config *c, const stage_mem *s,
     out->host_capacity_bytes = llround(tplan_config_host_memory(c));
     out->capacity_bytes = c->gpu.memory_bytes;
     out->params_on_device = llround(s->params);
-    out->act_per_sample_bytes = s->per_sample;
-    out->act_layer_bytes = s->act_layer;
-    out->inflight = s->inflight;
     out->layers_on_stage = s->layers;
     /* what a spill of 0 gives (x - 0.0 is x: the same doubles) */
     out->optimizer_bytes = llround(s->optim);
+    /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
+     * is offloaded (framework.c), not on paged states */
+    out->host_bytes = llround(s->host * c->host_buffer_factor * on_node);
+    return (s->host + s->nvme) * on_node < 1e18;
+}
+
+/* The rest of fill_fixed's figures: what the phases (grads_at_step,
+ * tie_temp, work_fwd) and the activations move. */
+static void fill_phases(const stage_mem *s, tplan_memory *out)
+{
+    out->tie_temp_bytes = llround(s->tie_temp);
+    out->act_per_sample_bytes = s->per_sample;
+    out->act_layer_bytes = s->act_layer;
+    out->inflight = s->inflight;
     out->states_bytes =
         llround(outside_alloc(s) +
                 s->alloc_k * (states_alloc(s) -
@@ -1204,10 +1209,24 @@ static bool fill_fixed(const tplan_config *c, const stage_mem *s,
                               s->held));
     out->step_states_bytes = llround(
         outside_alloc(s) + s->alloc_k * (fixed_alloc(s) + step_phase(s)));
-    /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
-     * is offloaded (framework.c), not on paged states */
-    out->host_bytes = llround(s->host * c->host_buffer_factor * on_node);
-    return (s->host + s->nvme) * on_node < 1e18;
+}
+
+/* The contract figures of one stage that do not depend on the
+ * micro-batch, the accumulation or the reserve: what the stage's states
+ * and the config's non-batch fields give (stage_mem.h's memo keeps them
+ * beside the stages; issue 38: they were half of a batch-staged
+ * evaluation's memory). out is zeroed; written as fill_batch expects
+ * them. A paged optimizer's spill is taken as 0 here, and fill_batch
+ * redoes what it moves when it is not. False when the host and NVMe
+ * side is out of range (fill_batch then reports the plan out of
+ * range). */
+static bool fill_fixed(const tplan_config *c, const stage_mem *s,
+                       const stage_pos *st, tplan_memory *out)
+{
+    bool in_range = fill_states(c, s, st, out);
+
+    fill_phases(s, out);
+    return in_range;
 }
 
 /* The rest of one stage's figures at micro-batch b, with bmax the
@@ -1466,6 +1485,7 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
     if (sm) {
         sm->valid = false;
         sm->gen++;
+        sm->fixed_set = 0;
         sm->key = *c;
         sm->pc = pc;
         for (int i = 0; i < n; i++) {
@@ -1501,6 +1521,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
     int64_t bmax, b;
     double worst_total = -1.0;
+    bool fresh = false; /* the stages come from eval_stages just now */
 
     if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
         tplan_act_bytes act;
@@ -1526,6 +1547,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     } else if (memo) {
         memo->n = n = eval_stages(c, cache, usable, memo->pos, memo->stages,
                                   &memo->bmax);
+        fresh = true;
         bmax = memo->bmax;
         memo->accum = c->accum;
         memo->usable = usable;
@@ -1576,7 +1598,30 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
      * into the memo only when a later fill needs them (issue 38: most
      * full evaluations fill once, no spill, and the next fill of the
      * same stage finds them in out) */
-    if (memo->fixed_stage != worst) {
+    if (memo->fixed_stage != worst && fresh) {
+        /* stages evaluated just now through the states memo: its key is
+         * c but for fields fill_states does not read, and its stage
+         * worst is this one (eval_stages keeps their order) */
+        tplan_states_memo *sm = &cache->states;
+        unsigned bit = 1u << worst;
+
+        if (sm->fixed_set & bit) {
+            *out = sm->fixed[worst];
+        } else {
+            memset(out, 0, sizeof *out);
+            if (fill_states(c, &stages[worst], &pos[worst], out))
+                sm->fixed_in_range |= bit;
+            else
+                sm->fixed_in_range &= ~bit;
+            sm->fixed[worst] = *out;
+            sm->fixed_set |= bit;
+        }
+        fill_phases(&stages[worst], out);
+        memo->fixed_in_range = (sm->fixed_in_range & bit) != 0;
+        memo->fixed_stage = worst;
+        memo->fixed_kept = false;
+        memo->filled = out;
+    } else if (memo->fixed_stage != worst) {
         memset(out, 0, sizeof *out);
         memo->fixed_in_range =
             fill_fixed(c, &stages[worst], &pos[worst], out);

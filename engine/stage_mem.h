@@ -111,6 +111,13 @@ typedef struct tplan_states_memo {
     /* The key's model's counts (tplan_model_params): a hit needs no
      * compare of the model again (issue 38). */
     tplan_param_count pc;
+    /* Each stage's figures that its base alone gives (memory.c
+     * fill_states; bit i of fixed_set: filled for stage i, of
+     * fixed_in_range: their range verdict), for the worst stage of the
+     * next full evaluation of the key (issue 38: they were most of the
+     * figures filled after a change of recompute). Dropped with the key. */
+    unsigned fixed_set, fixed_in_range;
+    tplan_memory fixed[TPLAN_MAX_STAGES];
 } tplan_states_memo;
 
 /* tplan_states_memo.probe */
