@@ -906,7 +906,47 @@ void tplan_model_params_cached(const tplan_model *m, tplan_act_cache *cache,
         cache->params_model = *m;
         cache->params = *out;
         cache->params_set = true;
+        cache->params_gen++;
     }
+}
+
+/* Field by field: a context built field by field has padding bytes of
+ * no value (the double by its bytes, as the tables' key has it: -0.0 is
+ * not 0.0 there). */
+static bool ctx_same(const tplan_act_ctx *a, const tplan_act_ctx *b)
+{
+    return a->recompute == b->recompute && a->cls == b->cls &&
+           a->tp == b->tp && a->rc_modules == b->rc_modules &&
+           a->profile == b->profile && a->attention == b->attention &&
+           a->dropout == b->dropout && a->etp == b->etp && a->sp == b->sp &&
+           a->fused_loss == b->fused_loss && a->fused_norm == b->fused_norm &&
+           memcmp(&a->moe_load, &b->moe_load, sizeof a->moe_load) == 0 &&
+           a->fp8_act == b->fp8_act;
+}
+
+void tplan_act_per_sample_gen(const tplan_model *m, const tplan_act_ctx *ctx,
+                              int64_t seq, uint64_t model_gen,
+                              tplan_act_cache *cache, tplan_act_bytes *out)
+{
+    int i;
+
+    if (!cache || model_gen == 0) {
+        tplan_act_per_sample_cached(m, ctx, seq, cache, out);
+        return;
+    }
+    for (i = 0; i < TPLAN_ACT_NEAR; i++)
+        if (cache->near[i].model_gen == model_gen &&
+            cache->near[i].seq == seq && ctx_same(&cache->near[i].ctx, ctx)) {
+            *out = cache->near[i].bytes;
+            return;
+        }
+    tplan_act_per_sample_cached(m, ctx, seq, cache, out);
+    i = cache->near_next;
+    cache->near_next = (i + 1) % TPLAN_ACT_NEAR;
+    cache->near[i].model_gen = model_gen;
+    cache->near[i].seq = seq;
+    cache->near[i].ctx = *ctx;
+    cache->near[i].bytes = *out;
 }
 
 static int list_table(const act_row *rows, int n, const char *where,

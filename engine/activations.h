@@ -76,6 +76,9 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
  * instructions each, where 25 do now). */
 #define TPLAN_ACT_CACHE_SLOTS 256
 #define TPLAN_ACT_CACHE_WAYS  2
+/* lookups by a model's gen kept (tplan_act_cache.near): tp x precision
+ * x recompute of a sweep's innermost whole-plan axes */
+#define TPLAN_ACT_NEAR 8
 
 typedef struct tplan_act_key {
     tplan_act_ctx ctx;
@@ -111,7 +114,30 @@ typedef struct tplan_act_cache {
     bool params_set;
     tplan_model params_model;
     tplan_param_count params;
+    /* Bumped at each refill of params_model: one gen, one model's bytes
+     * (0: none yet). A model known to be params_model's (the states
+     * memo's key's, tplan_states_memo.model_gen) is named by it. */
+    uint64_t params_gen;
+    /* tplan_act_per_sample_gen's: the last lookups by a model's gen, the
+     * sequence and the context (issue 38: a full evaluation's lookup
+     * through the tables' key and hash cost ~230 instructions, though
+     * a sweep's few contexts come round again within a few
+     * evaluations). Keyed by all three: an entry is the tables' bytes
+     * for them. */
+    struct {
+        uint64_t model_gen; /* 0: unused */
+        int64_t seq;
+        tplan_act_ctx ctx;
+        tplan_act_bytes bytes;
+    } near[TPLAN_ACT_NEAR];
+    int near_next; /* the entry the next miss takes */
 } tplan_act_cache;
+
+/* tplan_act_per_sample_cached for a model whose cache gen is model_gen
+ * (tplan_act_cache.params_gen; 0: not known, the tables' lookup alone). */
+void tplan_act_per_sample_gen(const tplan_model *m, const tplan_act_ctx *ctx,
+                              int64_t seq, uint64_t model_gen,
+                              tplan_act_cache *cache, tplan_act_bytes *out);
 
 /* tplan_act_per_sample through the memo (cache may be NULL). */
 void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,

@@ -701,8 +701,19 @@ static void phase_terms(const tplan_config *c, const stage_pos *st,
 
 /* Per-sample activation bytes of a transformer (zeros for generic models,
  * whose activations come from the model itself). */
+static void act_bytes_gen(const tplan_config *c, tplan_act_cache *cache,
+                          uint64_t model_gen, tplan_act_bytes *act);
+
 static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
                       tplan_act_bytes *act)
+{
+    act_bytes_gen(c, cache, 0, act);
+}
+
+/* act_bytes of a model whose cache gen is model_gen (0: unknown;
+ * tplan_act_per_sample_gen) */
+static void act_bytes_gen(const tplan_config *c, tplan_act_cache *cache,
+                          uint64_t model_gen, tplan_act_bytes *act)
 {
     tplan_act_ctx ctx;
 
@@ -713,7 +724,8 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
     /* context parallelism splits every activation along the sequence
      * (flash attention only: no s x s tensor; Korthikanti-style rows are
      * linear in s) */
-    tplan_act_per_sample_cached(&c->model, &ctx, c->seq / c->cp, cache, act);
+    tplan_act_per_sample_gen(&c->model, &ctx, c->seq / c->cp, model_gen,
+                             cache, act);
     /* adapters' tensors: kept per layer, or rebuilt with the layer under
      * full recomputation */
     if (c->lora_rank > 0) {
@@ -1452,8 +1464,9 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
     if (sm)
         hit = sm->probe ? sm->probe == TPLAN_STATES_HIT
                         : sm->valid && states_same(c, &sm->key);
-    act_bytes(c, cache, &act);
     if (hit) {
+        /* the key's model, the one the params memo held then */
+        act_bytes_gen(c, cache, sm->model_gen, &act);
         n = sm->n;
         for (int i = 0; i < n; i++) {
             pos[i] = sm->pos[i];
@@ -1463,6 +1476,8 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         return n;
     }
     tplan_model_params_cached(&c->model, cache, &pc);
+    /* the params memo holds c's model now */
+    act_bytes_gen(c, cache, cache ? cache->params_gen : 0, &act);
     pos[n++] = stage_at(c, 0);
     /* a dense model's first stage holds the most layers: no middle stage
      * can hold more, unless the embedding counts as one (pp_embed_loss:
@@ -1486,6 +1501,7 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         sm->valid = false;
         sm->gen++;
         sm->fixed_set = 0;
+        sm->model_gen = cache->params_gen;
         sm->key = *c;
         sm->pc = pc;
         for (int i = 0; i < n; i++) {

@@ -111,6 +111,8 @@ typedef struct tplan_states_memo {
     /* The key's model's counts (tplan_model_params): a hit needs no
      * compare of the model again (issue 38). */
     tplan_param_count pc;
+    /* tplan_act_cache.params_gen when the key was set: its model's */
+    uint64_t model_gen;
     /* Each stage's figures that its base alone gives (memory.c
      * fill_states; bit i of fixed_set: filled for stage i, of
      * fixed_in_range: their range verdict), for the worst stage of the
