@@ -107,6 +107,10 @@ typedef struct tplan_act_cache {
     bool layout_set;
     uint64_t layout_gen;
     tplan_perf_layout layout;
+    bool layout_key;  /* the evaluation under way is of the states memo's
+                         key, with no layout kept: keep its own */
+    bool layout_used; /* it was given the kept one (its shape is not
+                         cleared: eval() clears it if it is not timed) */
     /* tplan_model_params_cached's memo: the counts of the model whose
      * bytes params_model holds (params_set: filled). Keyed by the whole
      * struct, every field, so any change of the model misses (issue 38:

@@ -50,6 +50,11 @@ _Static_assert(offsetof(tplan_plan, mem) < offsetof(tplan_plan, micro_batch) &&
                    offsetof(tplan_plan, perf) < offsetof(tplan_plan, run),
                "tplan_plan: the memory, the batch, then the time");
 
+/* a kept time layout's shape is copied whole over the plan's (eval) */
+_Static_assert(offsetof(tplan_perf, knobs) ==
+                   offsetof(tplan_perf, shape) + sizeof(tplan_comm_shape),
+               "tplan_perf: the shape, then the knobs");
+
 #define REUSE                                                                  \
     (TPLAN_EVAL_REUSE_MEMORY | TPLAN_EVAL_REUSE_TIME | TPLAN_EVAL_REUSE_COMPUTE)
 
@@ -239,19 +244,45 @@ static bool perf_inputs_same(const perf_inputs *a, const perf_inputs *b)
 static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
                      tplan_plan *out, unsigned flags, tplan_err *err);
 
-/* A full evaluation's time figures, which eval_body leaves to
- * tplan_perf_eval, cleared where it did not run: a refusal, a plan out of
- * range or a time skipped. It leaves its memo valid where it ran (and
- * cleared the figures where it leaves it invalid: a generic model
- * without FLOPs); eval_body's memset clears the memo. */
+/* What a full evaluation's body leaves to eval(): the memory of a plan
+ * refused before its first memory evaluation, the time's figures where
+ * tplan_perf_eval did not run (a refusal, a plan out of range or a time
+ * skipped; it leaves its memo valid where it ran, and cleared the
+ * figures where it leaves it invalid: a generic model without FLOPs;
+ * eval_body's memset clears the memo), both cleared as eval_body's
+ * memset would have; and a time worked out from the layout alone for
+ * the states memo's key (tplan_act_cache.layout_key), kept for the key's
+ * next full evaluation (tplan_perf_layout). */
+static __attribute__((noinline)) void full_done(tplan_act_cache *cache,
+                                                 tplan_plan *out);
+
 static int eval(const tplan_config *asked, tplan_act_cache *cache,
                 tplan_plan *out, unsigned flags, tplan_err *err)
 {
     int rc = eval_body(asked, cache, out, flags, err);
 
-    if (!batch_staged(flags) && !out->perf.memo.valid)
-        memset(&out->perf, 0, offsetof(tplan_perf, shape));
+    if (!batch_staged(flags))
+        full_done(cache, out);
     return rc;
+}
+
+/* eval()'s part after a full evaluation (noinline: out of the
+ * batch-staged one's way, issue 38) */
+static __attribute__((noinline)) void full_done(tplan_act_cache *cache,
+                                                 tplan_plan *out)
+{
+    if (out->mem.capacity_bytes == MEM_UNWRITTEN)
+        memset(&out->mem, 0, sizeof out->mem);
+    if (!out->perf.memo.valid) {
+        memset(&out->perf, 0,
+               cache && cache->layout_used ? offsetof(tplan_perf, knobs)
+                                           : offsetof(tplan_perf, shape));
+    } else if (cache && cache->layout_key) {
+        cache->layout.shape = out->perf.shape;
+        cache->layout.log2_tp = out->perf.memo.log2_tp;
+        cache->layout_gen = cache->states.gen;
+        cache->layout_set = true;
+    }
 }
 
 /* The evaluation, working in out->config: the batch solve resolves its
@@ -272,8 +303,7 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
     perf_inputs before, after;
     bool keep_time = false, timed = false, may_keep = false;
     bool clear_run = false; /* the run is the plan's before, to clear */
-    bool key = false; /* the config is the states memo's key */
-    const tplan_perf_layout *kept = NULL;
+    const tplan_perf_layout *kept = NULL; /* the key's time layout */
     int rc;
 
     if (batch_staged(flags)) {
@@ -304,28 +334,40 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
         out->n_warnings = 0;
         clear_run = true;
     } else {
+        /* the states memo's key (a sweep's recompute axis): its counts,
+         * and the answer for the memory's stages (issue 38: one compare
+         * of the config, not one of the model and one of the config),
+         * and the key's time layout if one is kept (tplan_perf_layout:
+         * the solve leaves a hit as it is) */
+        if (!cache || !tplan_states_probe(c, cache, &pc))
+            tplan_model_params_cached(&c->model, cache, &pc);
+        else if (cache->layout_set && cache->layout_gen == cache->states.gen)
+            kept = &cache->layout;
+        if (cache)
+            cache->layout_used = kept != NULL;
         /* Everything after the config but the warning texts (4 KiB
          * nobody reads before a warning is added), the memory and the
          * time's figures: the batch solve writes the whole memory at its
          * first evaluation, before which it reads none of it (a refusal
-         * before that leaves the sentinel, and the memory is cleared
-         * below), and tplan_perf_eval clears the figures itself (eval()
-         * clears them where it is not reached). Issue 38: the three were
-         * most of the bytes cleared at each full evaluation. */
+         * before that leaves the sentinel), and tplan_perf_eval clears
+         * the figures itself; with a kept layout it copies the whole
+         * shape too (eval() clears what it did not reach as this would
+         * have). Issue 38: these were most of the bytes cleared at each
+         * full evaluation. */
         memset((char *)out + sizeof out->config, 0,
                offsetof(tplan_plan, mem) - sizeof out->config);
         memset((char *)out + offsetof(tplan_plan, mem) + sizeof out->mem, 0,
                offsetof(tplan_plan, perf) - offsetof(tplan_plan, mem) -
                    sizeof out->mem);
-        memset((char *)out + offsetof(tplan_plan, perf.shape), 0,
-               offsetof(tplan_plan, warnings) -
-                   offsetof(tplan_plan, perf.shape));
+        if (kept)
+            memset((char *)out + offsetof(tplan_plan, perf.knobs), 0,
+                   offsetof(tplan_plan, warnings) -
+                       offsetof(tplan_plan, perf.knobs));
+        else
+            memset((char *)out + offsetof(tplan_plan, perf.shape), 0,
+                   offsetof(tplan_plan, warnings) -
+                       offsetof(tplan_plan, perf.shape));
         out->mem.capacity_bytes = MEM_UNWRITTEN;
-        /* the states memo's key (a sweep's recompute axis): its counts,
-         * and the answer for the memory's stages (issue 38: one compare
-         * of the config, not one of the model and one of the config) */
-        if (!cache || !tplan_states_probe(c, cache, &pc))
-            tplan_model_params_cached(&c->model, cache, &pc);
         out->params = pc.total;
         out->active_params = pc.active;
         out->mtp_params = pc.mtp;
@@ -348,20 +390,19 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
     rc = tplan_plan_batch(work, cache, out, kept_accum, err);
     if (cache) {
         /* the config is the states memo's key (but for the fields it
-         * leaves out): a full evaluation's probe, answered hit or
-         * refilled by the memory (the memory of a DualPipe layout does
-         * not use the memo, and leaves a miss) */
-        key = cache->states.probe == TPLAN_STATES_HIT;
+         * leaves out): a full evaluation's probe (none in a batch-staged
+         * one), answered hit or refilled by the memory (the memory of a
+         * DualPipe layout does not use the memo, and leaves a miss); then
+         * the time's layout part of the key's last full evaluation
+         * stands: it reads none of the fields the key leaves out
+         * (tplan_perf_layout). Else eval() keeps this one's. */
         cache->stages.armed = false;
-        cache->states.probe = TPLAN_STATES_UNKNOWN;
+        if (cache->states.probe) { /* a full evaluation's */
+            cache->layout_key =
+                !kept && cache->states.probe == TPLAN_STATES_HIT;
+            cache->states.probe = TPLAN_STATES_UNKNOWN;
+        }
     }
-    /* the time's layout part of the key's last full evaluation: it reads
-     * none of the fields the key leaves out (tplan_perf_layout) */
-    if (key && cache->layout_set && cache->layout_gen == cache->states.gen)
-        kept = &cache->layout;
-    /* refused before any memory evaluation: cleared, as it was */
-    if (!batch_staged(flags) && out->mem.capacity_bytes == MEM_UNWRITTEN)
-        memset(&out->mem, 0, sizeof out->mem);
     /* a refusal, an out-of-range plan or a time skipped: no run (as
      * eval()'s memset leaves it); tail writes all of it otherwise */
     if (clear_run &&
@@ -400,16 +441,7 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
         perf_inputs_of(out, c->accum, &after);
         keep_time = perf_inputs_same(&before, &after);
     }
-    rc = tail(asked, out, flags, keep_time, false, kept, err);
-    /* timed here (the memo eval() cleared is valid again) from the layout
-     * alone: kept for the key's next full evaluation */
-    if (key && !kept && out->perf.memo.valid) {
-        cache->layout.shape = out->perf.shape;
-        cache->layout.log2_tp = out->perf.memo.log2_tp;
-        cache->layout_gen = cache->states.gen;
-        cache->layout_set = true;
-    }
-    return rc;
+    return tail(asked, out, flags, keep_time, false, kept, err);
 }
 
 /* A re-evaluation after a time- or run-class change (plan.h): the
