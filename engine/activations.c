@@ -7,6 +7,7 @@
  * rules. */
 #include "activations.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "finetune.h"
@@ -765,8 +766,13 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
     out->last = table_sum(p->last, p->n_last, m, ctx, seq, false, false);
 }
 
-/* the hash reads the key as whole 64-bit words */
-_Static_assert(sizeof(tplan_act_key) % sizeof(uint64_t) == 0,
+/* the hash reads the key as whole 64-bit words: the context, seq,
+ * hidden, heads, kv_heads, ffn and vocab, the words before head_dim
+ * (models that share all of these are rare: a model axis's keys still
+ * spread) */
+#define ACT_HASH_BYTES offsetof(tplan_act_key, head_dim)
+_Static_assert(sizeof(tplan_act_key) % sizeof(uint64_t) == 0 &&
+                   ACT_HASH_BYTES % sizeof(uint64_t) == 0,
                "tplan_act_key is hashed as 64-bit words");
 
 void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
@@ -830,13 +836,17 @@ void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,
         return;
     }
     /* four words a round, then the rest: the same hash, with a quarter
-     * of the loop's own instructions (issue 38) */
-    for (j = 0; j + 4 * sizeof w <= sizeof k; j += 4 * sizeof w)
+     * of the loop's own instructions (issue 38). Over the key's first
+     * words only (ACT_HASH_BYTES: the context, the sequence and the
+     * model's widths), which set the slot; the whole key decides a hit
+     * (issue 38: the model's other shapes, equal across a sweep but for
+     * its model axis, were half the words hashed) */
+    for (j = 0; j + 4 * sizeof w <= ACT_HASH_BYTES; j += 4 * sizeof w)
         for (size_t q = 0; q < 4; q++) {
             memcpy(&w, (const unsigned char *)&k + j + q * sizeof w, sizeof w);
             h = (h ^ w) * 1099511628211ULL;
         }
-    for (; j + sizeof w <= sizeof k; j += sizeof w) {
+    for (; j + sizeof w <= ACT_HASH_BYTES; j += sizeof w) {
         memcpy(&w, (const unsigned char *)&k + j, sizeof w);
         h = (h ^ w) * 1099511628211ULL;
     }
@@ -896,7 +906,47 @@ void tplan_model_params_cached(const tplan_model *m, tplan_act_cache *cache,
         cache->params_model = *m;
         cache->params = *out;
         cache->params_set = true;
+        cache->params_gen++;
     }
+}
+
+/* Field by field: a context built field by field has padding bytes of
+ * no value (the double by its bytes, as the tables' key has it: -0.0 is
+ * not 0.0 there). */
+static bool ctx_same(const tplan_act_ctx *a, const tplan_act_ctx *b)
+{
+    return a->recompute == b->recompute && a->cls == b->cls &&
+           a->tp == b->tp && a->rc_modules == b->rc_modules &&
+           a->profile == b->profile && a->attention == b->attention &&
+           a->dropout == b->dropout && a->etp == b->etp && a->sp == b->sp &&
+           a->fused_loss == b->fused_loss && a->fused_norm == b->fused_norm &&
+           memcmp(&a->moe_load, &b->moe_load, sizeof a->moe_load) == 0 &&
+           a->fp8_act == b->fp8_act;
+}
+
+void tplan_act_per_sample_gen(const tplan_model *m, const tplan_act_ctx *ctx,
+                              int64_t seq, uint64_t model_gen,
+                              tplan_act_cache *cache, tplan_act_bytes *out)
+{
+    int i;
+
+    if (!cache || model_gen == 0) {
+        tplan_act_per_sample_cached(m, ctx, seq, cache, out);
+        return;
+    }
+    for (i = 0; i < TPLAN_ACT_NEAR; i++)
+        if (cache->near[i].model_gen == model_gen &&
+            cache->near[i].seq == seq && ctx_same(&cache->near[i].ctx, ctx)) {
+            *out = cache->near[i].bytes;
+            return;
+        }
+    tplan_act_per_sample_cached(m, ctx, seq, cache, out);
+    i = cache->near_next;
+    cache->near_next = (i + 1) % TPLAN_ACT_NEAR;
+    cache->near[i].model_gen = model_gen;
+    cache->near[i].seq = seq;
+    cache->near[i].ctx = *ctx;
+    cache->near[i].bytes = *out;
 }
 
 static int list_table(const act_row *rows, int n, const char *where,

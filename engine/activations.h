@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "model.h"
+#include "perf.h"
 #include "precision.h"
 #include "stage_mem.h"
 
@@ -75,6 +76,9 @@ void tplan_act_per_sample(const tplan_model *m, const tplan_act_ctx *ctx,
  * instructions each, where 25 do now). */
 #define TPLAN_ACT_CACHE_SLOTS 256
 #define TPLAN_ACT_CACHE_WAYS  2
+/* lookups by a model's gen kept (tplan_act_cache.near): tp x precision
+ * x recompute of a sweep's innermost whole-plan axes */
+#define TPLAN_ACT_NEAR 8
 
 typedef struct tplan_act_key {
     tplan_act_ctx ctx;
@@ -97,6 +101,16 @@ typedef struct tplan_act_cache {
     int64_t hits, misses;
     tplan_stage_memo stages; /* memory.c's, armed by plan.c */
     tplan_states_memo states; /* memory.c's, for any evaluation */
+    /* plan.c's: the time's layout part of the last full evaluation of
+     * the states memo's key (gen: states.gen then), for the next one
+     * (tplan_perf_layout). Dropped by a new key (gen). */
+    bool layout_set;
+    uint64_t layout_gen;
+    tplan_perf_layout layout;
+    bool layout_key;  /* the evaluation under way is of the states memo's
+                         key, with no layout kept: keep its own */
+    bool layout_used; /* it was given the kept one (its shape is not
+                         cleared: eval() clears it if it is not timed) */
     /* tplan_model_params_cached's memo: the counts of the model whose
      * bytes params_model holds (params_set: filled). Keyed by the whole
      * struct, every field, so any change of the model misses (issue 38:
@@ -104,7 +118,30 @@ typedef struct tplan_act_cache {
     bool params_set;
     tplan_model params_model;
     tplan_param_count params;
+    /* Bumped at each refill of params_model: one gen, one model's bytes
+     * (0: none yet). A model known to be params_model's (the states
+     * memo's key's, tplan_states_memo.model_gen) is named by it. */
+    uint64_t params_gen;
+    /* tplan_act_per_sample_gen's: the last lookups by a model's gen, the
+     * sequence and the context (issue 38: a full evaluation's lookup
+     * through the tables' key and hash cost ~230 instructions, though
+     * a sweep's few contexts come round again within a few
+     * evaluations). Keyed by all three: an entry is the tables' bytes
+     * for them. */
+    struct {
+        uint64_t model_gen; /* 0: unused */
+        int64_t seq;
+        tplan_act_ctx ctx;
+        tplan_act_bytes bytes;
+    } near[TPLAN_ACT_NEAR];
+    int near_next; /* the entry the next miss takes */
 } tplan_act_cache;
+
+/* tplan_act_per_sample_cached for a model whose cache gen is model_gen
+ * (tplan_act_cache.params_gen; 0: not known, the tables' lookup alone). */
+void tplan_act_per_sample_gen(const tplan_model *m, const tplan_act_ctx *ctx,
+                              int64_t seq, uint64_t model_gen,
+                              tplan_act_cache *cache, tplan_act_bytes *out);
 
 /* tplan_act_per_sample through the memo (cache may be NULL). */
 void tplan_act_per_sample_cached(const tplan_model *m, const tplan_act_ctx *ctx,

@@ -11,6 +11,14 @@
 void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
                               tplan_memory *out);
 
+/* Is c the config of cache's states memo (stage_mem.h), but for the
+ * fields its key leaves out? Records the answer for the memory
+ * evaluations that follow (tplan_states_memo.probe: the caller clears
+ * it before c changes in any other field than micro_batch and accum)
+ * and, on a hit, gives the key's model's counts in *pc. */
+bool tplan_states_probe(const tplan_config *c, tplan_act_cache *cache,
+                        tplan_param_count *pc);
+
 /* tplan_plan_eval_ex with a memo the caller owns (one per sweep worker). */
 int tplan_plan_eval_cached(const tplan_config *c, tplan_act_cache *cache,
                            tplan_plan *out, unsigned flags, tplan_err *err);

@@ -701,8 +701,19 @@ static void phase_terms(const tplan_config *c, const stage_pos *st,
 
 /* Per-sample activation bytes of a transformer (zeros for generic models,
  * whose activations come from the model itself). */
+static void act_bytes_gen(const tplan_config *c, tplan_act_cache *cache,
+                          uint64_t model_gen, tplan_act_bytes *act);
+
 static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
                       tplan_act_bytes *act)
+{
+    act_bytes_gen(c, cache, 0, act);
+}
+
+/* act_bytes of a model whose cache gen is model_gen (0: unknown;
+ * tplan_act_per_sample_gen) */
+static void act_bytes_gen(const tplan_config *c, tplan_act_cache *cache,
+                          uint64_t model_gen, tplan_act_bytes *act)
 {
     tplan_act_ctx ctx;
 
@@ -713,7 +724,8 @@ static void act_bytes(const tplan_config *c, tplan_act_cache *cache,
     /* context parallelism splits every activation along the sequence
      * (flash attention only: no s x s tensor; Korthikanti-style rows are
      * linear in s) */
-    tplan_act_per_sample_cached(&c->model, &ctx, c->seq / c->cp, cache, act);
+    tplan_act_per_sample_gen(&c->model, &ctx, c->seq / c->cp, model_gen,
+                             cache, act);
     /* adapters' tensors: kept per layer, or rebuilt with the layer under
      * full recomputation */
     if (c->lora_rank > 0) {
@@ -1144,17 +1156,12 @@ static int64_t stage_max_batch(const tplan_config *c, const stage_mem *s,
                             MAX_MICRO_BATCH);
 }
 
-/* The contract figures of one stage that do not depend on the
- * micro-batch, the accumulation or the reserve: what the stage's states
- * and the config's non-batch fields give (stage_mem.h's memo keeps them
- * beside the stages; issue 38: they were half of a batch-staged
- * evaluation's memory). out is zeroed; written as fill_batch expects
- * them. A paged optimizer's spill is taken as 0 here, and fill_batch
- * redoes what it moves when it is not. False when the host and NVMe
- * side is out of range (fill_batch then reports the plan out of
- * range). */
-static bool fill_fixed(const tplan_config *c, const stage_mem *s,
-                       const stage_pos *st, tplan_memory *out)
+/* Of fill_fixed's figures, those of the stage's base alone (stage_base:
+ * neither the set_to_none phases nor the activations, which stage_finish
+ * adds, move them), into a zeroed out. Returns fill_fixed's range
+ * verdict, which reads the base alone too. */
+static bool fill_states(const tplan_config *c, const stage_mem *s,
+                        const stage_pos *st, tplan_memory *out)
 {
     double on_node = (double)tplan_config_gpus_on_node(c);
 
@@ -1173,7 +1180,6 @@ static bool fill_fixed(const tplan_config *c, const stage_mem *s,
     out->dequant_bytes = llround(s->dequant);
     out->nccl_bytes = llround(s->nccl);
     out->nvls_bytes = llround(s->nvls);
-    out->tie_temp_bytes = llround(s->tie_temp);
     out->communicators = s->comms;
     out->bucket_bytes = llround(s->bucket);
     out->step_temp_bytes = llround(s->step_temp);
@@ -1187,12 +1193,23 @@ static bool fill_fixed(const tplan_config *c, const stage_mem *s,
     out->host_capacity_bytes = llround(tplan_config_host_memory(c));
     out->capacity_bytes = c->gpu.memory_bytes;
     out->params_on_device = llround(s->params);
-    out->act_per_sample_bytes = s->per_sample;
-    out->act_layer_bytes = s->act_layer;
-    out->inflight = s->inflight;
     out->layers_on_stage = s->layers;
     /* what a spill of 0 gives (x - 0.0 is x: the same doubles) */
     out->optimizer_bytes = llround(s->optim);
+    /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
+     * is offloaded (framework.c), not on paged states */
+    out->host_bytes = llround(s->host * c->host_buffer_factor * on_node);
+    return (s->host + s->nvme) * on_node < 1e18;
+}
+
+/* The rest of fill_fixed's figures: what the phases (grads_at_step,
+ * tie_temp, work_fwd) and the activations move. */
+static void fill_phases(const stage_mem *s, tplan_memory *out)
+{
+    out->tie_temp_bytes = llround(s->tie_temp);
+    out->act_per_sample_bytes = s->per_sample;
+    out->act_layer_bytes = s->act_layer;
+    out->inflight = s->inflight;
     out->states_bytes =
         llround(outside_alloc(s) +
                 s->alloc_k * (states_alloc(s) -
@@ -1204,10 +1221,24 @@ static bool fill_fixed(const tplan_config *c, const stage_mem *s,
                               s->held));
     out->step_states_bytes = llround(
         outside_alloc(s) + s->alloc_k * (fixed_alloc(s) + step_phase(s)));
-    /* host_buffer_factor: DeepSpeed's pinned-buffer allowance on what
-     * is offloaded (framework.c), not on paged states */
-    out->host_bytes = llround(s->host * c->host_buffer_factor * on_node);
-    return (s->host + s->nvme) * on_node < 1e18;
+}
+
+/* The contract figures of one stage that do not depend on the
+ * micro-batch, the accumulation or the reserve: what the stage's states
+ * and the config's non-batch fields give (stage_mem.h's memo keeps them
+ * beside the stages; issue 38: they were half of a batch-staged
+ * evaluation's memory). out is zeroed; written as fill_batch expects
+ * them. A paged optimizer's spill is taken as 0 here, and fill_batch
+ * redoes what it moves when it is not. False when the host and NVMe
+ * side is out of range (fill_batch then reports the plan out of
+ * range). */
+static bool fill_fixed(const tplan_config *c, const stage_mem *s,
+                       const stage_pos *st, tplan_memory *out)
+{
+    bool in_range = fill_states(c, s, st, out);
+
+    fill_phases(s, out);
+    return in_range;
 }
 
 /* The rest of one stage's figures at micro-batch b, with bmax the
@@ -1400,6 +1431,18 @@ static bool states_same(const tplan_config *c, tplan_config *key)
     return memcmp(c, key, sizeof *c) == 0;
 }
 
+bool tplan_states_probe(const tplan_config *c, tplan_act_cache *cache,
+                        tplan_param_count *pc)
+{
+    tplan_states_memo *sm = &cache->states;
+    bool hit = sm->valid && states_same(c, &sm->key);
+
+    sm->probe = hit ? TPLAN_STATES_HIT : TPLAN_STATES_MISS;
+    if (hit)
+        *pc = sm->pc;
+    return hit;
+}
+
 /* The stages that decide the memory: each evaluated, and the largest
  * micro-batch they all fit (*bmax). Returns their count. With a cache,
  * the stages' bases (stage_base) of a config that differs from the last
@@ -1413,9 +1456,17 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
     tplan_param_count pc;
     tplan_states_memo *sm = cache ? &cache->states : NULL;
     int n = 0;
+    bool hit = false;
 
-    act_bytes(c, cache, &act);
-    if (sm && sm->valid && states_same(c, &sm->key)) {
+    /* plan.c's eval() asked already for this config (tplan_states_probe;
+     * the batch solve changes only micro_batch and accum, which the key
+     * leaves out) */
+    if (sm)
+        hit = sm->probe ? sm->probe == TPLAN_STATES_HIT
+                        : sm->valid && states_same(c, &sm->key);
+    if (hit) {
+        /* the key's model, the one the params memo held then */
+        act_bytes_gen(c, cache, sm->model_gen, &act);
         n = sm->n;
         for (int i = 0; i < n; i++) {
             pos[i] = sm->pos[i];
@@ -1425,6 +1476,8 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         return n;
     }
     tplan_model_params_cached(&c->model, cache, &pc);
+    /* the params memo holds c's model now */
+    act_bytes_gen(c, cache, cache ? cache->params_gen : 0, &act);
     pos[n++] = stage_at(c, 0);
     /* a dense model's first stage holds the most layers: no middle stage
      * can hold more, unless the embedding counts as one (pp_embed_loss:
@@ -1446,14 +1499,21 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         pos[n++] = stage_at(c, c->pp - 1);
     if (sm) {
         sm->valid = false;
+        sm->gen++;
+        sm->fixed_set = 0;
+        sm->model_gen = cache->params_gen;
+        sm->key = *c;
+        sm->pc = pc;
         for (int i = 0; i < n; i++) {
             sm->pos[i] = pos[i];
             stage_base(c, &pc, &pos[i], &sm->base[i]);
             stage_finish(c, &act, &pos[i], &sm->base[i], &stages[i]);
         }
         sm->n = n;
-        sm->key = *c;
         sm->valid = true;
+        /* the rest of the solve's evaluations are of this key */
+        if (sm->probe)
+            sm->probe = TPLAN_STATES_HIT;
     } else {
         for (int i = 0; i < n; i++)
             stage_eval(c, &pc, &act, &pos[i], &stages[i]);
@@ -1477,6 +1537,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     double usable = (double)c->gpu.memory_bytes * (1.0 - c->reserve_fraction);
     int64_t bmax, b;
     double worst_total = -1.0;
+    bool fresh = false; /* the stages come from eval_stages just now */
 
     if (dualpipe(c) && c->model.arch != TPLAN_ARCH_GENERIC) {
         tplan_act_bytes act;
@@ -1502,6 +1563,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
     } else if (memo) {
         memo->n = n = eval_stages(c, cache, usable, memo->pos, memo->stages,
                                   &memo->bmax);
+        fresh = true;
         bmax = memo->bmax;
         memo->accum = c->accum;
         memo->usable = usable;
@@ -1548,19 +1610,54 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         return;
     }
     /* the worst stage's figures that the micro-batch does not move, kept
-     * with the stages (dropped with them) */
-    if (memo->fixed_stage != worst) {
-        memset(&memo->fixed, 0, sizeof memo->fixed);
-        memo->fixed_in_range =
-            fill_fixed(c, &stages[worst], &pos[worst], &memo->fixed);
+     * with the stages (dropped with them): filled into out at once, and
+     * into the memo only when a later fill needs them (issue 38: most
+     * full evaluations fill once, no spill, and the next fill of the
+     * same stage finds them in out) */
+    if (memo->fixed_stage != worst && fresh) {
+        /* stages evaluated just now through the states memo: its key is
+         * c but for fields fill_states does not read, and its stage
+         * worst is this one (eval_stages keeps their order) */
+        tplan_states_memo *sm = &cache->states;
+        unsigned bit = 1u << worst;
+
+        if (sm->fixed_set & bit) {
+            *out = sm->fixed[worst];
+        } else {
+            memset(out, 0, sizeof *out);
+            if (fill_states(c, &stages[worst], &pos[worst], out))
+                sm->fixed_in_range |= bit;
+            else
+                sm->fixed_in_range &= ~bit;
+            sm->fixed[worst] = *out;
+            sm->fixed_set |= bit;
+        }
+        fill_phases(&stages[worst], out);
+        memo->fixed_in_range = (sm->fixed_in_range & bit) != 0;
         memo->fixed_stage = worst;
-        memo->filled = NULL;
+        memo->fixed_kept = false;
+        memo->filled = out;
+    } else if (memo->fixed_stage != worst) {
+        memset(out, 0, sizeof *out);
+        memo->fixed_in_range =
+            fill_fixed(c, &stages[worst], &pos[worst], out);
+        memo->fixed_stage = worst;
+        memo->fixed_kept = false;
+        memo->filled = out;
     }
     /* out holds the same stage's fixed figures from the last fill
      * through the memo (nothing else writes a plan's memory between two
      * evaluations of it): fill_batch rewrites what it moved */
-    if (memo->filled != out)
+    if (memo->filled != out) {
+        /* the same figures as the fill above: fill_fixed reads the stage
+         * and the config's non-batch fields */
+        if (!memo->fixed_kept) {
+            memset(&memo->fixed, 0, sizeof memo->fixed);
+            fill_fixed(c, &stages[worst], &pos[worst], &memo->fixed);
+            memo->fixed_kept = true;
+        }
         *out = memo->fixed;
+    }
     memo->filled = fill_batch(c, &stages[worst], &parts[worst], b, bmax,
                               worst_total, memo->fixed_in_range, out)
                        ? out

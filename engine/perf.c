@@ -1031,7 +1031,8 @@ static void schedule_time(const tplan_config *c, double mm_s, double attn_s,
 /* The step's time; staged: *out holds a time tplan_perf_memo may keep
  * parts of (tplan_perf_eval_staged). */
 static void perf_eval(const tplan_config *c, const tplan_memory *mem,
-                      tplan_perf *out, bool staged)
+                      tplan_perf *out, bool staged,
+                      const tplan_perf_layout *kept)
 {
     double gpus = (double)c->gpus, p = (double)c->pp;
     double m = (double)c->accum;
@@ -1101,7 +1102,7 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
                              c->seq, samples, c->recompute, &memo->fl);
     }
     if (!staged)
-        memo->log2_tp = log2((double)c->tp);
+        memo->log2_tp = kept ? kept->log2_tp : log2((double)c->tp);
     out->flops_per_step = fl->model;
     out->hw_flops_per_step = fl->hardware;
     peak_mm = c->gpu.peak_flops[d];
@@ -1156,7 +1157,12 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
 
     schedule_time(c, mm_s, attn_s, out);
     out->attn_core_s = fl->attn_hw / gpus / (peak_attn * out->attn_eff);
-    if (!staged)
+    /* kept: the layout's part and the rings of a full evaluation
+     * (tplan_perf_layout); comm_shape works out the rest, and the rings
+     * again unless the memory they read is the same (dp_key) */
+    if (!staged && kept)
+        out->shape = kept->shape;
+    else if (!staged)
         comm_layout(c, &out->shape);
     comm_shape(c, mem, &out->shape);
     comm_and_total(c, mem, out);
@@ -1168,12 +1174,18 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
 void tplan_perf_eval(const tplan_config *c, const tplan_memory *mem,
                      tplan_perf *out)
 {
-    perf_eval(c, mem, out, false);
+    perf_eval(c, mem, out, false, NULL);
+}
+
+void tplan_perf_eval_kept(const tplan_config *c, const tplan_memory *mem,
+                          tplan_perf *out, const tplan_perf_layout *kept)
+{
+    perf_eval(c, mem, out, false, kept);
 }
 
 void tplan_perf_eval_staged(const tplan_config *c, const tplan_memory *mem,
                             tplan_perf *out)
 {
-    perf_eval(c, mem, out, true);
+    perf_eval(c, mem, out, true, NULL);
 }
 

@@ -165,6 +165,24 @@ typedef struct tplan_perf {
     tplan_perf_memo memo;   /* internal: for tplan_perf_eval_staged */
 } tplan_perf;
 
+/* What a full evaluation's time works out of the layout alone and keeps
+ * in its shape: comm_layout's groups, the data-parallel rings (with the
+ * memory figures they were worked out for, dp_key) and the efficiency's
+ * log2(tp). A sweep's worker keeps the last one beside its states memo
+ * (plan.c, tplan_layout_memo) for the next config that differs only in
+ * recompute, recompute_modules, micro_batch or accum, none of which they
+ * read (issue 38). Engine-internal. */
+typedef struct tplan_perf_layout {
+    tplan_comm_shape shape;
+    double log2_tp;
+} tplan_perf_layout;
+
+/* tplan_perf_eval with *kept (NULL: none) taken from the time of a
+ * config that differs from c only in recompute, recompute_modules,
+ * micro_batch and accum: the same figures, bit for bit. */
+void tplan_perf_eval_kept(const tplan_config *c, const tplan_memory *mem,
+                          tplan_perf *out, const tplan_perf_layout *kept);
+
 /* Time one step of a validated config whose memory was evaluated (the
  * micro-batch is mem->micro_batch). The memory fields it reads are listed
  * in plan.c (perf_inputs): a batch-staged evaluation keeps the time when

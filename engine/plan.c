@@ -40,6 +40,21 @@ _Static_assert(offsetof(tplan_plan, lr) < offsetof(tplan_plan, run) +
                        offsetof(tplan_plan, n_warnings) + sizeof(int) + 8,
                "tplan_plan: lr, critical, n_warnings, then the warnings");
 
+/* eval()'s mark in a plan's memory: not evaluated yet (a GPU's memory
+ * is positive, a memory out of range all zero) */
+#define MEM_UNWRITTEN (-1)
+
+_Static_assert(offsetof(tplan_plan, mem) < offsetof(tplan_plan, micro_batch) &&
+                   offsetof(tplan_plan, micro_batch) <
+                       offsetof(tplan_plan, perf) &&
+                   offsetof(tplan_plan, perf) < offsetof(tplan_plan, run),
+               "tplan_plan: the memory, the batch, then the time");
+
+/* a kept time layout's shape is copied whole over the plan's (eval) */
+_Static_assert(offsetof(tplan_perf, knobs) ==
+                   offsetof(tplan_perf, shape) + sizeof(tplan_comm_shape),
+               "tplan_perf: the shape, then the knobs");
+
 #define REUSE                                                                  \
     (TPLAN_EVAL_REUSE_MEMORY | TPLAN_EVAL_REUSE_TIME | TPLAN_EVAL_REUSE_COMPUTE)
 
@@ -55,7 +70,8 @@ static bool batch_staged(unsigned flags)
 static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
                   tplan_err *err);
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                bool keep_time, bool keep_budget, tplan_err *err);
+                bool keep_time, bool keep_budget,
+                const tplan_perf_layout *kept, tplan_err *err);
 
 static int time_checks(const tplan_plan *out, tplan_err *err);
 
@@ -248,14 +264,58 @@ static bool perf_inputs_same(const perf_inputs *a, const perf_inputs *b)
            a->quant_elems == b->quant_elems;
 }
 
+static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
+                     tplan_plan *out, unsigned flags, tplan_err *err);
+
+/* What a full evaluation's body leaves to eval(): the memory of a plan
+ * refused before its first memory evaluation, the time's figures where
+ * tplan_perf_eval did not run (a refusal, a plan out of range or a time
+ * skipped; it leaves its memo valid where it ran, and cleared the
+ * figures where it leaves it invalid: a generic model without FLOPs;
+ * eval_body's memset clears the memo), both cleared as eval_body's
+ * memset would have; and a time worked out from the layout alone for
+ * the states memo's key (tplan_act_cache.layout_key), kept for the key's
+ * next full evaluation (tplan_perf_layout). */
+static __attribute__((noinline)) void full_done(tplan_act_cache *cache,
+                                                 tplan_plan *out);
+
+static int eval(const tplan_config *asked, tplan_act_cache *cache,
+                tplan_plan *out, unsigned flags, tplan_err *err)
+{
+    int rc = eval_body(asked, cache, out, flags, err);
+
+    if (!batch_staged(flags))
+        full_done(cache, out);
+    return rc;
+}
+
+/* eval()'s part after a full evaluation (noinline: out of the
+ * batch-staged one's way, issue 38) */
+static __attribute__((noinline)) void full_done(tplan_act_cache *cache,
+                                                 tplan_plan *out)
+{
+    if (out->mem.capacity_bytes == MEM_UNWRITTEN)
+        memset(&out->mem, 0, sizeof out->mem);
+    if (!out->perf.memo.valid) {
+        memset(&out->perf, 0,
+               cache && cache->layout_used ? offsetof(tplan_perf, knobs)
+                                           : offsetof(tplan_perf, shape));
+    } else if (cache && cache->layout_key) {
+        cache->layout.shape = out->perf.shape;
+        cache->layout.log2_tp = out->perf.memo.log2_tp;
+        cache->layout_gen = cache->states.gen;
+        cache->layout_set = true;
+    }
+}
+
 /* The evaluation, working in out->config: the batch solve resolves its
  * micro_batch and accum there (one config copy per evaluation, not two;
  * sweeps make millions). Those two are the only fields of out->config an
  * evaluation may write, and tplan_plan_eval_cached puts them back: a
  * sweep's worker evaluates its plan's config in place and changes only
  * the axes' fields between plans (sweep.c work()). */
-static int eval(const tplan_config *asked, tplan_act_cache *cache,
-                tplan_plan *out, unsigned flags, tplan_err *err)
+static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
+                     tplan_plan *out, unsigned flags, tplan_err *err)
 {
     tplan_param_count pc;
     tplan_config *work = &out->config;
@@ -266,6 +326,7 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
     perf_inputs before, after;
     bool keep_time = false, timed = false, may_keep = false;
     bool clear_run = false; /* the run is the plan's before, to clear */
+    const tplan_perf_layout *kept = NULL; /* the key's time layout */
     int rc;
 
     if (batch_staged(flags)) {
@@ -296,11 +357,40 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         out->n_warnings = 0;
         clear_run = true;
     } else {
+        /* the states memo's key (a sweep's recompute axis): its counts,
+         * and the answer for the memory's stages (issue 38: one compare
+         * of the config, not one of the model and one of the config),
+         * and the key's time layout if one is kept (tplan_perf_layout:
+         * the solve leaves a hit as it is) */
+        if (!cache || !tplan_states_probe(c, cache, &pc))
+            tplan_model_params_cached(&c->model, cache, &pc);
+        else if (cache->layout_set && cache->layout_gen == cache->states.gen)
+            kept = &cache->layout;
+        if (cache)
+            cache->layout_used = kept != NULL;
         /* Everything after the config but the warning texts (4 KiB
-         * nobody reads before a warning is added). */
+         * nobody reads before a warning is added), the memory and the
+         * time's figures: the batch solve writes the whole memory at its
+         * first evaluation, before which it reads none of it (a refusal
+         * before that leaves the sentinel), and tplan_perf_eval clears
+         * the figures itself; with a kept layout it copies the whole
+         * shape too (eval() clears what it did not reach as this would
+         * have). Issue 38: these were most of the bytes cleared at each
+         * full evaluation. */
         memset((char *)out + sizeof out->config, 0,
-               offsetof(tplan_plan, warnings) - sizeof out->config);
-        tplan_model_params_cached(&c->model, cache, &pc);
+               offsetof(tplan_plan, mem) - sizeof out->config);
+        memset((char *)out + offsetof(tplan_plan, mem) + sizeof out->mem, 0,
+               offsetof(tplan_plan, perf) - offsetof(tplan_plan, mem) -
+                   sizeof out->mem);
+        if (kept)
+            memset((char *)out + offsetof(tplan_plan, perf.knobs), 0,
+                   offsetof(tplan_plan, warnings) -
+                       offsetof(tplan_plan, perf.knobs));
+        else
+            memset((char *)out + offsetof(tplan_plan, perf.shape), 0,
+                   offsetof(tplan_plan, warnings) -
+                       offsetof(tplan_plan, perf.shape));
+        out->mem.capacity_bytes = MEM_UNWRITTEN;
         out->params = pc.total;
         out->active_params = pc.active;
         out->mtp_params = pc.mtp;
@@ -321,8 +411,21 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         cache->stages.armed = true;
     }
     rc = tplan_plan_batch(work, cache, out, kept_accum, err);
-    if (cache)
+    if (cache) {
+        /* the config is the states memo's key (but for the fields it
+         * leaves out): a full evaluation's probe (none in a batch-staged
+         * one), answered hit or refilled by the memory (the memory of a
+         * DualPipe layout does not use the memo, and leaves a miss); then
+         * the time's layout part of the key's last full evaluation
+         * stands: it reads none of the fields the key leaves out
+         * (tplan_perf_layout). Else eval() keeps this one's. */
         cache->stages.armed = false;
+        if (cache->states.probe) { /* a full evaluation's */
+            cache->layout_key =
+                !kept && cache->states.probe == TPLAN_STATES_HIT;
+            cache->states.probe = TPLAN_STATES_UNKNOWN;
+        }
+    }
     /* a refusal, an out-of-range plan or a time skipped: no run (as
      * eval()'s memset leaves it); tail writes all of it otherwise */
     if (clear_run &&
@@ -361,7 +464,7 @@ static int eval(const tplan_config *asked, tplan_act_cache *cache,
         perf_inputs_of(out, c->accum, &after);
         keep_time = perf_inputs_same(&before, &after);
     }
-    return tail(asked, out, flags, keep_time, false, err);
+    return tail(asked, out, flags, keep_time, false, kept, err);
 }
 
 /* A re-evaluation after a time- or run-class change (plan.h): the
@@ -407,7 +510,7 @@ static int reeval(const tplan_config *asked, tplan_plan *out, unsigned flags,
      * Not with a ramp, which rewrites the run's steps (tplan_plan_ramp),
      * nor after a skipped time, which left no run. */
     return tail(asked, out, flags, keep_time || keep_compute,
-                asked->n_ramp == 0 && !skipped, err);
+                asked->n_ramp == 0 && !skipped, NULL, err);
 }
 
 /* The recipe's stages that can refuse a plan, only where an input of
@@ -431,7 +534,8 @@ static int recipe_checks(const tplan_config *asked, tplan_plan *out,
 /* Time, run, batch ramp, learning rate, the range checks and, unless only
  * figures were asked for, the warnings. */
 static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
-                bool keep_time, bool keep_budget, tplan_err *err)
+                bool keep_time, bool keep_budget,
+                const tplan_perf_layout *kept, tplan_err *err)
 {
     const tplan_config *c = &out->config;
     bool skip = (flags & TPLAN_EVAL_FIT_FIRST) && (flags & TPLAN_EVAL_FIGURES) &&
@@ -449,7 +553,7 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
         (flags & (TPLAN_EVAL_REUSE_BATCH | TPLAN_EVAL_REUSE_MEMORY)))
         tplan_perf_eval_staged(c, &out->mem, &out->perf);
     else if (!keep_time)
-        tplan_perf_eval(c, &out->mem, &out->perf);
+        tplan_perf_eval_kept(c, &out->mem, &out->perf, kept);
     /* keep_budget: out->run holds the budget of the same parameters and
      * tokens per step (a staged re-evaluation, reeval) */
     if (keep_budget)

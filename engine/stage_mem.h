@@ -99,7 +99,31 @@ typedef struct tplan_states_memo {
     tplan_config key;
     tplan_stage_pos pos[TPLAN_MAX_STAGES];
     tplan_stage_base base[TPLAN_MAX_STAGES];
+    /* Whether this evaluation's config is the key's (TPLAN_STATES_*):
+     * plan.c's eval() asks once before its batch solve (tplan_states_probe)
+     * and clears it after, so that the solve's memory evaluations, which
+     * change only micro_batch and accum, ask no more; 0 outside. */
+    int probe;
+    /* Bumped at each new key: what the cache keeps for the key elsewhere
+     * (plan.c's time layout, tplan_act_cache.layout_gen) holds while it
+     * is the same. */
+    uint64_t gen;
+    /* The key's model's counts (tplan_model_params): a hit needs no
+     * compare of the model again (issue 38). */
+    tplan_param_count pc;
+    /* tplan_act_cache.params_gen when the key was set: its model's */
+    uint64_t model_gen;
+    /* Each stage's figures that its base alone gives (memory.c
+     * fill_states; bit i of fixed_set: filled for stage i, of
+     * fixed_in_range: their range verdict), for the worst stage of the
+     * next full evaluation of the key (issue 38: they were most of the
+     * figures filled after a change of recompute). Dropped with the key. */
+    unsigned fixed_set, fixed_in_range;
+    tplan_memory fixed[TPLAN_MAX_STAGES];
 } tplan_states_memo;
+
+/* tplan_states_memo.probe */
+enum { TPLAN_STATES_UNKNOWN = 0, TPLAN_STATES_HIT, TPLAN_STATES_MISS };
 
 /* Memory is affine in the micro-batch: a stage's states, overheads and
  * per-sample activations do not depend on it, only on the in-flight
@@ -136,6 +160,8 @@ typedef struct tplan_stage_memo {
      * stages do: reset whenever the stages are evaluated again. */
     int fixed_stage;
     bool fixed_in_range;
+    bool fixed_kept; /* fixed holds them (else only the fill that made
+                        them did: fill_fixed again when one is needed) */
     tplan_memory fixed;
     /* The figures last written from fixed whose fixed part still stands
      * (fill_batch wrote only its micro-batch's fields: no spill, in
