@@ -719,6 +719,20 @@ static void expect_staged(tplan_sweep_spec *s, int64_t size, const hashes *want,
     assert_int_equal(st->evaluated, full->evaluated);
 }
 
+/* A staged test's end: what its one-thread staged run counted, and its
+ * spec and hashes freed. */
+static void staged_done(tplan_sweep_spec *s, int64_t size,
+                        const tplan_sweep_stats *one, hashes *want,
+                        hashes *got)
+{
+    print_message("%lld configurations, %lld evaluated, %lld staged\n",
+                  (long long)size, (long long)one->evaluated,
+                  (long long)one->reused);
+    free(want->h);
+    free(got->h);
+    free(s);
+}
+
 /* Llama 3 8B on H100s at 4096 tokens, a budget, every valid plan kept
  * (equivalent ones too) and ranked by cost: the staged tests' base. */
 static tplan_sweep_spec *staged_spec(void)
@@ -1162,12 +1176,7 @@ static void test_staged_comm_layouts(void **state)
     /* most layouts valid, and most evaluations re-use the compute */
     assert_true(full.evaluated > 2000);
     assert_true(one.reused * 10 > one.evaluated * 9);
-    print_message("%lld configurations, %lld evaluated, %lld staged\n",
-                  (long long)size, (long long)one.evaluated,
-                  (long long)one.reused);
-    free(want.h);
-    free(got.h);
-    free(s);
+    staged_done(s, size, &one, &want, &got);
 }
 
 /* Only the NIC's speed changing, innermost and alone of the
@@ -1477,12 +1486,7 @@ static void test_staged_paged_spill(void **state)
     staged_run(s, true, 1, 1, &want, &full);
     expect_staged(s, size, &want, &got, 1, 1, &full, &one);
     assert_true(one.reused * 2 > one.evaluated);
-    print_message("%lld configurations, %lld evaluated, %lld staged\n",
-                  (long long)size, (long long)one.evaluated,
-                  (long long)one.reused);
-    free(want.h);
-    free(got.h);
-    free(s);
+    staged_done(s, size, &one, &want, &got);
 }
 
 /* Only the micro-batch changes between neighbours, at a global batch
@@ -1527,12 +1531,7 @@ static void test_staged_micro_batch_flops(void **state)
     /* most plans valid, most of them staged */
     assert_true(full.evaluated * 2 > size);
     assert_true(one.reused * 2 > one.evaluated);
-    print_message("%lld configurations, %lld evaluated, %lld staged\n",
-                  (long long)size, (long long)one.evaluated,
-                  (long long)one.reused);
-    free(want.h);
-    free(got.h);
-    free(s);
+    staged_done(s, size, &one, &want, &got);
 }
 
 /* keep = N, fitting plans first: once a worker's top N all fit, a plan
