@@ -33,11 +33,17 @@ node "$src/tests/web/page_compare.js" gen 50 39 "$build/cli/tplan" > "$tmp/valid
     cat "$src/tests/web/page_check.js"
     echo '</script>'
 } > "$tmp/page.html"
-# no network: an unroutable proxy, so any fetch the page tried would fail
-timeout 120 chromium --headless --no-sandbox --disable-gpu \
-    --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
-    --virtual-time-budget=20000 --dump-dom "file://$tmp/page.html" \
-    2>/dev/null > "$tmp/dom.html"
+# A page's DOM once READY holds (tests/web/headless.js: waits in real
+# time, up to 90 s, for the wasm to compile and the page to answer; no
+# network: an unroutable proxy, so any fetch the page tried would fail).
+# Usage: dump URL READY OUT [chromium flags...]
+dump() {
+    local url=$1 ready=$2 out=$3
+    shift 3
+    timeout 150 node "$src/tests/web/headless.js" "$url" "$ready" "$out" 90 \
+        --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' "$@"
+}
+dump "file://$tmp/page.html" 'document.getElementById("tplan-test-out")' "$tmp/dom.html"
 node -e '
 const s = require("fs").readFileSync(process.argv[1], "utf8");
 const m = s.match(/<pre id="tplan-test-out">([^<]*)<\/pre>/);
@@ -75,10 +81,8 @@ addEventListener('message', function (e) {
 });
 </script></body></html>
 HTML
-timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars \
-    --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
-    --window-size=1850,1000 --virtual-time-budget=15000 \
-    --dump-dom "file://$tmp/layouts.html" 2>/dev/null > "$tmp/layouts-dom.html"
+dump "file://$tmp/layouts.html" 'document.getElementById("tplan-layout-out")' \
+    "$tmp/layouts-dom.html" --hide-scrollbars --window-size=1850,1000
 node "$src/tests/web/layout_judge.js" "$tmp/layouts-dom.html"
 
 # tplan calc --web-link: the link it prints opens this plan in the page
@@ -90,15 +94,8 @@ case $link in
     "file://$build/web/tplan.html?"*) ;;
     *) echo "FAIL: --web-link printed $link"; exit 1 ;;
 esac
-# the wasm compiles in real time, which --virtual-time-budget does not
-# wait for: on a loaded machine the dump can come before the result, so
-# up to three tries for one that holds a result
-for try in 1 2 3; do
-    timeout 120 chromium --headless --no-sandbox --disable-gpu \
-        --proxy-server=127.0.0.1:9 --proxy-bypass-list='<-loopback>' \
-        --virtual-time-budget=10000 --dump-dom "$link" 2>/dev/null > "$tmp/link.html"
-    grep -q '"fields": {' "$tmp/link.html" && break
-done
+dump "$link" '/"fields": \{/.test(document.getElementById("tplan-result").textContent)' \
+    "$tmp/link.html"
 node -e '
 const fs = require("fs");
 const s = fs.readFileSync(process.argv[1], "utf8");
