@@ -7,6 +7,7 @@
  * writes go in one transaction. */
 #include "merge.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -591,7 +592,7 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
     tplan_store *out = NULL;
     char sweeps[512];
     int rc = TPLAN_OK, n_groups = 0;
-    bool existed;
+    bool created = false;
 
     memset(rep, 0, sizeof *rep);
     memset(&m, 0, sizeof m);
@@ -626,10 +627,22 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
     if (rc == TPLAN_OK)
         rc = group_rows(&m, &n_groups, err);
     rep->reruns = m.set_aside;
-    /* a new OUT is removed when the merge fails: "nothing is written" */
-    existed = access(out_path, F_OK) == 0;
-    if (rc == TPLAN_OK && !(out = tplan_store_open(out_path, err)))
-        rc = err->code;
+    /* A new OUT is removed when the merge fails: "nothing is written".
+     * It is made here, exclusively, so that what is removed is the file
+     * this merge made, never one another run made meanwhile (a --db
+     * run's or another merge's); an empty file is a new database to
+     * SQLite, 0644 its default mode (SQLITE_DEFAULT_FILE_PERMISSIONS). */
+    if (rc == TPLAN_OK) {
+        int fd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+                      0644);
+
+        if (fd >= 0) {
+            created = true;
+            close(fd);
+        }
+        if (!(out = tplan_store_open(out_path, err)))
+            rc = err->code;
+    }
     /* one transaction: a failed merge leaves out as it was */
     if (rc == TPLAN_OK &&
         (rc = tplan_store_exec(out, "BEGIN IMMEDIATE", err)) == TPLAN_OK)
@@ -640,7 +653,10 @@ int tplan_merge(const char *out_path, const char *const *paths, int n,
         (rc = tplan_store_exec(out, "COMMIT", err)) == TPLAN_OK)
         out->in_tx = out->hold_tx = false;
     tplan_store_close(out); /* rolls back what is open */
-    if (out && rc != TPLAN_OK && !existed)
+    /* also when the open itself failed: an interrupt after the new
+     * file's schema was committed, in the statements after it, left OUT
+     * holding an empty schema */
+    if (rc != TPLAN_OK && created)
         unlink(out_path);
     for (int i = 0; i < m.n_in; i++)
         tplan_store_close(m.in[i]);
