@@ -59,12 +59,28 @@ rc=${PIPESTATUS[0]}
 # until one lands while the command runs (exit 130/143); a run that
 # finished first must have written its whole output (checked by the
 # caller's "done" function). Failing to interrupt at all is a failure.
+# caught PID SIG: wait (up to 30 s) until PID catches SIG (its handler
+# is set: /proc/PID/status SigCgt) or has ended. A delay counted from the
+# start instead let a slow start (a sanitizer build on a loaded machine)
+# take the signal before its handler, and die of it without a word.
+caught() {
+    local pid=$1 bit tries=0 mask
+    bit=$((1 << ($(kill -l "$2") - 1)))
+    while [ $tries -lt 3000 ]; do
+        mask=$(awk '/^SigCgt:/ {print $2}' /proc/"$pid"/status 2>/dev/null) || return 0
+        [ -n "$mask" ] || return 0
+        (( 0x$mask & bit )) && return 0
+        sleep 0.01
+        tries=$((tries + 1))
+    done
+}
 signal_lands() { # SIG WANT_RC CHECK_INTERRUPTED CHECK_DONE CMD...
     local sig=$1 want=$2 on_stop=$3 on_done=$4 landed=0
     shift 4
     for delay in 0.5 0.3 0.2 0.1 0.05 0.02; do
         "$@" >/dev/null 2>err &
         local pid=$!
+        caught $pid $sig
         sleep $delay
         kill -"$sig" $pid 2>/dev/null
         wait $pid
