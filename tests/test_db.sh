@@ -377,8 +377,13 @@ done
 ok
 
 # --- faults: SIGTERM, a full disk, an unwritable place ---------------------------
-"$tplan" run "$dir/lua/interrupt.lua" --db term.db >/dev/null 2>&1 &
+# the signal 1.5 s after the script says it started (a slow start, a
+# sanitizer build on a loaded machine, could take it before the sweep)
+printf 'io.open("term.ready", "w"):close()\ndofile(arg[1])\n' >ready.lua
+rm -f term.ready
+"$tplan" run ready.lua --db term.db -- "$dir/lua/interrupt.lua" >/dev/null 2>&1 &
 pid=$!
+for _ in $(seq 1 600); do [ -e term.ready ] && break; sleep 0.1; done
 sleep 1.5
 kill -TERM $pid
 wait $pid

@@ -588,9 +588,11 @@ printf 'tplan.gpus.load("/dev/zero")\n' >zero.lua
 expect_run 1 "tplan: zero.lua:1: tplan.gpus.load: /dev/zero:1: a line of more than 1048576 bytes (not a CSV catalog?)" run zero.lua --max-memory 16
 # stuck in one C call (a backtracking pattern): the first signal cannot
 # reach Lua; a second one a second later ends the process at once
-printf 'local s = string.rep("a", 40)\nprint(s:find(string.rep("a*", 30) .. "b"))\n' >cspin.lua
+printf 'io.open("sig.ready", "w"):close() local s = string.rep("a", 40)\nprint(s:find(string.rep("a*", 30) .. "b"))\n' >cspin.lua
+rm -f sig.ready
 "$tplan" run cspin.lua >/dev/null 2>cspin.err &
 pid=$!
+for _ in $(seq 1 600); do [ -e sig.ready ] && break; sleep 0.1; done
 sleep 0.3; kill -INT $pid; sleep 1.2; kill -INT $pid
 waited=0
 while kill -0 $pid 2>/dev/null && [ $waited -lt 5 ]; do sleep 0.1; waited=$((waited + 1)); done
