@@ -1047,6 +1047,13 @@ tplan_recheck tplan_field_recheck(int id)
     }
 }
 
+bool tplan_field_states_free(int id)
+{
+    /* keep in step with memory.c, states_same */
+    return id == F_RECOMPUTE || id == F_RECOMPUTE_MODULES ||
+           id == F_MICRO_BATCH || id == F_ACCUM;
+}
+
 void tplan_field_apply(int id, double v, tplan_config *c)
 {
     switch (id) {

@@ -115,6 +115,10 @@ bool tplan_field_writes_alone(int id);
 /* The layout rules that read input id alone (config.h,
  * tplan_config_recheck); TPLAN_RECHECK_NONE for most. */
 tplan_recheck tplan_field_recheck(int id);
+/* Whether input id is one the memory's states memo leaves out of its key
+ * (memory.c states_same: recompute, recompute_modules, micro_batch,
+ * accum; engine/layout_memo.c). */
+bool tplan_field_states_free(int id);
 
 /* Parse text and apply it; TEXT fields (warmup, batch_ramp) too. NAME
  * fields are the front end's: an error. */

@@ -14,18 +14,47 @@
 static void setup(tplan_layout_memo *m, const tplan_sweep_spec *s)
 {
     m->usable = 1;
+    m->key_free = 0;
     for (int i = 0; i < s->n_axes; i++) {
         if (!tplan_field_writes_alone(s->axes[i].id))
             m->usable = -1;
         m->recheck[i] = tplan_field_recheck(s->axes[i].id);
+        if (tplan_field_states_free(s->axes[i].id))
+            m->key_free |= 1u << i;
+    }
+}
+
+/* A pass at digit, whose axes in moved (bits) differ from ok_digit (the
+ * last pass's): those digits taken, and the states memo's word. Its key
+ * is the config at ok_digit (but for the fields it leaves out) where its
+ * ticket is the last one issued (the full evaluation after that pass
+ * left it so, and nothing set another key since: stage_mem.h); so it is
+ * this config's where only such axes moved. Then a ticket for this
+ * pass. */
+static void passed(tplan_layout_memo *m, const int *digit, unsigned moved,
+                   tplan_act_cache *cache)
+{
+    tplan_states_memo *sm;
+
+    if (cache) {
+        sm = &cache->states;
+        sm->same = m->ticket != 0 && sm->key_ticket == m->ticket &&
+                   !(moved & ~m->key_free);
+        sm->ticket = ++m->ticket;
+    }
+    for (; moved; moved &= moved - 1) {
+        int i = __builtin_ctz(moved);
+
+        m->ok_digit[i] = digit[i];
     }
 }
 
 int tplan_layout_memo_check(tplan_layout_memo *m, const tplan_sweep_spec *s,
                             const int *digit, const tplan_config *c,
-                            const char *const **deps)
+                            tplan_act_cache *cache, const char *const **deps)
 {
-    int n = s->n_axes, i, rc;
+    int n = s->n_axes, rc;
+    unsigned moved = 0, left;
 
     if (!m->usable)
         setup(m, s);
@@ -35,19 +64,21 @@ int tplan_layout_memo_check(tplan_layout_memo *m, const tplan_sweep_spec *s,
          * it read then and passes again, so c passes where the rules that
          * read those do (a failure is checked in full: its message and
          * what its rule reads are check_layout's) */
-        for (i = 0; i < n; i++)
-            if (digit[i] != m->ok_digit[i] &&
-                !tplan_config_recheck(c, m->recheck[i]))
+        for (int i = 0; i < n; i++)
+            moved |= (unsigned)(digit[i] != m->ok_digit[i]) << i;
+        for (left = moved; left; left &= left - 1)
+            if (!tplan_config_recheck(c, m->recheck[__builtin_ctz(left)]))
                 break;
-        if (i == n) {
-            memcpy(m->ok_digit, digit, sizeof *digit * (size_t)n);
+        if (!left) {
             *deps = NULL;
+            passed(m, digit, moved, cache);
             return TPLAN_OK;
         }
     }
     rc = tplan_config_layout_deps(c, deps);
     if (rc == TPLAN_OK && m->usable > 0) {
-        memcpy(m->ok_digit, digit, sizeof *digit * (size_t)n);
+        /* every digit taken: none known before the first pass */
+        passed(m, digit, m->ok ? moved : (1u << n) - 1, cache);
         m->ok = true;
     }
     return rc;

@@ -1424,6 +1424,7 @@ static int64_t stages_max_batch(const tplan_config *c, const stage_mem *stages,
  * (one memcmp, not one a stretch between them). */
 static bool states_same(const tplan_config *c, tplan_config *key)
 {
+    /* the four fields: fields.c's tplan_field_states_free too */
     key->recompute = c->recompute;
     key->recompute_modules = c->recompute_modules;
     key->micro_batch = c->micro_batch;
@@ -1435,8 +1436,12 @@ bool tplan_states_probe(const tplan_config *c, tplan_act_cache *cache,
                         tplan_param_count *pc)
 {
     tplan_states_memo *sm = &cache->states;
-    bool hit = sm->valid && states_same(c, &sm->key);
+    /* the sweep's word for it (sm->same) or the config's bytes */
+    bool hit = sm->valid && (sm->same || states_same(c, &sm->key));
 
+    sm->same = false;
+    sm->probe_ticket = sm->ticket;
+    sm->ticket = 0;
     sm->probe = hit ? TPLAN_STATES_HIT : TPLAN_STATES_MISS;
     if (hit)
         *pc = sm->pc;
@@ -1503,6 +1508,7 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         sm->fixed_set = 0;
         sm->model_gen = cache->params_gen;
         sm->key = *c;
+        sm->key_ticket = 0; /* a full evaluation's solve gives it its own */
         sm->pc = pc;
         for (int i = 0; i < n; i++) {
             sm->pos[i] = pos[i];

@@ -423,6 +423,12 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
         if (cache->states.probe) { /* a full evaluation's */
             cache->layout_key =
                 !kept && cache->states.probe == TPLAN_STATES_HIT;
+            /* the key is this config's (but for what it leaves out):
+             * the ticket of the layout rules' pass for it, if any */
+            cache->states.key_ticket =
+                cache->states.probe == TPLAN_STATES_HIT
+                    ? cache->states.probe_ticket
+                    : 0;
             cache->states.probe = TPLAN_STATES_UNKNOWN;
         }
     }

@@ -120,6 +120,18 @@ typedef struct tplan_states_memo {
      * figures filled after a change of recompute). Dropped with the key. */
     unsigned fixed_set, fixed_in_range;
     tplan_memory fixed[TPLAN_MAX_STAGES];
+    /* A sweep's word on the next probe, so that it compares no config
+     * (engine/layout_memo.c): ticket, set by the worker's layout memo at
+     * each pass of the layout rules (0: none), is taken by the next
+     * probe (probe_ticket) and stays the key's (key_ticket) where that
+     * full evaluation's solve left its config the key (probe HIT: plan.c
+     * eval); a key set otherwise has none (0: eval_stages, a
+     * batch-staged evaluation's). same: the layout memo found this
+     * evaluation's config the key's but for the fields the key leaves
+     * out (the key's ticket's digits, and only such axes moved since);
+     * taken by the next probe too. */
+    uint64_t ticket, probe_ticket, key_ticket;
+    bool same;
 } tplan_states_memo;
 
 /* tplan_states_memo.probe */

@@ -731,7 +731,7 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
      * is told apart from a plan that fails later (work() skips the
      * layout's time- and run-class neighbours) */
     if (!reuse && tplan_layout_memo_check(&w->layout, sh->walk, digit, c,
-                                          &w->bad_reads) != TPLAN_OK) {
+                                          cache, &w->bad_reads) != TPLAN_OK) {
         w->layout_bad = true;
         w->bad_stands = TPLAN_REACH_BATCH;
         w->stats.invalid++;
