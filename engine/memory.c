@@ -1437,9 +1437,13 @@ bool tplan_states_probe(const tplan_config *c, tplan_act_cache *cache,
 {
     tplan_states_memo *sm = &cache->states;
     /* the sweep's word for it (sm->same) or the config's bytes */
-    bool hit = sm->valid && (sm->same || states_same(c, &sm->key));
+    int word = sm->same;
+    bool hit = sm->valid && word != TPLAN_STATES_MISS &&
+               (word == TPLAN_STATES_HIT || states_same(c, &sm->key));
 
-    sm->same = false;
+    sm->same = TPLAN_STATES_UNKNOWN;
+    sm->model_same = word == TPLAN_STATES_MISS && sm->valid &&
+                     cache->params_set && cache->params_gen == sm->model_gen;
     sm->probe_ticket = sm->ticket;
     sm->ticket = 0;
     sm->probe = hit ? TPLAN_STATES_HIT : TPLAN_STATES_MISS;
@@ -1480,7 +1484,12 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         *bmax = stages_max_batch(c, stages, n, usable);
         return n;
     }
-    tplan_model_params_cached(&c->model, cache, &pc);
+    /* a full evaluation's first, where the probe found the params memo
+     * holds c's model (tplan_states_memo.model_same): its counts */
+    if (sm && sm->probe == TPLAN_STATES_MISS && sm->model_same)
+        pc = cache->params;
+    else
+        tplan_model_params_cached(&c->model, cache, &pc);
     /* the params memo holds c's model now */
     act_bytes_gen(c, cache, cache ? cache->params_gen : 0, &act);
     pos[n++] = stage_at(c, 0);
