@@ -75,7 +75,10 @@ static unsigned moved_axes(const tplan_layout_memo *m, const int *digit, int n)
     return moved;
 }
 
-int tplan_layout_memo_check(tplan_layout_memo *m, const tplan_sweep_spec *s,
+/* noinline: called at full evaluations only, and kept out of the walk's
+ * loop (sweep.c work), whose staged steps it would otherwise slow */
+__attribute__((noinline)) int
+tplan_layout_memo_check(tplan_layout_memo *m, const tplan_sweep_spec *s,
                             const int *digit, const tplan_config *c,
                             tplan_act_cache *cache, const char *const **deps)
 {
