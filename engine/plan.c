@@ -391,22 +391,12 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
                    sizeof out->mem);
         if (kept)
             memset((char *)out + offsetof(tplan_plan, perf.knobs), 0,
-                   offsetof(tplan_plan, run) -
+                   offsetof(tplan_plan, warnings) -
                        offsetof(tplan_plan, perf.knobs));
         else
             memset((char *)out + offsetof(tplan_plan, perf.shape), 0,
-                   offsetof(tplan_plan, run) -
+                   offsetof(tplan_plan, warnings) -
                        offsetof(tplan_plan, perf.shape));
-        /* what follows the time as the batch-staged path above clears it
-         * (issue 38: 27 instructions of the memset): tail writes the whole
-         * run or none of it, which clear_run clears below, and the LR and
-         * the critical batch are all zero unless set */
-        if (out->lr.set)
-            memset(&out->lr, 0, sizeof out->lr);
-        if (out->critical.set)
-            memset(&out->critical, 0, sizeof out->critical);
-        out->n_warnings = 0;
-        clear_run = true;
         out->mem.capacity_bytes = MEM_UNWRITTEN;
         out->params = pc.total;
         out->active_params = pc.active;
