@@ -79,8 +79,8 @@ static unsigned moved_axes(const tplan_layout_memo *m, const int *digit, int n)
  * loop (sweep.c work), whose staged steps it would otherwise slow */
 __attribute__((noinline)) int
 tplan_layout_memo_check(tplan_layout_memo *m, const tplan_sweep_spec *s,
-                            const int *digit, const tplan_config *c,
-                            tplan_act_cache *cache, const char *const **deps)
+                        const int *digit, const tplan_config *c,
+                        tplan_act_cache *cache, const char *const **deps)
 {
     int n = s->n_axes, rc;
     unsigned moved = 0, left;
