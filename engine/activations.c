@@ -934,14 +934,21 @@ void tplan_act_per_sample_gen(const tplan_model *m, const tplan_act_ctx *ctx,
         tplan_act_per_sample_cached(m, ctx, seq, cache, out);
         return;
     }
-    for (i = 0; i < TPLAN_ACT_NEAR; i++)
+    /* every entry, from the one after the last found (no two entries
+     * share a key: any that matches is the one) */
+    i = cache->near_last;
+    for (int k = 0; k < TPLAN_ACT_NEAR; k++) {
+        i = (i + 1) % TPLAN_ACT_NEAR;
         if (cache->near[i].model_gen == model_gen &&
             cache->near[i].seq == seq && ctx_same(&cache->near[i].ctx, ctx)) {
+            cache->near_last = i;
             *out = cache->near[i].bytes;
             return;
         }
+    }
     tplan_act_per_sample_cached(m, ctx, seq, cache, out);
     i = cache->near_next;
+    cache->near_last = i;
     cache->near_next = (i + 1) % TPLAN_ACT_NEAR;
     cache->near[i].model_gen = model_gen;
     cache->near[i].seq = seq;

@@ -135,6 +135,10 @@ typedef struct tplan_act_cache {
         tplan_act_bytes bytes;
     } near[TPLAN_ACT_NEAR];
     int near_next; /* the entry the next miss takes */
+    /* the entry the last lookup found or filled: the search starts after
+     * it (a sweep's contexts come round in the order they were first
+     * met, which is the entries' order) */
+    int near_last;
 } tplan_act_cache;
 
 /* tplan_act_per_sample_cached for a model whose cache gen is model_gen

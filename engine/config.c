@@ -266,6 +266,38 @@ static int validate_recipe(const tplan_config *c, tplan_err *err)
     return TPLAN_OK;
 }
 
+/* Rules that tplan_config_recheck runs alone too: each in one place,
+ * read by both. */
+static bool reshard_without_zero3(const tplan_config *c)
+{
+    return !c->reshard_after_forward && c->zero != 3;
+}
+
+static bool offload_params_without_zero3(const tplan_config *c)
+{
+    return c->offload_params != TPLAN_OFFLOAD_NONE && c->zero != 3;
+}
+
+static bool rc_modules_with_full(const tplan_config *c)
+{
+    return c->recompute_modules && c->recompute == TPLAN_RECOMPUTE_FULL;
+}
+
+/* precision in range */
+static bool fp8_activations_without_fp8(const tplan_config *c)
+{
+    return c->fp8_activations &&
+           tplan_precision_get(c->precision)->act != TPLAN_ACT_FP8;
+}
+
+/* precision in range */
+static bool fp8_recipe_unsupported(const tplan_config *c)
+{
+    return tplan_precision_get(c->precision)->compute == TPLAN_DTYPE_FP8 &&
+           c->gpu.peak_flops[TPLAN_DTYPE_FP8] > 0 &&
+           tplan_fp8_recipe_ratio(&c->gpu, c->fp8_recipe) < 0;
+}
+
 /* Activation offloading and FSDP2's choices (docs/MODEL.md section
  * 12.10). HSDP's shard group must divide the data x context-parallel
  * group (torch DeviceMesh: replicate x shard = the data-parallel ranks),
@@ -319,7 +351,7 @@ static int validate_sharding(const tplan_config *c, tplan_err *err)
                              (long long)(n / g),
                              (long long)tplan_config_edp(c), (long long)g,
                              (long long)c->ep);
-    if (!c->reshard_after_forward && c->zero != 3)
+    if (reshard_without_zero3(c))
         return tplan_err_set(err, TPLAN_EINVAL, "reshard_after_forward",
                              "reshard_after_forward=false keeps ZeRO-3's "
                              "gathered weights: it needs zero 3 (zero=%d)",
@@ -391,7 +423,7 @@ static int validate_finetune(const tplan_config *c, tplan_err *err)
                              tplan_base_precision_name(c->base_precision));
     /* ZeRO-Infinity offloads parameters in stage 3 only; FSDP's CPU
      * offload shards them as stage 3 does */
-    if (c->offload_params != TPLAN_OFFLOAD_NONE && c->zero != 3)
+    if (offload_params_without_zero3(c))
         return tplan_err_set(err, TPLAN_EINVAL, "offload_params",
                              "offload_params: %s: parameters are offloaded "
                              "by ZeRO-3 (FSDP full shard): give zero = 3 "
@@ -437,20 +469,25 @@ static int validate_rc_modules(const tplan_config *c, tplan_err *err)
                              "unknown recompute_modules bits "
                              "(recompute_modules=%#x)",
                              c->recompute_modules);
-    tplan_recompute_modules_format(c->recompute_modules, names, sizeof names);
-    if (c->recompute_modules && c->recompute == TPLAN_RECOMPUTE_FULL)
+    /* the names for the messages, formatted only for one */
+    if (rc_modules_with_full(c)) {
+        tplan_recompute_modules_format(c->recompute_modules, names,
+                                       sizeof names);
         return tplan_err_set(err, TPLAN_EINVAL, "recompute_modules",
                              "recompute_modules needs recompute none or "
                              "selective, not full (recompute_modules=%s)",
                              names);
+    }
     if ((c->recompute_modules & TPLAN_RC_MLA_UP_PROJ) &&
-        !tplan_model_mla(&c->model))
+        !tplan_model_mla(&c->model)) {
+        tplan_recompute_modules_format(c->recompute_modules, names,
+                                       sizeof names);
         return tplan_err_set(err, TPLAN_EINVAL, "recompute_modules",
                              "mla_up_proj needs latent attention "
                              "(kv_lora_rank > 0) (recompute_modules=%s)",
                              names);
-    if (c->fp8_activations &&
-        tplan_precision_get(c->precision)->act != TPLAN_ACT_FP8)
+    }
+    if (fp8_activations_without_fp8(c))
         return tplan_err_set(err, TPLAN_EINVAL, "fp8_activations",
                              "fp8_activations needs precision fp8 "
                              "(precision=%s)",
@@ -571,9 +608,7 @@ static int validate_moe_cp(const tplan_config *c, tplan_err *err)
                              (long long)tplan_model_expert_ffn(m),
                              (long long)etp);
     /* a recipe the GPU cannot run, where the plan computes in fp8 */
-    if (tplan_precision_get(c->precision)->compute == TPLAN_DTYPE_FP8 &&
-        c->gpu.peak_flops[TPLAN_DTYPE_FP8] > 0 &&
-        tplan_fp8_recipe_ratio(&c->gpu, c->fp8_recipe) < 0)
+    if (fp8_recipe_unsupported(c))
         return tplan_err_set(err, TPLAN_EINVAL, "fp8_recipe",
                              "fp8_recipe: %s: needs a Blackwell GPU (b200, "
                              "gb200; gpu=%s): use tensorwise, delayed or "
@@ -933,6 +968,34 @@ int tplan_config_validate_layout(const tplan_config *c, tplan_err *err)
 int tplan_config_layout_deps(const tplan_config *c, const char *const **deps)
 {
     return check_layout(c, NULL, deps);
+}
+
+/* Every rule above that reads the input (keep in step with them: a rule
+ * added that reads one of these inputs is added here too). Stricter
+ * than the rules where that is simpler (a zero_shard_group with zero 0,
+ * a generic model's recompute or precision, which its rules do not
+ * read): false sends the caller to check_layout, for the message. */
+bool tplan_config_recheck(const tplan_config *c, tplan_recheck what)
+{
+    switch (what) {
+    case TPLAN_RECHECK_RECOMPUTE: /* check_layout's enums,
+                                     validate_rc_modules */
+        return (unsigned)c->recompute <= TPLAN_RECOMPUTE_FULL &&
+               !rc_modules_with_full(c);
+    case TPLAN_RECHECK_PRECISION: /* check_layout's enums,
+                                     validate_rc_modules, validate_moe_cp */
+        return (unsigned)c->precision < TPLAN_PREC_COUNT &&
+               !fp8_activations_without_fp8(c) && !fp8_recipe_unsupported(c);
+    case TPLAN_RECHECK_ZERO: /* check_layout, validate_sharding,
+                                validate_finetune */
+        return c->zero >= 0 && c->zero <= 3 &&
+               !(c->zero == 0 && c->zero_shard_group > 0) &&
+               !reshard_without_zero3(c) && !offload_params_without_zero3(c);
+    case TPLAN_RECHECK_MICRO_BATCH: /* check_layout's two */
+        return c->micro_batch >= 0 && c->micro_batch <= 100000000;
+    default:
+        return false;
+    }
 }
 
 int64_t tplan_config_dp(const tplan_config *c)

@@ -295,6 +295,24 @@ int tplan_config_validate_layout(const tplan_config *c, tplan_err *err);
  * (accum, derived from the batch) or checks a single value's range. */
 int tplan_config_layout_deps(const tplan_config *c, const char *const **deps);
 
+/* The layout rules that read one input, re-checked alone
+ * (tplan_config_recheck): a sweep whose configuration differs from one
+ * that passed every rule only in such inputs passes every rule where
+ * those that read them pass (engine/layout_memo.c). */
+typedef enum tplan_recheck {
+    TPLAN_RECHECK_NONE = 0, /* no such list: check the whole layout */
+    TPLAN_RECHECK_RECOMPUTE,
+    TPLAN_RECHECK_PRECISION,
+    TPLAN_RECHECK_ZERO,
+    TPLAN_RECHECK_MICRO_BATCH
+} tplan_recheck;
+
+/* Do the rules of tplan_config_layout_deps (and the rest it checks) that
+ * read the input `what` names all pass for c? false where one may not
+ * (check the whole layout then, for its message) or for
+ * TPLAN_RECHECK_NONE. */
+bool tplan_config_recheck(const tplan_config *c, tplan_recheck what);
+
 /* Data-parallel degree gpus / (tp * cp * pp) of a valid config. */
 int64_t tplan_config_dp(const tplan_config *c);
 /* The ranks ZeRO shards over: zero_shard_group, or 0 given, the data x

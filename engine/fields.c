@@ -1007,6 +1007,53 @@ long tplan_field_double_at(int id)
     }
 }
 
+bool tplan_field_writes_alone(int id)
+{
+    switch (id) {
+    case F_MODEL:  /* the model struct, and seq (seq_from_model) */
+    case F_GPU:    /* the gpu struct */
+    case F_SEQ:    /* set by a model axis too */
+    case F_GLOBAL_BATCH:        /* one target: clears the other */
+    case F_GLOBAL_BATCH_TOKENS:
+    case F_FIT_ATTENTION: /* sets attention too */
+    case F_ATTENTION:
+    case F_DROPOUT: /* held in the model or gpu struct */
+    case F_BATCH_NORM:
+    case F_EFF_MAX:
+    case F_EFF_H0:
+    case F_EFF_TOK0:
+    case F_ATTN_EFF:
+    case F_FP8_RATIO:
+    case F_EFF_TP:
+        return false;
+    default:
+        return id >= 0 && id < F_COUNT;
+    }
+}
+
+tplan_recheck tplan_field_recheck(int id)
+{
+    switch (id) {
+    case F_RECOMPUTE:
+        return TPLAN_RECHECK_RECOMPUTE;
+    case F_PRECISION:
+        return TPLAN_RECHECK_PRECISION;
+    case F_ZERO:
+        return TPLAN_RECHECK_ZERO;
+    case F_MICRO_BATCH:
+        return TPLAN_RECHECK_MICRO_BATCH;
+    default:
+        return TPLAN_RECHECK_NONE;
+    }
+}
+
+bool tplan_field_states_free(int id)
+{
+    /* keep in step with memory.c, states_same */
+    return id == F_RECOMPUTE || id == F_RECOMPUTE_MODULES ||
+           id == F_MICRO_BATCH || id == F_ACCUM;
+}
+
 void tplan_field_apply(int id, double v, tplan_config *c)
 {
     switch (id) {

@@ -105,6 +105,20 @@ void tplan_field_apply(int id, double v, tplan_config *c);
  * other input (tests/test_fields.c checks each). A sweep's walk stores
  * an axis's values there itself (engine/sweep.c, issue 38). */
 long tplan_field_double_at(int id);
+/* Whether tplan_field_apply(id, v, c) writes only members of c that no
+ * other input's apply (nor a model or gpu axis's struct) writes: a
+ * sweep over such axes alone holds a config that is the base with each
+ * axis's value at its digit, whatever order they were applied in
+ * (engine/layout_memo.c; tests/test_fields.c checks the members each
+ * apply writes). */
+bool tplan_field_writes_alone(int id);
+/* The layout rules that read input id alone (config.h,
+ * tplan_config_recheck); TPLAN_RECHECK_NONE for most. */
+tplan_recheck tplan_field_recheck(int id);
+/* Whether input id is one the memory's states memo leaves out of its key
+ * (memory.c states_same: recompute, recompute_modules, micro_batch,
+ * accum; engine/layout_memo.c). */
+bool tplan_field_states_free(int id);
 
 /* Parse text and apply it; TEXT fields (warmup, batch_ramp) too. NAME
  * fields are the front end's: an error. */

@@ -1424,6 +1424,7 @@ static int64_t stages_max_batch(const tplan_config *c, const stage_mem *stages,
  * (one memcmp, not one a stretch between them). */
 static bool states_same(const tplan_config *c, tplan_config *key)
 {
+    /* the four fields: fields.c's tplan_field_states_free too */
     key->recompute = c->recompute;
     key->recompute_modules = c->recompute_modules;
     key->micro_batch = c->micro_batch;
@@ -1435,8 +1436,16 @@ bool tplan_states_probe(const tplan_config *c, tplan_act_cache *cache,
                         tplan_param_count *pc)
 {
     tplan_states_memo *sm = &cache->states;
-    bool hit = sm->valid && states_same(c, &sm->key);
+    /* the sweep's word for it (sm->same) or the config's bytes */
+    int word = sm->same;
+    bool hit = sm->valid && word != TPLAN_STATES_MISS &&
+               (word == TPLAN_STATES_HIT || states_same(c, &sm->key));
 
+    sm->same = TPLAN_STATES_UNKNOWN;
+    sm->model_same = word == TPLAN_STATES_MISS && sm->valid &&
+                     cache->params_set && cache->params_gen == sm->model_gen;
+    sm->probe_ticket = sm->ticket;
+    sm->ticket = 0;
     sm->probe = hit ? TPLAN_STATES_HIT : TPLAN_STATES_MISS;
     if (hit)
         *pc = sm->pc;
@@ -1475,7 +1484,12 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         *bmax = stages_max_batch(c, stages, n, usable);
         return n;
     }
-    tplan_model_params_cached(&c->model, cache, &pc);
+    /* a full evaluation's first, where the probe found the params memo
+     * holds c's model (tplan_states_memo.model_same): its counts */
+    if (sm && sm->probe == TPLAN_STATES_MISS && sm->model_same)
+        pc = cache->params;
+    else
+        tplan_model_params_cached(&c->model, cache, &pc);
     /* the params memo holds c's model now */
     act_bytes_gen(c, cache, cache ? cache->params_gen : 0, &act);
     pos[n++] = stage_at(c, 0);
@@ -1503,6 +1517,7 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         sm->fixed_set = 0;
         sm->model_gen = cache->params_gen;
         sm->key = *c;
+        sm->key_ticket = 0; /* a full evaluation's solve gives it its own */
         sm->pc = pc;
         for (int i = 0; i < n; i++) {
             sm->pos[i] = pos[i];

@@ -362,8 +362,15 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
          * of the config, not one of the model and one of the config),
          * and the key's time layout if one is kept (tplan_perf_layout:
          * the solve leaves a hit as it is) */
-        if (!cache || !tplan_states_probe(c, cache, &pc))
+        if (!cache)
             tplan_model_params_cached(&c->model, cache, &pc);
+        else if (!tplan_states_probe(c, cache, &pc)) {
+            /* the params memo holds c's model: the sweep's word */
+            if (cache->states.model_same)
+                pc = cache->params;
+            else
+                tplan_model_params_cached(&c->model, cache, &pc);
+        }
         else if (cache->layout_set && cache->layout_gen == cache->states.gen)
             kept = &cache->layout;
         if (cache)
@@ -423,7 +430,14 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
         if (cache->states.probe) { /* a full evaluation's */
             cache->layout_key =
                 !kept && cache->states.probe == TPLAN_STATES_HIT;
+            /* the key is this config's (but for what it leaves out):
+             * the ticket of the layout rules' pass for it, if any */
+            cache->states.key_ticket =
+                cache->states.probe == TPLAN_STATES_HIT
+                    ? cache->states.probe_ticket
+                    : 0;
             cache->states.probe = TPLAN_STATES_UNKNOWN;
+            cache->states.model_same = false;
         }
     }
     /* a refusal, an out-of-range plan or a time skipped: no run (as

@@ -120,6 +120,28 @@ typedef struct tplan_states_memo {
      * figures filled after a change of recompute). Dropped with the key. */
     unsigned fixed_set, fixed_in_range;
     tplan_memory fixed[TPLAN_MAX_STAGES];
+    /* A sweep's word on the next probe, so that it compares no config
+     * (engine/layout_memo.c): ticket, set by the worker's layout memo at
+     * each pass of the layout rules (0: none), is taken by the next
+     * probe (probe_ticket) and stays the key's (key_ticket) where that
+     * full evaluation's solve left its config the key (probe HIT: plan.c
+     * eval); a key set otherwise has none (0: eval_stages, a
+     * batch-staged evaluation's). same (TPLAN_STATES_*): the layout
+     * memo's word on this evaluation's config, from the key's ticket's
+     * digits: HIT, the key's but for the fields the key leaves out (only
+     * such axes moved since); MISS, another axis moved too (a miss is
+     * always safe: the stages are worked out again); UNKNOWN (0), compare
+     * the config. Taken by the next probe too. */
+    uint64_t ticket, probe_ticket, key_ticket;
+    int same;
+    /* Set by a probe that took the word MISS where the params memo
+     * still holds the key's model (tplan_act_cache.params_gen is
+     * model_gen): the layout memo gives a word only where no axis writes
+     * the model (tplan_field_writes_alone), so this config's model is
+     * the key's, whose counts the params memo holds: plan.c's eval and
+     * the solve's first eval_stages take them with no compare of the
+     * model. Cleared with probe (plan.c). */
+    bool model_same;
 } tplan_states_memo;
 
 /* tplan_states_memo.probe */

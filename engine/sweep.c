@@ -14,6 +14,7 @@
 
 #include "activations.h"
 #include "fields.h"
+#include "layout_memo.h"
 
 /* Indexes a thread takes at a time; small enough to balance, large enough
  * to keep the shared counter cold. */
@@ -653,6 +654,7 @@ typedef struct worker {
                         refusal stands for: a layout's stands for a new
                         target batch, the batch solve's does not */
     const char *const *bad_reads;  /* what that rule reads (NULL: unknown) */
+    tplan_layout_memo layout; /* the layout rules' last pass (visit) */
     const char *const *skip_reads; /* the rule skip_at was found for */
     int skip_at; /* the innermost axis skip_reads names (-1: none) */
     /* equivalent()'s answer for the last configuration evaluated: it
@@ -728,7 +730,8 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
     /* c is the index's config (work() sets it); a layout the rules refuse
      * is told apart from a plan that fails later (work() skips the
      * layout's time- and run-class neighbours) */
-    if (!reuse && tplan_config_layout_deps(c, &w->bad_reads) != TPLAN_OK) {
+    if (!reuse && tplan_layout_memo_check(&w->layout, sh->walk, digit, c,
+                                          cache, &w->bad_reads) != TPLAN_OK) {
         w->layout_bad = true;
         w->bad_stands = TPLAN_REACH_BATCH;
         w->stats.invalid++;

@@ -280,6 +280,75 @@ static void test_double_at(void **state)
         -1);
 }
 
+/* The bytes of a config tplan_field_apply(id, ...) writes, at the
+ * input's range's ends and at 0 and 1, over a config of zero bytes and
+ * one of 0xff bytes (a byte it writes differs from one of the two) */
+static void bytes_written(int id, unsigned char *w)
+{
+    const tplan_field *f = tplan_field_at(id);
+    const double vals[4] = {f->min, f->max, 0.0, 1.0};
+    tplan_config c;
+
+    memset(w, 0, sizeof c);
+    for (int fill = 0; fill < 2; fill++)
+        for (int k = 0; k < 4; k++) {
+            memset(&c, fill ? 0xff : 0, sizeof c);
+            tplan_field_apply(id, vals[k], &c);
+            for (size_t b = 0; b < sizeof c; b++)
+                w[b] |= ((const unsigned char *)&c)[b] !=
+                        (fill ? 0xff : 0);
+        }
+}
+
+/* tplan_field_writes_alone: an axis that says so writes bytes of the
+ * config that no other axis writes (nor the model or gpu axis, which
+ * replace their structs and the model's seq), so that a sweep's digits
+ * stand for its config (engine/layout_memo.c); the axes it excludes
+ * write some other's */
+static void test_writes_alone(void **state)
+{
+    static unsigned char w[sizeof(tplan_config)];
+    static int owner[sizeof(tplan_config)];
+    const size_t model = offsetof(tplan_config, model),
+                 gpu = offsetof(tplan_config, gpu),
+                 seq = offsetof(tplan_config, seq);
+    int alone = 0;
+
+    (void)state;
+    for (size_t b = 0; b < sizeof(tplan_config); b++)
+        owner[b] = -1;
+    for (int id = 0; id < tplan_field_count(); id++) {
+        bool any = false;
+
+        if (!(tplan_field_at(id)->flags & TPLAN_FIELD_AXIS) ||
+            !tplan_field_writes_alone(id))
+            continue;
+        alone++;
+        bytes_written(id, w);
+        for (size_t b = 0; b < sizeof(tplan_config); b++) {
+            if (!w[b])
+                continue;
+            any = true;
+            if (owner[b] >= 0)
+                fail_msg("%s and %s both write byte %zu",
+                         tplan_field_at(owner[b])->input,
+                         tplan_field_at(id)->input, b);
+            owner[b] = id;
+            assert_false(b >= model && b < model + sizeof(tplan_model));
+            assert_false(b >= gpu && b < gpu + sizeof(tplan_gpu));
+            assert_false(b >= seq && b < seq + sizeof(int64_t));
+        }
+        assert_true(any);
+    }
+    assert_true(alone > 50);
+    /* fit_attention writes attention too, global_batch the tokens */
+    assert_false(
+        tplan_field_writes_alone(tplan_field_find_input("fit_attention")));
+    assert_false(
+        tplan_field_writes_alone(tplan_field_find_input("global_batch")));
+    assert_true(tplan_field_writes_alone(tplan_field_find_input("recompute")));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +358,7 @@ int main(void)
         cmocka_unit_test(test_check_matches_parse),
         cmocka_unit_test(test_set_and_get),
         cmocka_unit_test(test_double_at),
+        cmocka_unit_test(test_writes_alone),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

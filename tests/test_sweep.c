@@ -1454,6 +1454,48 @@ static void test_states_memo(void **state)
     print_message("llama: %lld plans\n", (long long)n);
 }
 
+/* A sweep's worker checks the layout rules that read recompute,
+ * precision, zero or micro_batch alone where only those axes moved since
+ * the last configuration that passed them all (engine/layout_memo.c,
+ * config.c tplan_config_recheck): each rule that reads them refuses here
+ * right after a configuration that passed (recompute full with
+ * recompute_modules; fp8_activations without fp8; zero below 3 without
+ * resharding or with offloaded parameters; zero 0 with a shard group),
+ * each of the other axes in turn innermost. Each plan, and which
+ * configurations are refused, equals the configuration evaluated alone. */
+static void test_layout_memo(void **state)
+{
+    static const memo_axis xs[] = {
+        {"tp", 2, {1, 2}},
+        {"recompute_modules", 2, {0, TPLAN_RC_CORE_ATTN}},
+        {"fp8_activations", 2, {0, 1}},
+        {"reshard_after_forward", 2, {1, 0}},
+        {"offload_params", 2, {0, TPLAN_OFFLOAD_CPU}},
+        {"zero_shard_group", 2, {0, 4}},
+        {"zero", 3, {3, 1, 0}},
+        {"precision", 2, {6, 3}}, /* fp8, mixed-bf16 */
+    };
+    static const memo_axis in[] = {
+        {"recompute",
+         3,
+         {TPLAN_RECOMPUTE_NONE, TPLAN_RECOMPUTE_SELECTIVE,
+          TPLAN_RECOMPUTE_FULL}},
+        {"micro_batch", 2, {1, 2}},
+    };
+    tplan_config base;
+    int64_t n;
+
+    (void)state;
+    config_for(&base, "llama3-8b", "h100-sxm");
+    base.seq = 4096;
+    base.tokens = 1e12;
+    base.gpus = 8;
+    n = expect_alone_turns(&base, xs, 8, in, 2);
+    /* of 8 x 2304 configurations, most refused by one of the rules */
+    assert_true(n > 1000);
+    print_message("%lld plans\n", (long long)n);
+}
+
 /* Paged optimizer states spill to the host at the micro-batches whose
  * activations leave them no room, and not at the others: only the
  * micro-batch changes between neighbours (innermost, up and down: a
@@ -1776,6 +1818,7 @@ int main(void)
         cmocka_unit_test(test_staged_schedules),
         cmocka_unit_test(test_staged_comm_layouts),
         cmocka_unit_test(test_staged_nic_only),
+        cmocka_unit_test(test_layout_memo),
         cmocka_unit_test(test_states_memo),
         cmocka_unit_test(test_full_eval_bytes),
         cmocka_unit_test(test_staged_paged_spill),
