@@ -132,6 +132,15 @@ static bool comm_unfit_stands(const tplan_plan *out, unsigned flags)
            out->n_warnings == 0;
 }
 
+bool tplan_plan_nic_stands(const tplan_plan *p, unsigned flags)
+{
+    /* comm_staged's tplan_perf_eval_nic returns at once for a plan
+     * untimed or with no group across nodes, and comm_staged returns
+     * TPLAN_OK; or comm_unfit_stands */
+    return comm_staged_ok(p, flags) ? !p->perf.timed || !p->perf.nic.inter
+                                    : comm_unfit_stands(p, flags);
+}
+
 int tplan_plan_eval_ex(const tplan_config *asked, tplan_plan *out,
                        unsigned flags, tplan_err *err)
 {

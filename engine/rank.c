@@ -190,10 +190,10 @@ static void sift_down(tplan_topk *t, int i)
     }
 }
 
-void tplan_topk_push(tplan_topk *t, const tplan_ranked *r)
+bool tplan_topk_push(tplan_topk *t, const tplan_ranked *r)
 {
     if (t->cap <= 0)
-        return;
+        return false;
     if (t->n < t->cap) {
         int i = t->n++;
 
@@ -209,22 +209,23 @@ void tplan_topk_push(tplan_topk *t, const tplan_ranked *r)
             t->items[i] = tmp;
             i = up;
         }
-        return;
+        return true;
     }
     if (!tplan_ranked_before(r, &t->items[0], t->nobj))
-        return;
+        return false;
     t->items[0] = *r;
     sift_down(t, 0);
+    return true;
 }
 
-void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
+bool tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
                       int nobj, const tplan_plan *p, double score,
                       bool fits_first)
 {
     tplan_ranked r;
 
     if (t->cap <= 0)
-        return;
+        return false;
     if (t->n == t->cap) {
         /* tplan_ranked_cmp's order: a plan that does not fit goes after
          * every one that does; between two that fit (over 0 both) the
@@ -234,13 +235,13 @@ void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
         bool last = fits_first && !p->mem.fits;
 
         if (last && !worst->last)
-            return;
+            return false;
         if (!last && !worst->last && nobj > 0 &&
             rank_key(&obj[0], p, score) > worst->key[0])
-            return;
+            return false;
     }
     tplan_ranked_set(&r, index, obj, nobj, p, score, fits_first);
-    tplan_topk_push(t, &r);
+    return tplan_topk_push(t, &r);
 }
 
 bool tplan_topk_full_of_fitting(const tplan_topk *t)

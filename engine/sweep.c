@@ -710,6 +710,11 @@ static unsigned fit_first(const shared *sh, const worker *w)
                : 0;
 }
 
+/* What visit asks of every evaluation, besides the reuse and fit_first
+ * flags */
+#define VISIT_FLAGS                                                            \
+    (TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS | TPLAN_EVAL_LAYOUT_CHECKED)
+
 /* One index: evaluate, constrain, hook, rank. */
 static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
                   tplan_config *c, tplan_act_cache *cache, unsigned reuse)
@@ -734,10 +739,7 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         w->stats.invalid++;
         return false;
     }
-    if (tplan_plan_eval_cached(c, cache, p,
-                               TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS |
-                                   TPLAN_EVAL_LAYOUT_CHECKED | reuse |
-                                   w->fit_flag,
+    if (tplan_plan_eval_cached(c, cache, p, VISIT_FLAGS | reuse | w->fit_flag,
                                NULL) != TPLAN_OK) {
         /* the batch solve reads no time- or run-class input: its
          * refusal stands for those neighbours as a layout's does */
@@ -882,6 +884,43 @@ static int64_t skip_refused(worker *w, const tplan_sweep_spec *s, int *digit,
     return left;
 }
 
+/* A plain_top sweep's step of the innermost axis, the NIC's speed, alone,
+ * after a plan that such a step leaves as it is (tplan_plan_nic_stands):
+ * what visit does at the axis's next max values (max >= 1, all in the
+ * chunk; index, the first one's, and a step apart), without their
+ * evaluations, which would each return the same plan: the same counts,
+ * and the same plan offered at each index until the ranking turns one
+ * away (then it would turn away the rest: tplan_topk_offer). It stops
+ * after an index whose offer turns fit_first's answer on: the next one's
+ * flags differ (FIT_FIRST; only a plan that fits turns it on, which
+ * stands under either flags: a stop to be safe, not needed). Returns the indexes passed, >= 1 (issue 38:
+ * a third of the NIC changes of the bench's space, plans that do not fit
+ * or do not cross nodes). */
+static int64_t nic_stands(worker *w, const tplan_plan *p, int64_t index,
+                          int64_t step, int64_t max)
+{
+    const tplan_sweep_spec *s = w->sh->run->spec;
+    int64_t n = max;
+
+    if (!w->eq_last) {
+        for (int64_t k = 0; k < max; k++) {
+            if (!tplan_topk_offer(&w->top, index + k * step, s->rank,
+                                  s->n_rank, p, (double)NAN, !s->mix_unfit))
+                break; /* and so would the rest be: n = max */
+            if (!w->fit_flag && (w->fit_flag = fit_first(w->sh, w))) {
+                n = k + 1;
+                break;
+            }
+        }
+        w->stats.passed += n;
+    } else {
+        w->stats.dropped[TPLAN_DROP_EQUIVALENT] += n;
+    }
+    w->stats.reused += n;
+    w->stats.unfit_untimed += n * p->time_skipped;
+    return n;
+}
+
 /* The lowest reach among odometer_step's classes (TPLAN_REACH_RUN + 1:
  * none changed) */
 static int lowest_reach(unsigned moved)
@@ -994,10 +1033,28 @@ static void *work(void *arg)
              * it), so the step's changes are all since its evaluation */
             unsigned reuse = staged && have ? sh->reuse_of[moved] | nic : 0;
 
-            /* batch-, time- and run-class fields are only range-checked
-             * by the layout rules: a layout they refused stays refused */
-            if (w->layout_bad && lowest_reach(moved) >= w->bad_stands &&
-                staged) {
+            /* a NIC step (reuse: after a plan visited, have) that leaves
+             * the plan as it is: the axis's values up to the chunk's end
+             * at once, the digits, index and field at the last */
+            if ((reuse & TPLAN_EVAL_NIC_ONLY) && sh->plain_top &&
+                tplan_plan_nic_stands(p, VISIT_FLAGS | reuse | w->fit_flag)) {
+                int64_t left = inner->n - digit[last], n;
+
+                n = nic_stands(w, p, canonical ? j : cidx,
+                               canonical ? 1 : inner_stride,
+                               left < to - j ? left : to - j);
+                j += n - 1;
+                digit[last] += (int)(n - 1);
+                cidx += (n - 1) * inner_stride;
+                if (inner_slot)
+                    *inner_slot = inner_vals[digit[last]];
+                else
+                    tplan_field_apply(inner->id, inner->values[digit[last]], c);
+            } else if (w->layout_bad &&
+                       lowest_reach(moved) >= w->bad_stands && staged) {
+                /* batch-, time- and run-class fields are only
+                 * range-checked by the layout rules: a layout they
+                 * refused stays refused */
                 w->stats.invalid++;
             } else {
                 have = visit(w, canonical ? shard + j * shards : cidx, digit, p,
