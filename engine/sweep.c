@@ -921,6 +921,74 @@ static int64_t nic_stands(worker *w, const tplan_plan *p, int64_t index,
     return n;
 }
 
+/* The NIC axis as work() walks it: its values as tplan_field_apply
+ * stores them and their double (NULL: apply at each step), the
+ * canonical index's step between two, and the reuse flags of a step of
+ * it alone (TPLAN_EVAL_NIC_ONLY among them) */
+typedef struct nic_axis {
+    const tplan_axis *axis;
+    const double *vals;
+    double *slot;
+    int64_t step;
+    unsigned reuse;
+} nic_axis;
+
+/* A plain_top sweep's steps of the innermost axis, the NIC's speed,
+ * alone, after a plan visited at the value before (digit - 1): what
+ * visit does at index and the axis's next values, max in all (all in
+ * the chunk), in a loop of their own (issue 38: the walk's and visit's
+ * per-index tests and stores were a third of such a step's cost). A
+ * plan the step leaves as it is passes the rest at once (nic_stands).
+ * Returns the indexes passed (>= 1); the field holds the last one's
+ * value. A staged evaluation that fails is counted as visit counts it,
+ * and ends the loop with *have false (the next index is evaluated in
+ * full). */
+static int64_t nic_walk(worker *w, tplan_plan *p, tplan_act_cache *cache,
+                        const nic_axis *ax, int digit, int64_t index,
+                        int64_t max, bool *have)
+{
+    const tplan_sweep_spec *s = w->sh->run->spec;
+    const bool fits_first = !s->mix_unfit;
+    tplan_config *c = &p->config;
+
+    for (int64_t k = 0; k < max; k++) {
+        const unsigned flags = VISIT_FLAGS | ax->reuse | w->fit_flag;
+
+        if (k > 0) { /* index + k's value (the caller set index's) */
+            if (ax->slot)
+                *ax->slot = ax->vals[digit + k];
+            else
+                tplan_field_apply(ax->axis->id, ax->axis->values[digit + k],
+                                  c);
+        }
+        if (tplan_plan_nic_stands(p, flags))
+            return k + nic_stands(w, p, index + k * ax->step, ax->step,
+                                  max - k);
+        if (tplan_plan_eval_cached(c, cache, p, flags, NULL) != TPLAN_OK) {
+            /* visit's refusal after a staged step that is not the batch's:
+             * no layout's, and nothing it stands for */
+            w->layout_bad = false;
+            w->bad_stands = TPLAN_REACH_TIME;
+            w->bad_reads = NULL;
+            w->stats.invalid++;
+            *have = false;
+            return k + 1;
+        }
+        w->stats.reused++;
+        w->stats.unfit_untimed += p->time_skipped;
+        if (w->eq_last) { /* equivalent()'s answer stands (visit) */
+            w->stats.dropped[TPLAN_DROP_EQUIVALENT]++;
+            continue;
+        }
+        w->stats.passed++;
+        tplan_topk_offer(&w->top, index + k * ax->step, s->rank, s->n_rank, p,
+                         (double)NAN, fits_first);
+        if (!w->fit_flag)
+            w->fit_flag = fit_first(w->sh, w);
+    }
+    return max;
+}
+
 /* The lowest reach among odometer_step's classes (TPLAN_REACH_RUN + 1:
  * none changed) */
 static int lowest_reach(unsigned moved)
@@ -1033,16 +1101,17 @@ static void *work(void *arg)
              * it), so the step's changes are all since its evaluation */
             unsigned reuse = staged && have ? sh->reuse_of[moved] | nic : 0;
 
-            /* a NIC step (reuse: after a plan visited, have) that leaves
-             * the plan as it is: the axis's values up to the chunk's end
-             * at once, the digits, index and field at the last */
-            if ((reuse & TPLAN_EVAL_NIC_ONLY) && sh->plain_top &&
-                tplan_plan_nic_stands(p, VISIT_FLAGS | reuse | w->fit_flag)) {
+            /* a NIC step (reuse: after a plan visited, have): the
+             * axis's values up to the chunk's end in nic_walk's loop,
+             * the digits, index and field at the last it passed */
+            if ((reuse & TPLAN_EVAL_NIC_ONLY) && sh->plain_top) {
                 int64_t left = inner->n - digit[last], n;
+                const nic_axis ax = {inner, inner_vals, inner_slot,
+                                     canonical ? 1 : inner_stride, reuse};
 
-                n = nic_stands(w, p, canonical ? j : cidx,
-                               canonical ? 1 : inner_stride,
-                               left < to - j ? left : to - j);
+                n = nic_walk(w, p, cache, &ax, digit[last],
+                             canonical ? j : cidx,
+                             left < to - j ? left : to - j, &have);
                 j += n - 1;
                 digit[last] += (int)(n - 1);
                 cidx += (n - 1) * inner_stride;

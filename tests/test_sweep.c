@@ -1320,6 +1320,56 @@ static void test_nic_stands(void **state)
     free(s);
 }
 
+/* A NIC step whose staged evaluation fails (sweep.c, nic_walk): a run
+ * time out of range at a slow NIC (a huge budget of short steps), between
+ * speeds that pass. Counted as visit counts it, and the next value is
+ * evaluated in full: the same top N and counts as the unstaged walk. */
+static void test_nic_walk_refused(void **state)
+{
+    static const double gpus[] = {16, 32}, zero[] = {1, 3}, mb[] = {1, 2},
+                        nic[] = {400, 0.1, 200, 0.1, 800};
+    enum { N = 8 };
+    tplan_sweep_spec *s = staged_spec();
+    tplan_sweep_run a, b;
+
+    (void)state;
+    s->base.seq = 128;
+    s->base.tokens = 1e18;
+    add_axis(s, "gpus", 2, gpus);
+    add_axis(s, "zero", 2, zero);
+    add_axis(s, "micro_batch", 2, mb);
+    add_axis(s, "nic_gbps", 5, nic);
+    s->keep_mode = TPLAN_KEEP_TOP;
+    s->keep = N;
+    s->unstaged = true;
+    exec_run(&a, s, 1, 0, 1);
+    s->unstaged = false;
+    exec_run(&b, s, 1, 0, 1);
+    print_message("%lld evaluated, %lld refused, %lld staged\n",
+                  (long long)b.stats.evaluated, (long long)b.stats.invalid,
+                  (long long)b.stats.reused);
+    /* not vacuous: the slow NIC refused, the others passed */
+    assert_true(a.stats.invalid > 0 && a.stats.passed > a.stats.invalid);
+    assert_int_equal(b.n_top, a.n_top);
+    assert_memory_equal(a.top, b.top, sizeof *a.top * (size_t)a.n_top);
+    assert_int_equal(b.stats.evaluated, a.stats.evaluated);
+    assert_int_equal(b.stats.invalid, a.stats.invalid);
+    assert_int_equal(b.stats.passed, a.stats.passed);
+    assert_true(b.stats.reused > 0);
+    tplan_sweep_run_free(&a);
+    /* keep = "all" walks by visit alone (not plain_top): where every
+     * plan fits (no time skipped) the same evaluations staged and
+     * refused, so a refusal ends the staging there too */
+    s->keep_mode = TPLAN_KEEP_ALL;
+    exec_run(&a, s, 1, 0, 1);
+    assert_int_equal(a.stats.kept_unfit, 0);
+    assert_int_equal(b.stats.reused, a.stats.reused);
+    assert_int_equal(b.stats.invalid, a.stats.invalid);
+    tplan_sweep_run_free(&a);
+    tplan_sweep_run_free(&b);
+    free(s);
+}
+
 /* A plan's hash (hash_plan's) */
 static uint64_t plan_hash(const tplan_plan *p)
 {
@@ -1842,6 +1892,7 @@ int main(void)
         cmocka_unit_test(test_staged_comm_layouts),
         cmocka_unit_test(test_staged_nic_only),
         cmocka_unit_test(test_nic_stands),
+        cmocka_unit_test(test_nic_walk_refused),
         cmocka_unit_test(test_states_memo),
         cmocka_unit_test(test_full_eval_bytes),
         cmocka_unit_test(test_staged_paged_spill),
