@@ -885,7 +885,7 @@ static int64_t skip_refused(worker *w, const tplan_sweep_spec *s, int *digit,
 }
 
 /* A plain_top sweep's step of the innermost axis, the NIC's speed, alone,
- * after a plan that such a step leaves as it is (tplan_plan_nic_stands):
+ * after a plan that such a step leaves as it is (tplan_plan_eval_nic):
  * what visit does at the axis's next max values (max >= 1, all in the
  * chunk; index, the first one's, and a step apart), without their
  * evaluations, which would each return the same plan: the same counts,
@@ -961,10 +961,13 @@ static int64_t nic_walk(worker *w, tplan_plan *p, tplan_act_cache *cache,
                 tplan_field_apply(ax->axis->id, ax->axis->values[digit + k],
                                   c);
         }
-        if (tplan_plan_nic_stands(p, flags))
+        bool stands;
+        int rc = tplan_plan_eval_nic(p, cache, flags, &stands, NULL);
+
+        if (stands)
             return k + nic_stands(w, p, index + k * ax->step, ax->step,
                                   max - k);
-        if (tplan_plan_eval_cached(c, cache, p, flags, NULL) != TPLAN_OK) {
+        if (rc != TPLAN_OK) {
             /* visit's refusal after a staged step that is not the batch's:
              * no layout's, and nothing it stands for */
             w->layout_bad = false;
