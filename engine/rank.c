@@ -218,9 +218,11 @@ bool tplan_topk_push(tplan_topk *t, const tplan_ranked *r)
     return true;
 }
 
-bool tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
-                      int nobj, const tplan_plan *p, double score,
-                      bool fits_first)
+/* tplan_topk_offer's and tplan_topk_offer_in's body: two entries, so
+ * that a sweep's visit, the one caller of the first, has it inlined */
+static inline bool offer(tplan_topk *t, int64_t index,
+                         const tplan_objective *obj, int nobj,
+                         const tplan_plan *p, double score, bool fits_first)
 {
     tplan_ranked r;
 
@@ -242,6 +244,20 @@ bool tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
     }
     tplan_ranked_set(&r, index, obj, nobj, p, score, fits_first);
     return tplan_topk_push(t, &r);
+}
+
+void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
+                      int nobj, const tplan_plan *p, double score,
+                      bool fits_first)
+{
+    offer(t, index, obj, nobj, p, score, fits_first);
+}
+
+bool tplan_topk_offer_in(tplan_topk *t, int64_t index,
+                         const tplan_objective *obj, int nobj,
+                         const tplan_plan *p, double score, bool fits_first)
+{
+    return offer(t, index, obj, nobj, p, score, fits_first);
 }
 
 bool tplan_topk_full_of_fitting(const tplan_topk *t)

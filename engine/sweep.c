@@ -890,22 +890,25 @@ static int64_t skip_refused(worker *w, const tplan_sweep_spec *s, int *digit,
  * chunk; index, the first one's, and a step apart), without their
  * evaluations, which would each return the same plan: the same counts,
  * and the same plan offered at each index until the ranking turns one
- * away (then it would turn away the rest: tplan_topk_offer). It stops
- * after an index whose offer turns fit_first's answer on: the next one's
- * flags differ (FIT_FIRST; only a plan that fits turns it on, which
- * stands under either flags: a stop to be safe, not needed). Returns the indexes passed, >= 1 (issue 38:
- * a third of the NIC changes of the bench's space, plans that do not fit
- * or do not cross nodes). */
-static int64_t nic_stands(worker *w, const tplan_plan *p, int64_t index,
-                          int64_t step, int64_t max)
+ * away (then it would turn away the rest: tplan_topk_offer_in). It
+ * stops after an index whose offer turns fit_first's answer on: the
+ * next one's flags differ (FIT_FIRST; only a plan that fits turns it
+ * on, and one that fits stands under either flags: a stop to be safe,
+ * not needed). Returns the indexes passed, >= 1 (issue 38: a third of
+ * the NIC changes of the bench's space, plans that do not fit or do not
+ * cross nodes). */
+__attribute__((noinline)) static int64_t
+nic_stands(worker *w, const tplan_plan *p, int64_t index, int64_t step,
+           int64_t max)
 {
     const tplan_sweep_spec *s = w->sh->run->spec;
     int64_t n = max;
 
     if (!w->eq_last) {
         for (int64_t k = 0; k < max; k++) {
-            if (!tplan_topk_offer(&w->top, index + k * step, s->rank,
-                                  s->n_rank, p, (double)NAN, !s->mix_unfit))
+            if (!tplan_topk_offer_in(&w->top, index + k * step, s->rank,
+                                     s->n_rank, p, (double)NAN,
+                                     !s->mix_unfit))
                 break; /* and so would the rest be: n = max */
             if (!w->fit_flag && (w->fit_flag = fit_first(w->sh, w))) {
                 n = k + 1;
@@ -942,10 +945,11 @@ typedef struct nic_axis {
  * Returns the indexes passed (>= 1); the field holds the last one's
  * value. A staged evaluation that fails is counted as visit counts it,
  * and ends the loop with *have false (the next index is evaluated in
- * full). */
-static int64_t nic_walk(worker *w, tplan_plan *p, tplan_act_cache *cache,
-                        const nic_axis *ax, int digit, int64_t index,
-                        int64_t max, bool *have)
+ * full). noinline, as nic_stands: out of work()'s loop, whose other
+ * kinds of step it would slow (registers). */
+__attribute__((noinline)) static int64_t
+nic_walk(worker *w, tplan_plan *p, tplan_act_cache *cache, const nic_axis *ax,
+         int digit, int64_t index, int64_t max, bool *have)
 {
     const tplan_sweep_spec *s = w->sh->run->spec;
     const bool fits_first = !s->mix_unfit;
@@ -984,8 +988,8 @@ static int64_t nic_walk(worker *w, tplan_plan *p, tplan_act_cache *cache,
             continue;
         }
         w->stats.passed++;
-        tplan_topk_offer(&w->top, index + k * ax->step, s->rank, s->n_rank, p,
-                         (double)NAN, fits_first);
+        tplan_topk_offer_in(&w->top, index + k * ax->step, s->rank,
+                            s->n_rank, p, (double)NAN, fits_first);
         if (!w->fit_flag)
             w->fit_flag = fit_first(w->sh, w);
     }
