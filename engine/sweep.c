@@ -955,8 +955,14 @@ nic_walk(worker *w, tplan_plan *p, tplan_act_cache *cache, const nic_axis *ax,
     const bool fits_first = !s->mix_unfit;
     tplan_config *c = &p->config;
 
-    for (int64_t k = 0; k < max; k++) {
+    const bool eq = w->eq_last; /* equivalent()'s answer stands (visit) */
+    int64_t k, done = 0, untimed = 0; /* evaluated here, not timed */
+    int64_t n = max;
+
+    for (k = 0; k < max; k++) {
         const unsigned flags = VISIT_FLAGS | ax->reuse | w->fit_flag;
+        bool stands;
+        int rc;
 
         if (k > 0) { /* index + k's value (the caller set index's) */
             if (ax->slot)
@@ -965,12 +971,11 @@ nic_walk(worker *w, tplan_plan *p, tplan_act_cache *cache, const nic_axis *ax,
                 tplan_field_apply(ax->axis->id, ax->axis->values[digit + k],
                                   c);
         }
-        bool stands;
-        int rc = tplan_plan_eval_nic(p, cache, flags, &stands, NULL);
-
-        if (stands)
-            return k + nic_stands(w, p, index + k * ax->step, ax->step,
-                                  max - k);
+        rc = tplan_plan_eval_nic(p, cache, flags, &stands, NULL);
+        if (stands) {
+            n = k + nic_stands(w, p, index + k * ax->step, ax->step, max - k);
+            break;
+        }
         if (rc != TPLAN_OK) {
             /* visit's refusal after a staged step that is not the batch's:
              * no layout's, and nothing it stands for */
@@ -979,21 +984,26 @@ nic_walk(worker *w, tplan_plan *p, tplan_act_cache *cache, const nic_axis *ax,
             w->bad_reads = NULL;
             w->stats.invalid++;
             *have = false;
-            return k + 1;
+            n = k + 1;
+            break;
         }
-        w->stats.reused++;
-        w->stats.unfit_untimed += p->time_skipped;
-        if (w->eq_last) { /* equivalent()'s answer stands (visit) */
-            w->stats.dropped[TPLAN_DROP_EQUIVALENT]++;
+        done++;
+        untimed += p->time_skipped;
+        if (eq)
             continue;
-        }
-        w->stats.passed++;
         tplan_topk_offer_in(&w->top, index + k * ax->step, s->rank,
                             s->n_rank, p, (double)NAN, fits_first);
         if (!w->fit_flag)
             w->fit_flag = fit_first(w->sh, w);
     }
-    return max;
+    /* visit's counts of the indexes evaluated here, at once */
+    w->stats.reused += done;
+    w->stats.unfit_untimed += untimed;
+    if (eq)
+        w->stats.dropped[TPLAN_DROP_EQUIVALENT] += done;
+    else
+        w->stats.passed += done;
+    return n;
 }
 
 /* The lowest reach among odometer_step's classes (TPLAN_REACH_RUN + 1:

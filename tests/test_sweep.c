@@ -1317,6 +1317,26 @@ static void test_nic_stands(void **state)
         assert_memory_equal(got, a.top, sizeof *a.top * N);
     }
     tplan_sweep_run_free(&a);
+    /* equivalent layouts dropped (one data-parallel rank: the ZeRO
+     * stages alike), which visit's answer for the plan before stands for
+     * along the NIC axis; a heap with room for every plan, so that one
+     * offered that should not be shows */
+    s->keep_equivalents = false;
+    s->keep = 400; /* over the 288 configurations */
+    s->unstaged = true;
+    exec_run(&a, s, 1, 0, 1);
+    s->unstaged = false;
+    exec_run(&b, s, 1, 0, 1);
+    assert_true(a.stats.dropped[TPLAN_DROP_EQUIVALENT] > 0);
+    assert_int_equal(b.stats.dropped[TPLAN_DROP_EQUIVALENT],
+                     a.stats.dropped[TPLAN_DROP_EQUIVALENT]);
+    assert_int_equal(b.stats.passed, a.stats.passed);
+    assert_int_equal(b.stats.unfit_untimed, a.stats.unfit_untimed);
+    assert_int_equal(a.n_top, a.stats.passed);
+    assert_int_equal(b.n_top, a.n_top);
+    assert_memory_equal(a.top, b.top, sizeof *a.top * (size_t)a.n_top);
+    tplan_sweep_run_free(&a);
+    tplan_sweep_run_free(&b);
     free(s);
 }
 
