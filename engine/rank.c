@@ -53,7 +53,10 @@ static double run_figure(const tplan_plan *p, double v)
     return p->run.has_budget && !isnan(v) ? v : (double)INFINITY;
 }
 
-double tplan_metric_value(tplan_metric m, const tplan_plan *p, double score)
+/* tplan_metric_value's body: inline in rank_key, whose callers (a
+ * sweep's offer of every plan) it would otherwise cost a call each */
+static inline double metric_value(tplan_metric m, const tplan_plan *p,
+                                  double score)
 {
     switch (m) {
     case TPLAN_M_COST_USD:
@@ -85,12 +88,17 @@ double tplan_metric_value(tplan_metric m, const tplan_plan *p, double score)
     }
 }
 
+double tplan_metric_value(tplan_metric m, const tplan_plan *p, double score)
+{
+    return metric_value(m, p, score);
+}
+
 /* One objective's key: smaller ranks first; NaN sorts last whatever the
  * direction */
 static double rank_key(const tplan_objective *o, const tplan_plan *p,
                        double score)
 {
-    double v = tplan_metric_value(o->metric, p, score);
+    double v = metric_value(o->metric, p, score);
 
     return v != v ? (double)INFINITY : o->maximize ? -v : v;
 }
