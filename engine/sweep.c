@@ -1093,6 +1093,11 @@ static void *work(void *arg)
     unsigned nic = 0; /* inner_nic where the last step was that one */
     int64_t cidx = 0; /* walking by reach: the digits' canonical index */
     bool have = false;
+    /* the NIC axis for nic_walk, a step of it alone's reuse flags (what
+     * the loop's reuse is then: reuse_of[inner_bit] | inner_nic) */
+    const nic_axis nic_ax = {inner, inner_vals, inner_slot,
+                             canonical ? 1 : inner_stride,
+                             sh->reuse_of[inner_bit] | inner_nic};
 
     for (int k = 0; inner_vals && k < inner->n; k++) {
         tplan_field_apply(inner->id, inner->values[k], c);
@@ -1123,10 +1128,8 @@ static void *work(void *arg)
              * the digits, index and field at the last it passed */
             if ((reuse & TPLAN_EVAL_NIC_ONLY) && sh->plain_top) {
                 int64_t left = inner->n - digit[last], n;
-                const nic_axis ax = {inner, inner_vals, inner_slot,
-                                     canonical ? 1 : inner_stride, reuse};
 
-                n = nic_walk(w, p, cache, &ax, digit[last],
+                n = nic_walk(w, p, cache, &nic_ax, digit[last],
                              canonical ? j : cidx,
                              left < to - j ? left : to - j, &have);
                 j += n - 1;
