@@ -23,6 +23,16 @@ bool tplan_states_probe(const tplan_config *c, tplan_act_cache *cache,
 int tplan_plan_eval_cached(const tplan_config *c, tplan_act_cache *cache,
                            tplan_plan *out, unsigned flags, tplan_err *err);
 
+/* tplan_plan_eval_cached(&p->config, cache, p, flags, err) where flags
+ * are a sweep's staged ones after a change of the NIC's speed alone
+ * (TPLAN_EVAL_NIC_ONLY with REUSE_COMPUTE, COMM_ONLY and FIGURES, no
+ * REUSE_TIME: that premise, not checked): the same result and plan.
+ * *stands: the plan was left as it was, with TPLAN_OK, and would be
+ * by the same step again (comm_staged_ok with no group across nodes or
+ * no time; comm_unfit_stands): nothing was evaluated. */
+int tplan_plan_eval_nic(tplan_plan *p, tplan_act_cache *cache, unsigned flags,
+                        bool *stands, tplan_err *err);
+
 /* Would accumulations a and b (0: automatic) leave every pipeline stage
  * of c holding the same micro-batches in flight? Nothing else in the
  * memory reads the accumulation (memory.c). */

@@ -107,7 +107,9 @@ static int comm_staged(tplan_plan *out, unsigned flags, tplan_err *err)
     if ((flags & TPLAN_EVAL_NIC_ONLY)
             ? tplan_perf_eval_nic(c, &out->mem, &out->perf)
             : tplan_perf_eval_comm(c, &out->mem, &out->perf)) {
-        tplan_run_time(c, &out->perf, &out->run);
+        /* the run's price and budget stand (no run-class change), and
+         * the plan was timed before (comm_staged_ok) and now */
+        tplan_run_retime(c, &out->perf, &out->run);
         rc = time_checks(out, err);
     }
     c->micro_batch = micro_batch;
@@ -132,14 +134,36 @@ static bool comm_unfit_stands(const tplan_plan *out, unsigned flags)
            out->n_warnings == 0;
 }
 
+static int eval_cached(const tplan_config *asked, tplan_act_cache *cache,
+                       tplan_plan *out, unsigned flags, tplan_err *err);
+
+int tplan_plan_eval_nic(tplan_plan *p, tplan_act_cache *cache, unsigned flags,
+                        bool *stands, tplan_err *err)
+{
+    /* tplan_plan_eval_cached's first test holds (the premise) */
+    *stands = false;
+    if (comm_staged_ok(p, flags)) {
+        /* comm_staged's tplan_perf_eval_nic would return at once for a
+         * plan untimed or with no group across nodes, and comm_staged
+         * TPLAN_OK */
+        if (!p->perf.timed || !p->perf.nic.inter) {
+            *stands = true;
+            return TPLAN_OK;
+        }
+        return comm_staged(p, flags, err);
+    }
+    if (comm_unfit_stands(p, flags)) {
+        *stands = true;
+        return TPLAN_OK;
+    }
+    return eval_cached(&p->config, cache, p, flags, err);
+}
+
 int tplan_plan_eval_ex(const tplan_config *asked, tplan_plan *out,
                        unsigned flags, tplan_err *err)
 {
     return tplan_plan_eval_cached(asked, NULL, out, flags, err);
 }
-
-static int eval_cached(const tplan_config *asked, tplan_act_cache *cache,
-                       tplan_plan *out, unsigned flags, tplan_err *err);
 
 int tplan_plan_eval_cached(const tplan_config *asked, tplan_act_cache *cache,
                            tplan_plan *out, unsigned flags, tplan_err *err)

@@ -53,7 +53,10 @@ static double run_figure(const tplan_plan *p, double v)
     return p->run.has_budget && !isnan(v) ? v : (double)INFINITY;
 }
 
-double tplan_metric_value(tplan_metric m, const tplan_plan *p, double score)
+/* tplan_metric_value's body: inline in rank_key, whose callers (a
+ * sweep's offer of every plan) it would otherwise cost a call each */
+static inline double metric_value(tplan_metric m, const tplan_plan *p,
+                                  double score)
 {
     switch (m) {
     case TPLAN_M_COST_USD:
@@ -85,12 +88,17 @@ double tplan_metric_value(tplan_metric m, const tplan_plan *p, double score)
     }
 }
 
+double tplan_metric_value(tplan_metric m, const tplan_plan *p, double score)
+{
+    return metric_value(m, p, score);
+}
+
 /* One objective's key: smaller ranks first; NaN sorts last whatever the
  * direction */
 static double rank_key(const tplan_objective *o, const tplan_plan *p,
                        double score)
 {
-    double v = tplan_metric_value(o->metric, p, score);
+    double v = metric_value(o->metric, p, score);
 
     return v != v ? (double)INFINITY : o->maximize ? -v : v;
 }
@@ -190,10 +198,10 @@ static void sift_down(tplan_topk *t, int i)
     }
 }
 
-void tplan_topk_push(tplan_topk *t, const tplan_ranked *r)
+bool tplan_topk_push(tplan_topk *t, const tplan_ranked *r)
 {
     if (t->cap <= 0)
-        return;
+        return false;
     if (t->n < t->cap) {
         int i = t->n++;
 
@@ -209,22 +217,25 @@ void tplan_topk_push(tplan_topk *t, const tplan_ranked *r)
             t->items[i] = tmp;
             i = up;
         }
-        return;
+        return true;
     }
     if (!tplan_ranked_before(r, &t->items[0], t->nobj))
-        return;
+        return false;
     t->items[0] = *r;
     sift_down(t, 0);
+    return true;
 }
 
-void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
-                      int nobj, const tplan_plan *p, double score,
-                      bool fits_first)
+/* tplan_topk_offer's and tplan_topk_offer_in's body: two entries, so
+ * that a sweep's visit, the one caller of the first, has it inlined */
+static inline bool offer(tplan_topk *t, int64_t index,
+                         const tplan_objective *obj, int nobj,
+                         const tplan_plan *p, double score, bool fits_first)
 {
     tplan_ranked r;
 
     if (t->cap <= 0)
-        return;
+        return false;
     if (t->n == t->cap) {
         /* tplan_ranked_cmp's order: a plan that does not fit goes after
          * every one that does; between two that fit (over 0 both) the
@@ -234,13 +245,27 @@ void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
         bool last = fits_first && !p->mem.fits;
 
         if (last && !worst->last)
-            return;
+            return false;
         if (!last && !worst->last && nobj > 0 &&
             rank_key(&obj[0], p, score) > worst->key[0])
-            return;
+            return false;
     }
     tplan_ranked_set(&r, index, obj, nobj, p, score, fits_first);
-    tplan_topk_push(t, &r);
+    return tplan_topk_push(t, &r);
+}
+
+void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
+                      int nobj, const tplan_plan *p, double score,
+                      bool fits_first)
+{
+    offer(t, index, obj, nobj, p, score, fits_first);
+}
+
+bool tplan_topk_offer_in(tplan_topk *t, int64_t index,
+                         const tplan_objective *obj, int nobj,
+                         const tplan_plan *p, double score, bool fits_first)
+{
+    return offer(t, index, obj, nobj, p, score, fits_first);
 }
 
 bool tplan_topk_full_of_fitting(const tplan_topk *t)

@@ -102,14 +102,23 @@ typedef struct tplan_topk {
     int cap, n, nobj;
 } tplan_topk;
 
-void tplan_topk_push(tplan_topk *t, const tplan_ranked *r);
+/* Push r; false where the heap turned it away (full, and r ranks after
+ * its worst; or no room at all) and is as it was. */
+bool tplan_topk_push(tplan_topk *t, const tplan_ranked *r);
 /* tplan_ranked_set (nobj must be t->nobj) then tplan_topk_push, with the
  * same result; a plan that ranks after a full heap's worst on its
  * standing or its first key is turned away before its entry is made (a
- * sweep's keep = N offers every plan, and turns most away). */
+ * sweep's keep = N offers every plan, and turns most away).
+ * tplan_topk_offer_in also says whether the plan went in: turned away,
+ * the heap is full (or has no room) and the same plan at a later index
+ * would be turned away too, as the worst of a full heap only gets
+ * better (sweep.c, nic_stands). */
 void tplan_topk_offer(tplan_topk *t, int64_t index, const tplan_objective *obj,
                       int nobj, const tplan_plan *p, double score,
                       bool fits_first);
+bool tplan_topk_offer_in(tplan_topk *t, int64_t index,
+                         const tplan_objective *obj, int nobj,
+                         const tplan_plan *p, double score, bool fits_first);
 /* The heap is full and its worst entry fits: under fits-first ranking a
  * plan that does not fit can no longer get in (tplan_topk_offer turns it
  * away on its standing alone). */

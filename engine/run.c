@@ -47,6 +47,19 @@ void tplan_run_budget(const tplan_config *c, int64_t params,
     out->steps = (int64_t)tp_ceil(out->tokens / (double)tokens_per_step);
 }
 
+/* What the budget's steps cost at perf's step time and out's price:
+ * the wall clock, GPU-hours, cost, energy and CO2 */
+static void steps_cost(const tplan_config *c, const tplan_perf *perf,
+                       double gpus, tplan_run *out)
+{
+    out->time_h = (double)out->steps * perf->step_time_s / 3600.0;
+    out->gpu_hours = out->time_h * gpus;
+    out->cost_usd = tplan_cost_usd(out->time_h, gpus, out->price_usd_per_h);
+    out->energy_kwh = tplan_energy_kwh(out->time_h, gpus, c->gpu.tdp_w,
+                                       c->power_util, c->pue);
+    out->co2_kg = out->energy_kwh * c->grid_kg_per_kwh;
+}
+
 /* What the budget's steps cost: the price, wall clock, GPU-hours, cost,
  * energy and CO2. Writes every field tplan_run_budget does not. */
 void tplan_run_time(const tplan_config *c, const tplan_perf *perf,
@@ -68,12 +81,16 @@ void tplan_run_time(const tplan_config *c, const tplan_perf *perf,
         out->energy_kwh = out->co2_kg = (double)NAN;
         return;
     }
-    out->time_h = (double)out->steps * perf->step_time_s / 3600.0;
-    out->gpu_hours = out->time_h * gpus;
-    out->cost_usd = tplan_cost_usd(out->time_h, gpus, out->price_usd_per_h);
-    out->energy_kwh = tplan_energy_kwh(out->time_h, gpus, c->gpu.tdp_w,
-                                       c->power_util, c->pue);
-    out->co2_kg = out->energy_kwh * c->grid_kg_per_kwh;
+    steps_cost(c, perf, gpus, out);
+}
+
+void tplan_run_retime(const tplan_config *c, const tplan_perf *perf,
+                      tplan_run *out)
+{
+    /* the price (run-class fields, the GPU's) and, without a budget, the
+     * zeros stand; a time before and now (the premise): no NaNs */
+    if (out->has_budget)
+        steps_cost(c, perf, (double)c->gpus, out);
 }
 
 void tplan_run_eval(const tplan_config *c, const tplan_perf *perf,

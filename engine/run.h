@@ -44,6 +44,13 @@ void tplan_run_budget(const tplan_config *c, int64_t params,
                       int64_t tokens_per_step, tplan_run *out);
 void tplan_run_time(const tplan_config *c, const tplan_perf *perf,
                     tplan_run *out);
+/* tplan_run_time where *out is the same plan's run, written by
+ * tplan_run_time, and since then only its step time moved (perf timed
+ * then and now; no run-class field, GPU or budget changed: a staged
+ * communication change, plan.c comm_staged): what the steps cost again,
+ * the price and a missing budget's zeros as they stand. */
+void tplan_run_retime(const tplan_config *c, const tplan_perf *perf,
+                      tplan_run *out);
 
 /* The cost path on its own: hours x GPUs x price, and the energy of it. */
 double tplan_cost_usd(double hours, double gpus, double price_usd_per_h);

@@ -712,6 +712,11 @@ static unsigned fit_first(const shared *sh, const worker *w)
                : 0;
 }
 
+/* What visit asks of every evaluation, besides the reuse and fit_first
+ * flags */
+#define VISIT_FLAGS                                                            \
+    (TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS | TPLAN_EVAL_LAYOUT_CHECKED)
+
 /* One index: evaluate, constrain, hook, rank. */
 static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
                   tplan_config *c, tplan_act_cache *cache, unsigned reuse)
@@ -737,10 +742,7 @@ static bool visit(worker *w, int64_t index, const int *digit, tplan_plan *p,
         w->stats.invalid++;
         return false;
     }
-    if (tplan_plan_eval_cached(c, cache, p,
-                               TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS |
-                                   TPLAN_EVAL_LAYOUT_CHECKED | reuse |
-                                   w->fit_flag,
+    if (tplan_plan_eval_cached(c, cache, p, VISIT_FLAGS | reuse | w->fit_flag,
                                NULL) != TPLAN_OK) {
         /* the batch solve reads no time- or run-class input: its
          * refusal stands for those neighbours as a layout's does */
@@ -885,6 +887,128 @@ static int64_t skip_refused(worker *w, const tplan_sweep_spec *s, int *digit,
     return left;
 }
 
+/* A plain_top sweep's step of the innermost axis, the NIC's speed, alone,
+ * after a plan that such a step leaves as it is (tplan_plan_eval_nic):
+ * what visit does at the axis's next max values (max >= 1, all in the
+ * chunk; index, the first one's, and a step apart), without their
+ * evaluations, which would each return the same plan: the same counts,
+ * and the same plan offered at each index until the ranking turns one
+ * away (then it would turn away the rest: tplan_topk_offer_in). It
+ * stops after an index whose offer turns fit_first's answer on: the
+ * next one's flags differ (FIT_FIRST; only a plan that fits turns it
+ * on, and one that fits stands under either flags: a stop to be safe,
+ * not needed). Returns the indexes passed, >= 1 (issue 38: a third of
+ * the NIC changes of the bench's space, plans that do not fit or do not
+ * cross nodes). */
+__attribute__((noinline)) static int64_t
+nic_stands(worker *w, const tplan_plan *p, int64_t index, int64_t step,
+           int64_t max)
+{
+    const tplan_sweep_spec *s = w->sh->run->spec;
+    int64_t n = max;
+
+    if (!w->eq_last) {
+        for (int64_t k = 0; k < max; k++) {
+            if (!tplan_topk_offer_in(&w->top, index + k * step, s->rank,
+                                     s->n_rank, p, (double)NAN,
+                                     !s->mix_unfit))
+                break; /* and so would the rest be: n = max */
+            if (!w->fit_flag && (w->fit_flag = fit_first(w->sh, w))) {
+                n = k + 1;
+                break;
+            }
+        }
+        w->stats.passed += n;
+    } else {
+        w->stats.dropped[TPLAN_DROP_EQUIVALENT] += n;
+    }
+    w->stats.reused += n;
+    w->stats.unfit_untimed += n * p->time_skipped;
+    return n;
+}
+
+/* The NIC axis as work() walks it: its values as tplan_field_apply
+ * stores them and their double (NULL: apply at each step), the
+ * canonical index's step between two, and the reuse flags of a step of
+ * it alone (TPLAN_EVAL_NIC_ONLY among them) */
+typedef struct nic_axis {
+    const tplan_axis *axis;
+    const double *vals;
+    double *slot;
+    int64_t step;
+    unsigned reuse;
+} nic_axis;
+
+/* A plain_top sweep's steps of the innermost axis, the NIC's speed,
+ * alone, after a plan visited at the value before (digit - 1): what
+ * visit does at index and the axis's next values, max in all (all in
+ * the chunk), in a loop of their own (issue 38: the walk's and visit's
+ * per-index tests and stores were a third of such a step's cost). A
+ * plan the step leaves as it is passes the rest at once (nic_stands).
+ * Returns the indexes passed (>= 1); the field holds the last one's
+ * value. A staged evaluation that fails is counted as visit counts it,
+ * and ends the loop with *have false (the next index is evaluated in
+ * full). noinline, as nic_stands: out of work()'s loop, whose other
+ * kinds of step it would slow (registers). */
+__attribute__((noinline)) static int64_t
+nic_walk(worker *w, tplan_plan *p, tplan_act_cache *cache, const nic_axis *ax,
+         int digit, int64_t index, int64_t max, bool *have)
+{
+    const tplan_sweep_spec *s = w->sh->run->spec;
+    const bool fits_first = !s->mix_unfit;
+    tplan_config *c = &p->config;
+
+    const bool eq = w->eq_last; /* equivalent()'s answer stands (visit) */
+    int64_t k, done = 0, untimed = 0; /* evaluated here, not timed */
+    int64_t n = max;
+
+    for (k = 0; k < max; k++) {
+        const unsigned flags = VISIT_FLAGS | ax->reuse | w->fit_flag;
+        bool stands;
+        int rc;
+
+        if (k > 0) { /* index + k's value (the caller set index's) */
+            if (ax->slot)
+                *ax->slot = ax->vals[digit + k];
+            else
+                tplan_field_apply(ax->axis->id, ax->axis->values[digit + k],
+                                  c);
+        }
+        rc = tplan_plan_eval_nic(p, cache, flags, &stands, NULL);
+        if (stands) {
+            n = k + nic_stands(w, p, index + k * ax->step, ax->step, max - k);
+            break;
+        }
+        if (rc != TPLAN_OK) {
+            /* visit's refusal after a staged step that is not the batch's:
+             * no layout's, and nothing it stands for */
+            w->layout_bad = false;
+            w->bad_stands = TPLAN_REACH_TIME;
+            w->bad_reads = NULL;
+            w->stats.invalid++;
+            *have = false;
+            n = k + 1;
+            break;
+        }
+        done++;
+        untimed += p->time_skipped;
+        if (eq)
+            continue;
+        tplan_topk_offer_in(&w->top, index + k * ax->step, s->rank,
+                            s->n_rank, p, (double)NAN, fits_first);
+        if (!w->fit_flag)
+            w->fit_flag = fit_first(w->sh, w);
+    }
+    /* visit's counts of the indexes evaluated here, at once */
+    w->stats.reused += done;
+    w->stats.unfit_untimed += untimed;
+    if (eq)
+        w->stats.dropped[TPLAN_DROP_EQUIVALENT] += done;
+    else
+        w->stats.passed += done;
+    return n;
+}
+
 /* The lowest reach among odometer_step's classes (TPLAN_REACH_RUN + 1:
  * none changed) */
 static int lowest_reach(unsigned moved)
@@ -972,6 +1096,11 @@ static void *work(void *arg)
     unsigned nic = 0; /* inner_nic where the last step was that one */
     int64_t cidx = 0; /* walking by reach: the digits' canonical index */
     bool have = false;
+    /* the NIC axis for nic_walk, a step of it alone's reuse flags (what
+     * the loop's reuse is then: reuse_of[inner_bit] | inner_nic) */
+    const nic_axis nic_ax = {inner, inner_vals, inner_slot,
+                             canonical ? 1 : inner_stride,
+                             sh->reuse_of[inner_bit] | inner_nic};
 
     for (int k = 0; inner_vals && k < inner->n; k++) {
         tplan_field_apply(inner->id, inner->values[k], c);
@@ -997,10 +1126,27 @@ static void *work(void *arg)
              * it), so the step's changes are all since its evaluation */
             unsigned reuse = staged && have ? sh->reuse_of[moved] | nic : 0;
 
-            /* batch-, time- and run-class fields are only range-checked
-             * by the layout rules: a layout they refused stays refused */
-            if (w->layout_bad && lowest_reach(moved) >= w->bad_stands &&
-                staged) {
+            /* a NIC step (reuse: after a plan visited, have): the
+             * axis's values up to the chunk's end in nic_walk's loop,
+             * the digits, index and field at the last it passed */
+            if ((reuse & TPLAN_EVAL_NIC_ONLY) && sh->plain_top) {
+                int64_t left = inner->n - digit[last], n;
+
+                n = nic_walk(w, p, cache, &nic_ax, digit[last],
+                             canonical ? j : cidx,
+                             left < to - j ? left : to - j, &have);
+                j += n - 1;
+                digit[last] += (int)(n - 1);
+                cidx += (n - 1) * inner_stride;
+                if (inner_slot)
+                    *inner_slot = inner_vals[digit[last]];
+                else
+                    tplan_field_apply(inner->id, inner->values[digit[last]], c);
+            } else if (w->layout_bad &&
+                       lowest_reach(moved) >= w->bad_stands && staged) {
+                /* batch-, time- and run-class fields are only
+                 * range-checked by the layout rules: a layout they
+                 * refused stays refused */
                 w->stats.invalid++;
             } else {
                 have = visit(w, canonical ? shard + j * shards : cidx, digit, p,

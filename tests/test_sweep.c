@@ -1255,6 +1255,141 @@ static void test_staged_nic_only(void **state)
     free(s);
 }
 
+/* A keep = N sweep whose innermost axis is the NIC's speed: the plans
+ * that a step of it leaves as they are (one node: no group crosses
+ * nodes; or not fitting once the heap is full of plans that fit) pass
+ * the axis's values at once (sweep.c, nic_stands), each offered as
+ * visit offers it. The same top N as the unstaged walk, ties (the same
+ * plan at each NIC speed, a later index ranking after) included, and
+ * the same counts, on one thread; the same top N on two and in shards. */
+static void test_nic_stands(void **state)
+{
+    static const double gpus[] = {8, 16}, tp[] = {1, 2, 8}, pp[] = {1, 2},
+                        zero[] = {0, 3}, mb[] = {1, 4, 16},
+                        nic[] = {100, 200, 400, 800};
+    enum { N = 24 };
+    tplan_sweep_spec *s = staged_spec();
+    tplan_sweep_run a, b;
+    tplan_ranked part[N], got[3 * N], front[1];
+    int n, nf, ties = 0;
+
+    (void)state;
+    add_axis(s, "gpus", 2, gpus);
+    add_axis(s, "tp", 3, tp);
+    add_axis(s, "pp", 2, pp);
+    add_axis(s, "zero", 2, zero);
+    add_axis(s, "micro_batch", 3, mb);
+    add_axis(s, "nic_gbps", 4, nic);
+    s->keep_mode = TPLAN_KEEP_TOP;
+    s->keep = N;
+    s->unstaged = true;
+    exec_run(&a, s, 1, 0, 1);
+    s->unstaged = false;
+    assert_int_equal(a.n_top, N);
+    /* not vacuous: plans tied over the NIC's values, plans not timed */
+    for (int i = 1; i < N; i++)
+        ties += a.top[i].key[0] == a.top[i - 1].key[0];
+    assert_true(ties >= N / 2);
+    assert_true(a.stats.unfit_untimed > 10);
+    for (int threads = 1; threads <= 2; threads++) {
+        exec_run(&b, s, threads, 0, 1);
+        assert_int_equal(b.n_top, N);
+        assert_memory_equal(a.top, b.top, sizeof *a.top * N);
+        if (threads == 1) {
+            assert_int_equal(b.stats.evaluated, a.stats.evaluated);
+            assert_int_equal(b.stats.invalid, a.stats.invalid);
+            assert_int_equal(b.stats.passed, a.stats.passed);
+            assert_int_equal(b.stats.unfit_untimed, a.stats.unfit_untimed);
+            assert_true(b.stats.reused * 2 > b.stats.evaluated);
+        }
+        tplan_sweep_run_free(&b);
+    }
+    {
+        tplan_topk t = {got, N, 0, 1};
+
+        for (int64_t k = 0; k < 3; k++) {
+            run(s, 1, k, 3, part, &n, front, &nf);
+            for (int i = 0; i < n; i++)
+                tplan_topk_push(&t, &part[i]);
+        }
+        tplan_topk_sort(&t);
+        assert_int_equal(t.n, N);
+        assert_memory_equal(got, a.top, sizeof *a.top * N);
+    }
+    tplan_sweep_run_free(&a);
+    /* equivalent layouts dropped (one data-parallel rank: the ZeRO
+     * stages alike), which visit's answer for the plan before stands for
+     * along the NIC axis; a heap with room for every plan, so that one
+     * offered that should not be shows */
+    s->keep_equivalents = false;
+    s->keep = 400; /* over the 288 configurations */
+    s->unstaged = true;
+    exec_run(&a, s, 1, 0, 1);
+    s->unstaged = false;
+    exec_run(&b, s, 1, 0, 1);
+    assert_true(a.stats.dropped[TPLAN_DROP_EQUIVALENT] > 0);
+    assert_int_equal(b.stats.dropped[TPLAN_DROP_EQUIVALENT],
+                     a.stats.dropped[TPLAN_DROP_EQUIVALENT]);
+    assert_int_equal(b.stats.passed, a.stats.passed);
+    assert_int_equal(b.stats.unfit_untimed, a.stats.unfit_untimed);
+    assert_int_equal(a.n_top, a.stats.passed);
+    assert_int_equal(b.n_top, a.n_top);
+    assert_memory_equal(a.top, b.top, sizeof *a.top * (size_t)a.n_top);
+    tplan_sweep_run_free(&a);
+    tplan_sweep_run_free(&b);
+    free(s);
+}
+
+/* A NIC step whose staged evaluation fails (sweep.c, nic_walk): a run
+ * time out of range at a slow NIC (a huge budget of short steps), between
+ * speeds that pass. Counted as visit counts it, and the next value is
+ * evaluated in full: the same top N and counts as the unstaged walk. */
+static void test_nic_walk_refused(void **state)
+{
+    static const double gpus[] = {16, 32}, zero[] = {1, 3}, mb[] = {1, 2},
+                        nic[] = {400, 0.1, 200, 0.1, 800};
+    enum { N = 8 };
+    tplan_sweep_spec *s = staged_spec();
+    tplan_sweep_run a, b;
+
+    (void)state;
+    s->base.seq = 128;
+    s->base.tokens = 1e18;
+    add_axis(s, "gpus", 2, gpus);
+    add_axis(s, "zero", 2, zero);
+    add_axis(s, "micro_batch", 2, mb);
+    add_axis(s, "nic_gbps", 5, nic);
+    s->keep_mode = TPLAN_KEEP_TOP;
+    s->keep = N;
+    s->unstaged = true;
+    exec_run(&a, s, 1, 0, 1);
+    s->unstaged = false;
+    exec_run(&b, s, 1, 0, 1);
+    print_message("%lld evaluated, %lld refused, %lld staged\n",
+                  (long long)b.stats.evaluated, (long long)b.stats.invalid,
+                  (long long)b.stats.reused);
+    /* not vacuous: the slow NIC refused, the others passed */
+    assert_true(a.stats.invalid > 0 && a.stats.passed > a.stats.invalid);
+    assert_int_equal(b.n_top, a.n_top);
+    assert_memory_equal(a.top, b.top, sizeof *a.top * (size_t)a.n_top);
+    assert_int_equal(b.stats.evaluated, a.stats.evaluated);
+    assert_int_equal(b.stats.invalid, a.stats.invalid);
+    assert_int_equal(b.stats.passed, a.stats.passed);
+    assert_true(b.stats.reused > 0);
+    tplan_sweep_run_free(&a);
+    /* keep = "all" walks by visit alone (not plain_top): where every
+     * plan fits (no time skipped) the same evaluations staged and
+     * refused, so a refusal ends the staging there too */
+    s->keep_mode = TPLAN_KEEP_ALL;
+    exec_run(&a, s, 1, 0, 1);
+    assert_int_equal(a.stats.kept_unfit, 0);
+    assert_int_equal(b.stats.reused, a.stats.reused);
+    assert_int_equal(b.stats.invalid, a.stats.invalid);
+    tplan_sweep_run_free(&a);
+    tplan_sweep_run_free(&b);
+    free(s);
+}
+
 /* A plan's hash (hash_plan's) */
 static uint64_t plan_hash(const tplan_plan *p)
 {
@@ -1819,6 +1954,8 @@ int main(void)
         cmocka_unit_test(test_staged_comm_layouts),
         cmocka_unit_test(test_staged_nic_only),
         cmocka_unit_test(test_layout_memo),
+        cmocka_unit_test(test_nic_stands),
+        cmocka_unit_test(test_nic_walk_refused),
         cmocka_unit_test(test_states_memo),
         cmocka_unit_test(test_full_eval_bytes),
         cmocka_unit_test(test_staged_paged_spill),
