@@ -1260,6 +1260,7 @@ static bool fill_batch(const tplan_config *c, const stage_mem *s,
         return false;
     }
     out->out_of_range = false;
+    out->partial = false; /* out may hold a verdict alone (defer_fill) */
     /* paged states beyond the GPU's room live on the host (unified
      * memory pages them in for the optimizer step); without a spill
      * fill_fixed's figures stand */
@@ -1318,6 +1319,49 @@ static bool fill_batch(const tplan_config *c, const stage_mem *s,
     /* the rest of fill_fixed's figures stand unless a spill moved them or
      * band found the plan out of range (and left its own unwritten) */
     return band(c, out) && spill == 0.0;
+}
+
+/* Of fill_batch's range checks, the band's reads total_bytes, the
+ * stage's parts rounded: the same sum as its total (stage_total) to a
+ * byte a part. Below this the band is in range with a factor of ten to
+ * spare (defer_fill); above it, fill_batch decides. */
+#define DEFER_RANGE 1e17
+
+/* fill_batch's verdict alone, where that is all the caller needs of a
+ * stage that does not fit (memo->defer, stage_mem.h): out holds
+ * fill_fixed's figures of the worst stage, s, whose total at micro-batch
+ * b is total. Only where fill_batch would write nothing else the verdict
+ * reads and find the plan in range: no paged spill (its host figure and
+ * optimizer bytes move), no offloaded activations (their host bytes
+ * move), the host side in range and the total far from the band's
+ * limit, and b above bmax (b <= bmax with the host side too full is
+ * left to fill_batch). Writes fits, host_fits, micro_batch,
+ * max_micro_batch and out_of_range as fill_batch does, and marks out
+ * partial; false, writing nothing, where a condition fails. */
+static bool defer_fill(const tplan_config *c, tplan_stage_memo *memo,
+                       const stage_mem *s, int64_t b, int64_t bmax,
+                       double total, double usable, tplan_memory *out)
+{
+    bool host_fits;
+
+    /* most stages fit (and one whose host side does not is rare): the
+     * micro-batch alone first */
+    if (b <= bmax || s->act_host != 0.0 || !memo->fixed_in_range ||
+        !(total * (1.0 + c->mem_band_hi) < DEFER_RANGE) ||
+        tp_fmin(tp_fmax(total - usable, 0.0) / s->alloc_k, s->paged) != 0.0)
+        return false;
+    /* without a spill or offloaded activations fill_fixed's host figure
+     * stands (fill_batch) */
+    host_fits = out->host_bytes <= out->host_capacity_bytes;
+    out->out_of_range = false;
+    out->host_fits = host_fits;
+    out->micro_batch = b;
+    out->max_micro_batch = host_fits ? bmax : 0;
+    out->fits = false;
+    out->partial = true;
+    /* the fixed figures stand in out, as after a fill without a spill */
+    memo->filled = out;
+    return true;
 }
 
 /* The contract figures of one stage at micro-batch b into a zeroed out;
@@ -1658,6 +1702,9 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         }
         *out = memo->fixed;
     }
+    if (memo->defer && defer_fill(c, memo, &stages[worst], b, bmax,
+                                  worst_total, usable, out))
+        return;
     memo->filled = fill_batch(c, &stages[worst], &parts[worst], b, bmax,
                               worst_total, memo->fixed_in_range, out)
                        ? out

@@ -326,6 +326,7 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
     perf_inputs before, after;
     bool keep_time = false, timed = false, may_keep = false;
     bool clear_run = false; /* the run is the plan's before, to clear */
+    bool defer = false; /* the memory may stop after its verdict */
     const tplan_perf_layout *kept = NULL; /* the key's time layout */
     int rc;
 
@@ -336,6 +337,9 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
          * at the one asked for), so nothing is kept to compare then */
         timed = !out->time_skipped;
         kept_accum = out->accum;
+        /* a plan that does not fit is not timed (tail): its memory may
+         * stop after its fit verdict (stage_mem.h, defer; issue 38) */
+        defer = (flags & TPLAN_EVAL_FIT_FIRST) != 0;
         may_keep = (flags & TPLAN_EVAL_BATCH_ONLY) &&
                    (c->micro_batch == 0 ||
                     c->micro_batch == out->mem.micro_batch);
@@ -409,6 +413,7 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
             cache->stages.valid = false;
         cache->stages.plan = out;
         cache->stages.armed = true;
+        cache->stages.defer = defer;
     }
     rc = tplan_plan_batch(work, cache, out, kept_accum, err);
     if (cache) {
@@ -547,6 +552,11 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
     out->time_skipped = skip;
     if (skip)
         return recipe_checks(asked, out, err);
+    /* a memory that stopped after its fit verdict (tplan_memory.partial:
+     * a staged evaluation after a plan FIT_FIRST did not time, asked
+     * without it), in full first */
+    if (out->mem.partial)
+        tplan_memory_eval(c, &out->mem);
     /* a batch- or time-staged evaluation: out->perf holds the time of
      * the same layout (plan.h), whose model and layout parts stay */
     if (!keep_time && (flags & TPLAN_EVAL_FIGURES) &&

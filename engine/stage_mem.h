@@ -169,6 +169,14 @@ typedef struct tplan_stage_memo {
      * the copy (issue 38); NULL: none. Cleared with fixed_stage, and by
      * a memory evaluation into them that does not go through the memo. */
     const tplan_memory *filled;
+    /* Set by plan.c before each solve (armed): true for a batch-staged
+     * one whose plan, if it does not fit, is not timed and cannot be
+     * refused after its memory (TPLAN_EVAL_FIT_FIRST with figures only,
+     * no ramp, no LR; the fit is all a sweep reads of such a plan): a
+     * fill of a stage that does not fit may stop after its verdict
+     * (memory.c defer_fill; issue 38: half of a sweep's micro-batch
+     * changes do not fit). */
+    bool defer;
 } tplan_stage_memo;
 
 #endif
