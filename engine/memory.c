@@ -190,6 +190,36 @@ bool tplan_memory_same_accum(const tplan_config *c, int64_t a, int64_t b)
     return ma == mb || (ma * v >= full && mb * v >= full);
 }
 
+/* The least accumulation k0 such that tplan_memory_same_accum(c, a, k)
+ * holds for every k >= k0, or INT64_MAX where the rule gives none: its
+ * tests for a given a, solved for the other count (issue 38: the test ran
+ * at each batch-staged evaluation; a stage memo asks this once, with its
+ * stages). k >= 1 here, so the other count is k itself. */
+static int64_t same_from(const tplan_config *c, int64_t a)
+{
+    double ma = a > 0 ? (double)a : (double)c->pp, v, full;
+    int64_t k;
+
+    if (c->pp <= 1) /* set_to_none: one micro-batch a step or more both */
+        return !c->set_to_none ? 1 : ma == 1.0 ? INT64_MAX : 2;
+    if (c->set_to_none && ma == 1.0)
+        return INT64_MAX;
+    if (dualpipe(c))
+        return ma >= 2.0 * (double)c->pp ? 2 * c->pp : INT64_MAX;
+    v = c->vpp > 1 ? (double)c->vpp : 1.0;
+    full = stage_warmup(c, 0);
+    if (!(ma * v >= full) || !(full < 1e15))
+        return INT64_MAX;
+    /* the least k with k v >= full, as the rule compares it; at least 2
+     * (set_to_none: one micro-batch a step is apart) */
+    k = (int64_t)(full / v);
+    while (k > 2 && (double)(k - 1) * v >= full)
+        k--;
+    while ((double)k * v < full)
+        k++;
+    return k < 2 ? 2 : k;
+}
+
 /* One layer's attention on a device: its parameters and matmul weights.
  * Megatron splits matmuls (and their biases) over t and replicates the
  * norms. With t > k the K and V projections are replicated: each rank
@@ -1596,7 +1626,8 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         return;
     }
     if (memo && memo->valid &&
-        tplan_memory_same_accum(c, memo->accum, c->accum)) {
+        (c->accum >= memo->same_from ||
+         tplan_memory_same_accum(c, memo->accum, c->accum))) {
         n = memo->n;
         /* the reserve changed: the same stages in another room */
         if (memo->usable != usable) {
@@ -1610,6 +1641,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         fresh = true;
         bmax = memo->bmax;
         memo->accum = c->accum;
+        memo->same_from = same_from(c, c->accum);
         memo->usable = usable;
         memo->valid = true;
         memo->fixed_stage = -1;
