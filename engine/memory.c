@@ -220,6 +220,22 @@ static int64_t same_from(const tplan_config *c, int64_t a)
     return k < 2 ? 2 : k;
 }
 
+/* tplan_memory_same_accum for the memo's accumulation and c's, where
+ * c->accum is below memo->same_from: the first time for these stages,
+ * same_from is worked out (a full evaluation's solve, which asks none,
+ * pays nothing for it) */
+static __attribute__((noinline)) bool
+same_accum_memo(const tplan_config *c, tplan_stage_memo *memo)
+{
+    if (!memo->same_known) {
+        memo->same_from = same_from(c, memo->accum);
+        memo->same_known = true;
+        if (c->accum >= memo->same_from)
+            return true;
+    }
+    return tplan_memory_same_accum(c, memo->accum, c->accum);
+}
+
 /* One layer's attention on a device: its parameters and matmul weights.
  * Megatron splits matmuls (and their biases) over t and replicates the
  * norms. With t > k the K and V projections are replicated: each rank
@@ -1626,8 +1642,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         return;
     }
     if (memo && memo->valid &&
-        (c->accum >= memo->same_from ||
-         tplan_memory_same_accum(c, memo->accum, c->accum))) {
+        (c->accum >= memo->same_from || same_accum_memo(c, memo))) {
         n = memo->n;
         /* the reserve changed: the same stages in another room */
         if (memo->usable != usable) {
@@ -1641,7 +1656,8 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         fresh = true;
         bmax = memo->bmax;
         memo->accum = c->accum;
-        memo->same_from = same_from(c, c->accum);
+        memo->same_from = INT64_MAX; /* worked out when first asked */
+        memo->same_known = false;
         memo->usable = usable;
         memo->valid = true;
         memo->fixed_stage = -1;
@@ -1734,8 +1750,11 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         }
         *out = memo->fixed;
     }
-    if (memo->defer && defer_fill(c, memo, &stages[worst], b, bmax,
-                                  worst_total, usable, out))
+    /* (the stages that fit, and full evaluations, which never defer,
+     * go on at once) */
+    if (memo->defer && b > bmax &&
+        defer_fill(c, memo, &stages[worst], b, bmax, worst_total, usable,
+                   out))
         return;
     memo->filled = fill_batch(c, &stages[worst], &parts[worst], b, bmax,
                               worst_total, memo->fixed_in_range, out)

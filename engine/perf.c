@@ -1067,18 +1067,7 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
         return;
     }
     out->timed = true;
-    /* the dtype and its peaks read whole-plan fields alone: a staged
-     * evaluation keeps them (issue 38) */
-    if (!staged) {
-        memo->dtype = compute_dtype(c, &memo->dtype_fallback);
-        memo->peak_mm = c->gpu.peak_flops[memo->dtype];
-        /* The attention core runs in 16 bits even under fp8 recipes. */
-        memo->peak_attn = memo->dtype == TPLAN_DTYPE_FP8
-                              ? c->gpu.peak_flops[TPLAN_DTYPE_BF16]
-                              : memo->peak_mm;
-    }
-    d = memo->dtype;
-    out->dtype_fallback = memo->dtype_fallback;
+    d = compute_dtype(c, &out->dtype_fallback);
     out->dtype = d;
     if (!same_fl) {
         /* the attention core's recomputation is core_attn's (a module
@@ -1124,8 +1113,10 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
         memo->log2_tp = kept ? kept->log2_tp : log2((double)c->tp);
     out->flops_per_step = fl->model;
     out->hw_flops_per_step = fl->hardware;
-    peak_mm = memo->peak_mm;
-    peak_attn = memo->peak_attn;
+    peak_mm = c->gpu.peak_flops[d];
+    /* The attention core runs in 16 bits even under fp8 recipes. */
+    peak_attn =
+        d == TPLAN_DTYPE_FP8 ? c->gpu.peak_flops[TPLAN_DTYPE_BF16] : peak_mm;
     efficiency(c, mem, d, memo->log2_tp, &out->matmul_eff, &out->attn_eff);
     out->peak_flops = peak_mm;
     mm_s = fl->matmul_hw / gpus / (peak_mm * out->matmul_eff);

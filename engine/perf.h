@@ -103,11 +103,6 @@ typedef struct tplan_perf_memo {
     double stage_imbalance;    /* and the slowest stage, from fl */
     int64_t slowest_stage;
     double log2_tp;            /* the efficiency's TP term */
-    /* the matmuls' dtype (compute_dtype: the precision and the GPU's
-     * peaks, of the whole-plan class) and the two peaks it gives */
-    tplan_dtype dtype;
-    bool dtype_fallback;
-    double peak_mm, peak_attn;
 } tplan_perf_memo;
 
 typedef struct tplan_perf {

@@ -75,6 +75,15 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
 
 static int time_checks(const tplan_plan *out, tplan_err *err);
 
+/* tail()'s memory evaluated again where it stopped after its fit verdict
+ * (tplan_memory.partial): out of tail's way (noinline, cold: no sweep
+ * gets here, issue 38) */
+static __attribute__((noinline, cold)) void memory_whole(const tplan_config *c,
+                                                        tplan_plan *out)
+{
+    tplan_memory_eval(c, &out->mem);
+}
+
 /* A comm-staged evaluation (TPLAN_EVAL_COMM_ONLY with REUSE_COMPUTE)
  * that reeval() and tail() would run to the same end: a plan timed
  * before (not time_skipped), no ramp, and a time this one keeps
@@ -556,7 +565,7 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
      * a staged evaluation after a plan FIT_FIRST did not time, asked
      * without it), in full first */
     if (out->mem.partial)
-        tplan_memory_eval(c, &out->mem);
+        memory_whole(c, out);
     /* a batch- or time-staged evaluation: out->perf holds the time of
      * the same layout (plan.h), whose model and layout parts stay */
     if (!keep_time && (flags & TPLAN_EVAL_FIGURES) &&

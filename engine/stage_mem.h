@@ -148,9 +148,11 @@ typedef struct tplan_stage_memo {
     int64_t accum;    /* the accumulation the stages were evaluated at */
     /* every accumulation from this one up leaves the stages as they are
      * (tplan_memory_same_accum(c, accum, k) for all k >= it; memory.c
-     * same_from; INT64_MAX: none known): worked out with the stages,
-     * which hold c's layout, and dropped with them */
+     * same_from; INT64_MAX: none known): worked out for the stages,
+     * which hold c's layout, when first asked (same_known), and dropped
+     * with them */
     int64_t same_from;
+    bool same_known;
     int n;
     double usable; /* the usable bytes of the last evaluation through it */
     int64_t bmax;  /* the largest micro-batch every stage fits in them */
