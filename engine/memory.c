@@ -190,6 +190,52 @@ bool tplan_memory_same_accum(const tplan_config *c, int64_t a, int64_t b)
     return ma == mb || (ma * v >= full && mb * v >= full);
 }
 
+/* The least accumulation k0 such that tplan_memory_same_accum(c, a, k)
+ * holds for every k >= k0, or INT64_MAX where the rule gives none: its
+ * tests for a given a, solved for the other count (issue 38: the test ran
+ * at each batch-staged evaluation; a stage memo asks this once, with its
+ * stages). k >= 1 here, so the other count is k itself. */
+static int64_t same_from(const tplan_config *c, int64_t a)
+{
+    double ma = a > 0 ? (double)a : (double)c->pp, v, full;
+    int64_t k;
+
+    if (c->pp <= 1) /* set_to_none: one micro-batch a step or more both */
+        return !c->set_to_none ? 1 : ma == 1.0 ? INT64_MAX : 2;
+    if (c->set_to_none && ma == 1.0)
+        return INT64_MAX;
+    if (dualpipe(c))
+        return ma >= 2.0 * (double)c->pp ? 2 * c->pp : INT64_MAX;
+    v = c->vpp > 1 ? (double)c->vpp : 1.0;
+    full = stage_warmup(c, 0);
+    if (!(ma * v >= full) || !(full < 1e15))
+        return INT64_MAX;
+    /* the least k with k v >= full, as the rule compares it; at least 2
+     * (set_to_none: one micro-batch a step is apart) */
+    k = (int64_t)(full / v);
+    while (k > 2 && (double)(k - 1) * v >= full)
+        k--;
+    while ((double)k * v < full)
+        k++;
+    return k < 2 ? 2 : k;
+}
+
+/* tplan_memory_same_accum for the memo's accumulation and c's, where
+ * c->accum is below memo->same_from: the first time for these stages,
+ * same_from is worked out (a full evaluation's solve, which asks none,
+ * pays nothing for it) */
+static __attribute__((noinline)) bool
+same_accum_memo(const tplan_config *c, tplan_stage_memo *memo)
+{
+    if (!memo->same_known) {
+        memo->same_from = same_from(c, memo->accum);
+        memo->same_known = true;
+        if (c->accum >= memo->same_from)
+            return true;
+    }
+    return tplan_memory_same_accum(c, memo->accum, c->accum);
+}
+
 /* One layer's attention on a device: its parameters and matmul weights.
  * Megatron splits matmuls (and their biases) over t and replicates the
  * norms. With t > k the K and V projections are replicated: each rank
@@ -1260,6 +1306,7 @@ static bool fill_batch(const tplan_config *c, const stage_mem *s,
         return false;
     }
     out->out_of_range = false;
+    out->partial = false; /* out may hold a verdict alone (defer_fill) */
     /* paged states beyond the GPU's room live on the host (unified
      * memory pages them in for the optimizer step); without a spill
      * fill_fixed's figures stand */
@@ -1318,6 +1365,49 @@ static bool fill_batch(const tplan_config *c, const stage_mem *s,
     /* the rest of fill_fixed's figures stand unless a spill moved them or
      * band found the plan out of range (and left its own unwritten) */
     return band(c, out) && spill == 0.0;
+}
+
+/* Of fill_batch's range checks, the band's reads total_bytes, the
+ * stage's parts rounded: the same sum as its total (stage_total) to a
+ * byte a part. Below this the band is in range with a factor of ten to
+ * spare (defer_fill); above it, fill_batch decides. */
+#define DEFER_RANGE 1e17
+
+/* fill_batch's verdict alone, where that is all the caller needs of a
+ * stage that does not fit (memo->defer, stage_mem.h): out holds
+ * fill_fixed's figures of the worst stage, s, whose total at micro-batch
+ * b is total. Only where fill_batch would write nothing else the verdict
+ * reads and find the plan in range: no paged spill (its host figure and
+ * optimizer bytes move), no offloaded activations (their host bytes
+ * move), the host side in range and the total far from the band's
+ * limit, and b above bmax (b <= bmax with the host side too full is
+ * left to fill_batch). Writes fits, host_fits, micro_batch,
+ * max_micro_batch and out_of_range as fill_batch does, and marks out
+ * partial; false, writing nothing, where a condition fails. */
+static bool defer_fill(const tplan_config *c, tplan_stage_memo *memo,
+                       const stage_mem *s, int64_t b, int64_t bmax,
+                       double total, double usable, tplan_memory *out)
+{
+    bool host_fits;
+
+    /* most stages fit (and one whose host side does not is rare): the
+     * micro-batch alone first */
+    if (b <= bmax || s->act_host != 0.0 || !memo->fixed_in_range ||
+        !(total * (1.0 + c->mem_band_hi) < DEFER_RANGE) ||
+        tp_fmin(tp_fmax(total - usable, 0.0) / s->alloc_k, s->paged) != 0.0)
+        return false;
+    /* without a spill or offloaded activations fill_fixed's host figure
+     * stands (fill_batch) */
+    host_fits = out->host_bytes <= out->host_capacity_bytes;
+    out->out_of_range = false;
+    out->host_fits = host_fits;
+    out->micro_batch = b;
+    out->max_micro_batch = host_fits ? bmax : 0;
+    out->fits = false;
+    out->partial = true;
+    /* the fixed figures stand in out, as after a fill without a spill */
+    memo->filled = out;
+    return true;
 }
 
 /* The contract figures of one stage at micro-batch b into a zeroed out;
@@ -1567,7 +1657,7 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         return;
     }
     if (memo && memo->valid &&
-        tplan_memory_same_accum(c, memo->accum, c->accum)) {
+        (c->accum >= memo->same_from || same_accum_memo(c, memo))) {
         n = memo->n;
         /* the reserve changed: the same stages in another room */
         if (memo->usable != usable) {
@@ -1581,6 +1671,8 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         fresh = true;
         bmax = memo->bmax;
         memo->accum = c->accum;
+        memo->same_from = INT64_MAX; /* worked out when first asked */
+        memo->same_known = false;
         memo->usable = usable;
         memo->valid = true;
         memo->fixed_stage = -1;
@@ -1673,6 +1765,12 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
         }
         *out = memo->fixed;
     }
+    /* (the stages that fit, and full evaluations, which never defer,
+     * go on at once) */
+    if (memo->defer && b > bmax &&
+        defer_fill(c, memo, &stages[worst], b, bmax, worst_total, usable,
+                   out))
+        return;
     memo->filled = fill_batch(c, &stages[worst], &parts[worst], b, bmax,
                               worst_total, memo->fixed_in_range, out)
                        ? out

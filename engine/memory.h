@@ -114,6 +114,13 @@ typedef struct tplan_memory {
     int64_t tie_temp_bytes;       /* of it: a tied embedding's second
                                      gradient (set_to_none) */
     bool peak_at_step;            /* the step's phase is the peak */
+    /* internal: only the fit verdict is this plan's (fits, host_fits,
+     * micro_batch, max_micro_batch, out_of_range); the rest of the
+     * figures the micro-batch moves are an earlier fill's. A sweep's
+     * plan that does not fit and is not timed (plan.h,
+     * TPLAN_EVAL_FIT_FIRST; memory.c defer_fill); whatever times it
+     * evaluates its memory again (plan.c tail) */
+    bool partial;
 } tplan_memory;
 
 /* Evaluate a validated config. micro_batch 0 means "the largest that

@@ -768,12 +768,10 @@ static void totals(const tplan_config *c, const tplan_memory *mem,
     totals_at(c, out);
 }
 
-/* Communication, the optimizer step and the totals: what follows the
- * compute of a step (tplan_perf_eval_comm re-runs it alone): the
- * bandwidths from the communication-class fields, the times of the
- * shape's collectives at them, what hides under compute. */
-static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
-                           tplan_perf *out)
+/* comm_and_total's work where the figures it clears are 0 already
+ * (perf_eval's memset; issue 38: a staged time cleared them twice) */
+static void comm_fresh(const tplan_config *c, const tplan_memory *mem,
+                       tplan_perf *out)
 {
     const tplan_precision_info *pi = tplan_precision_get(c->precision);
     double gpus = (double)c->gpus, m = (double)c->accum;
@@ -785,16 +783,6 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     double bw_tp, bw_dp, bw_pp;
     bool mirror_on;
 
-    /* everything this part sets, cleared: a re-run starts where a first
-     * evaluation would */
-    out->tp_comm_s = out->pp_comm_s = out->dp_comm_s = out->dp_exposed_s = 0;
-    out->pp_exposed_s = 0;
-    out->tp_exposed_s = 0;
-    out->optimizer_s = out->dequant_s = out->offload_s = 0;
-    out->cpu_optimizer_s = out->ep_comm_s = out->ep_exposed_s = 0;
-    out->cp_comm_s = out->cp_exposed_s = 0;
-    out->dp_inter_node = out->tp_inter_node = out->pp_inter_node = false;
-    out->ep_inter_node = out->cp_inter_node = false;
     out->knobs = comm_knobs(c);
     /* Megatron's rank order puts TP innermost, then CP, EP and DP, then
      * PP (tp-cp-ep-dp-pp). */
@@ -863,6 +851,26 @@ static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
     out->nic.inter = out->tp_inter_node || out->dp_inter_node ||
                      out->pp_inter_node || out->ep_inter_node ||
                      out->cp_inter_node;
+}
+
+/* Communication, the optimizer step and the totals: what follows the
+ * compute of a step (tplan_perf_eval_comm re-runs it alone): the
+ * bandwidths from the communication-class fields, the times of the
+ * shape's collectives at them, what hides under compute. */
+static void comm_and_total(const tplan_config *c, const tplan_memory *mem,
+                           tplan_perf *out)
+{
+    /* everything this part sets, cleared: a re-run starts where a first
+     * evaluation would */
+    out->tp_comm_s = out->pp_comm_s = out->dp_comm_s = out->dp_exposed_s = 0;
+    out->pp_exposed_s = 0;
+    out->tp_exposed_s = 0;
+    out->optimizer_s = out->dequant_s = out->offload_s = 0;
+    out->cpu_optimizer_s = out->ep_comm_s = out->ep_exposed_s = 0;
+    out->cp_comm_s = out->cp_exposed_s = 0;
+    out->dp_inter_node = out->tp_inter_node = out->pp_inter_node = false;
+    out->ep_inter_node = out->cp_inter_node = false;
+    comm_fresh(c, mem, out);
 }
 
 /* comm_and_total after only the NIC's speed changed, where out->nic
@@ -1165,7 +1173,7 @@ static void perf_eval(const tplan_config *c, const tplan_memory *mem,
     else if (!staged)
         comm_layout(c, &out->shape);
     comm_shape(c, mem, &out->shape);
-    comm_and_total(c, mem, out);
+    comm_fresh(c, mem, out); /* the memset above cleared its figures */
     memo->valid = true;
     memo->stage_imbalance = out->stage_imbalance;
     memo->slowest_stage = out->slowest_stage;

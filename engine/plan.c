@@ -75,6 +75,15 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
 
 static int time_checks(const tplan_plan *out, tplan_err *err);
 
+/* tail()'s memory evaluated again where it stopped after its fit verdict
+ * (tplan_memory.partial): out of tail's way (noinline, cold: no sweep
+ * gets here, issue 38) */
+static __attribute__((noinline, cold)) void memory_whole(const tplan_config *c,
+                                                        tplan_plan *out)
+{
+    tplan_memory_eval(c, &out->mem);
+}
+
 /* A comm-staged evaluation (TPLAN_EVAL_COMM_ONLY with REUSE_COMPUTE)
  * that reeval() and tail() would run to the same end: a plan timed
  * before (not time_skipped), no ramp, and a time this one keeps
@@ -350,6 +359,7 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
     perf_inputs before, after;
     bool keep_time = false, timed = false, may_keep = false;
     bool clear_run = false; /* the run is the plan's before, to clear */
+    bool defer = false; /* the memory may stop after its verdict */
     const tplan_perf_layout *kept = NULL; /* the key's time layout */
     int rc;
 
@@ -360,6 +370,9 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
          * at the one asked for), so nothing is kept to compare then */
         timed = !out->time_skipped;
         kept_accum = out->accum;
+        /* a plan that does not fit is not timed (tail): its memory may
+         * stop after its fit verdict (stage_mem.h, defer; issue 38) */
+        defer = (flags & TPLAN_EVAL_FIT_FIRST) != 0;
         may_keep = (flags & TPLAN_EVAL_BATCH_ONLY) &&
                    (c->micro_batch == 0 ||
                     c->micro_batch == out->mem.micro_batch);
@@ -440,6 +453,7 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
             cache->stages.valid = false;
         cache->stages.plan = out;
         cache->stages.armed = true;
+        cache->stages.defer = defer;
     }
     rc = tplan_plan_batch(work, cache, out, kept_accum, err);
     if (cache) {
@@ -585,6 +599,11 @@ static int tail(const tplan_config *asked, tplan_plan *out, unsigned flags,
     out->time_skipped = skip;
     if (skip)
         return recipe_checks(asked, out, err);
+    /* a memory that stopped after its fit verdict (tplan_memory.partial:
+     * a staged evaluation after a plan FIT_FIRST did not time, asked
+     * without it), in full first */
+    if (out->mem.partial)
+        memory_whole(c, out);
     /* a batch- or time-staged evaluation: out->perf holds the time of
      * the same layout (plan.h), whose model and layout parts stay */
     if (!keep_time && (flags & TPLAN_EVAL_FIGURES) &&

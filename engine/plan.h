@@ -132,7 +132,11 @@ enum {
      * critical batch (plan->time_skipped). A sweep ranking fitting plans
      * first asks for it once its top N are all plans that fit: one that
      * does not is turned away on that alone (issue 38). The time's own
-     * range checks are not run for it either. */
+     * range checks are not run for it either. In a batch-staged
+     * evaluation (REUSE_BATCH) its memory may stop after the fit
+     * verdict too (tplan_memory.partial: only fits, host_fits,
+     * micro_batch, max_micro_batch and out_of_range are its own);
+     * whatever times the plan later evaluates its memory again. */
     TPLAN_EVAL_FIT_FIRST = 1024,
     /* with COMM_ONLY and REUSE_COMPUTE: of all the config's fields only
      * the NIC's speed (nic_bytes_per_s) changed since the plan in out was

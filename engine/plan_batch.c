@@ -86,10 +86,12 @@ static bool still_holds(const tplan_config *w, const tplan_act_cache *cache,
 {
     /* the reserve, a batch-class field, moves the fit: the memo knows
      * the usable bytes the kept memory was evaluated in (stage_mem.h;
-     * without one, the memory is evaluated again) */
+     * without one, the memory is evaluated again); a memory whose fill
+     * stopped after its verdict (tplan_memory.partial) is no whole one
+     * to keep */
     return kept_accum > 0 && b > 0 && p->mem.micro_batch == b &&
            tplan_memory_same_accum(w, kept_accum, k) && cache &&
-           cache->stages.valid &&
+           cache->stages.valid && !p->mem.partial &&
            cache->stages.usable ==
                (double)w->gpu.memory_bytes * (1.0 - w->reserve_fraction);
 }

@@ -168,6 +168,13 @@ typedef struct tplan_stage_memo {
     bool valid;       /* stages hold for plan's config */
     const void *plan; /* the plan whose evaluation filled it */
     int64_t accum;    /* the accumulation the stages were evaluated at */
+    /* every accumulation from this one up leaves the stages as they are
+     * (tplan_memory_same_accum(c, accum, k) for all k >= it; memory.c
+     * same_from; INT64_MAX: none known): worked out for the stages,
+     * which hold c's layout, when first asked (same_known), and dropped
+     * with them */
+    int64_t same_from;
+    bool same_known;
     int n;
     double usable; /* the usable bytes of the last evaluation through it */
     int64_t bmax;  /* the largest micro-batch every stage fits in them */
@@ -191,6 +198,14 @@ typedef struct tplan_stage_memo {
      * the copy (issue 38); NULL: none. Cleared with fixed_stage, and by
      * a memory evaluation into them that does not go through the memo. */
     const tplan_memory *filled;
+    /* Set by plan.c before each solve (armed): true for a batch-staged
+     * one whose plan, if it does not fit, is not timed and cannot be
+     * refused after its memory (TPLAN_EVAL_FIT_FIRST with figures only,
+     * no ramp, no LR; the fit is all a sweep reads of such a plan): a
+     * fill of a stage that does not fit may stop after its verdict
+     * (memory.c defer_fill; issue 38: half of a sweep's micro-batch
+     * changes do not fit). */
+    bool defer;
 } tplan_stage_memo;
 
 #endif

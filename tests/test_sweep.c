@@ -1458,6 +1458,103 @@ static void test_comm_unfit(void **state)
     free(q);
 }
 
+/* One step of test_deferred_unfit: p (through the cache) and q (alone,
+ * no cache) evaluated for c; where p's memory is whole, the two plans'
+ * output fields and memory bytes are the same, else their fit verdicts
+ * (tplan_memory.partial). Returns p's partial. */
+static bool deferred_step(const tplan_config *c, tplan_act_cache *cache,
+                          tplan_plan *p, tplan_plan *q, unsigned staged,
+                          unsigned fit_first)
+{
+    const unsigned base = TPLAN_EVAL_FIGURES | TPLAN_EVAL_TRUSTED_PARTS |
+                          TPLAN_EVAL_LAYOUT_CHECKED;
+    tplan_err e;
+
+    p->config = *c;
+    assert_int_equal(tplan_plan_eval_cached(&p->config, cache, p,
+                                            base | staged | fit_first, &e),
+                     TPLAN_OK);
+    memset(q, 0, sizeof *q);
+    assert_int_equal(tplan_plan_eval_cached(c, NULL, q, base | fit_first, &e),
+                     TPLAN_OK);
+    assert_false(q->mem.partial);
+    assert_int_equal(p->mem.fits, q->mem.fits);
+    assert_int_equal(p->mem.host_fits, q->mem.host_fits);
+    assert_int_equal(p->mem.micro_batch, q->mem.micro_batch);
+    assert_int_equal(p->mem.max_micro_batch, q->mem.max_micro_batch);
+    assert_int_equal(p->mem.out_of_range, q->mem.out_of_range);
+    assert_int_equal(p->time_skipped, q->time_skipped);
+    if (!p->mem.partial) {
+        assert_true(plan_hash(p) == plan_hash(q));
+        assert_memory_equal(&p->mem, &q->mem, sizeof p->mem);
+    }
+    return p->mem.partial;
+}
+
+/* A batch-staged evaluation under TPLAN_EVAL_FIT_FIRST of a plan that
+ * does not fit stops its memory after the fit verdict (memory.c
+ * defer_fill, tplan_memory.partial); what follows is whole again: the
+ * next micro-batch's fill through the memo, a batch-staged change of
+ * the global batch alone asked without FIT_FIRST (no kept memory:
+ * plan_batch.c still_holds), a run-class change without it (plan.c tail
+ * evaluates the memory again), over a dense layout, a pipeline and
+ * ZeRO-3. */
+static void test_deferred_unfit(void **state)
+{
+    const unsigned batch = TPLAN_EVAL_REUSE_BATCH;
+    const unsigned ff = TPLAN_EVAL_FIT_FIRST;
+    static const int64_t layouts[][3] = {{1, 1, 1}, {2, 2, 1}, {1, 1, 3}};
+    tplan_act_cache *cache = calloc(1, sizeof *cache);
+    tplan_plan *p = calloc(1, sizeof *p), *q = malloc(sizeof *q);
+    tplan_config c;
+    int partial = 0;
+
+    (void)state;
+    assert_non_null(cache);
+    assert_non_null(p);
+    assert_non_null(q);
+    for (size_t l = 0; l < sizeof layouts / sizeof layouts[0]; l++) {
+        config_for(&c, "llama3-8b", "h100-sxm");
+        c.seq = 4096;
+        c.tokens = 1e12;
+        c.gpus = 8;
+        c.tp = layouts[l][0];
+        c.pp = layouts[l][1];
+        c.zero = (int)layouts[l][2];
+        c.recompute = TPLAN_RECOMPUTE_FULL;
+        c.global_batch = 512;
+        c.micro_batch = 1; /* fits */
+        assert_false(deferred_step(&c, cache, p, q, 0, ff));
+        assert_true(p->mem.fits);
+        c.micro_batch = 64; /* does not fit: the verdict alone */
+        assert_true(deferred_step(&c, cache, p, q, batch, ff));
+        partial++;
+        c.micro_batch = 2; /* fits: filled over the verdict */
+        assert_false(deferred_step(&c, cache, p, q, batch, ff));
+        assert_true(p->mem.fits);
+        c.micro_batch = 64;
+        assert_true(deferred_step(&c, cache, p, q, batch, ff));
+        /* the global batch alone, asked without FIT_FIRST: the memory
+         * is evaluated again and timed */
+        c.global_batch = 1024;
+        assert_false(deferred_step(&c, cache, p, q, batch, 0));
+        assert_false(p->time_skipped);
+        assert_true(deferred_step(&c, cache, p, q, 0, ff) == false);
+        c.micro_batch = 128;
+        assert_true(deferred_step(&c, cache, p, q, batch, ff));
+        /* a run-class change asked without FIT_FIRST: timed, over the
+         * memory in full */
+        c.price_usd_per_h = 3.5;
+        assert_false(
+            deferred_step(&c, cache, p, q, TPLAN_EVAL_REUSE_TIME, 0));
+        assert_false(p->time_skipped);
+    }
+    assert_int_equal(partial, 3);
+    free(q);
+    free(p);
+    free(cache);
+}
+
 /* Every plan of s's sweep (staged, on 1 and 2 threads) equals its
  * configuration evaluated alone, with no cache (tplan_plan_eval_ex):
  * what a memo of the worker's cache keeps is checked against nothing
@@ -1948,6 +2045,7 @@ int main(void)
         cmocka_unit_test(test_staged_each_field),
         cmocka_unit_test(test_fit_first),
         cmocka_unit_test(test_comm_unfit),
+        cmocka_unit_test(test_deferred_unfit),
         cmocka_unit_test(test_staged_lr_unset),
         cmocka_unit_test(test_staged_batch),
         cmocka_unit_test(test_staged_schedules),
