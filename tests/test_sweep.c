@@ -1728,6 +1728,127 @@ static void test_layout_memo(void **state)
     print_message("%lld plans\n", (long long)n);
 }
 
+/* tplan_config_recheck is sound: a configuration that passed the layout
+ * rules, then changed in some of recompute, precision, zero and
+ * micro_batch (the fields the layout memo rechecks alone), where the
+ * recheck of each passes, passes the whole check too. Its rules are
+ * kept in step with check_layout's by hand (config.c): over random
+ * configurations of dense, MoE and MLA models on H100 and B200, with
+ * the fields those rules combine with (parallelism, ZeRO sharding and
+ * offload, LoRA and QLoRA, fp8 options, schedules), a rule that reads
+ * one of the four fields but is missing from the recheck shows as a
+ * configuration the recheck passes and the whole check refuses. */
+typedef struct recheck_axis {
+    const char *name;
+    int n;
+    double v[8];
+} recheck_axis;
+
+/* 0..k-1 from a 64-bit LCG (Knuth's MMIX constants): a fixed sequence */
+static int pick(uint64_t *rng, int k)
+{
+    *rng = *rng * 6364136223846793005u + 1442695040888963407u;
+    return (int)((*rng >> 33) % (uint64_t)k);
+}
+
+static void test_recheck_sound(void **state)
+{
+    static const char *const models[] = {"llama3-8b", "mixtral-8x7b",
+                                         "deepseek-v3", "gpt2"};
+    static const char *const gpus[] = {"h100-sxm", "b200"};
+    static const recheck_axis outer[] = {
+        {"gpus", 3, {8, 16, 64}},
+        {"tp", 3, {1, 2, 8}},
+        {"pp", 3, {1, 2, 4}},
+        {"vpp", 2, {1, 2}},
+        {"cp", 2, {1, 2}},
+        {"ep", 2, {1, 8}},
+        {"sp", 2, {0, 1}},
+        {"pp_schedule", 4, {0, 1, 2, 3}},
+        {"recompute_modules", 3, {0, TPLAN_RC_CORE_ATTN, TPLAN_RC_MLP}},
+        {"fp8_activations", 2, {0, 1}},
+        {"fp8_recipe", 4, {0, 1, 2, 3}},
+        {"reshard_after_forward", 2, {1, 0}},
+        {"offload_params", 2, {0, TPLAN_OFFLOAD_CPU}},
+        {"offload_optimizer", 2, {0, TPLAN_OFFLOAD_CPU}},
+        {"zero_shard_group", 3, {0, 4, 8}},
+        {"lora_rank", 2, {0, 8}},
+        {"base_precision", 3, {0, 1, 3}},
+        {"optimizer", 3, {0, 6, 10}},
+    };
+    /* the four the memo rechecks, and their values (precision: the
+     * table's every entry) */
+    static const recheck_axis inner[] = {
+        {"recompute", 3, {0, 1, 2}},
+        {"precision", 8, {0, 1, 2, 3, 4, 5, 6, 7}},
+        {"zero", 4, {0, 1, 2, 3}},
+        {"micro_batch", 4, {0, 1, 2, 8}},
+    };
+    enum { NO = sizeof outer / sizeof outer[0], NI = 4, SAMPLES = 100000 };
+    uint64_t rng = 0x9e3779b97f4a7c15u;
+    int64_t passed = 0, refused = 0, rechecked = 0;
+
+    (void)state;
+    assert_int_equal(TPLAN_PREC_COUNT <= 8, true);
+    for (int n = 0; n < SAMPLES; n++) {
+        tplan_config c1, c2;
+        bool ok = true;
+
+        int model = pick(&rng, 4);
+
+        config_for(&c1, models[model], gpus[pick(&rng, 2)]);
+        c1.seq = 4096;
+        c1.tokens = 1e12;
+        for (int i = 0; i < NO; i++) {
+            int id = tplan_field_find_input(outer[i].name);
+
+            assert_true(id >= 0);
+            /* half of them left at the model's defaults: random values
+             * for all of them pass the rules one time in a hundred */
+            if (pick(&rng, 2))
+                tplan_field_apply(id, outer[i].v[pick(&rng, outer[i].n)],
+                                  &c1);
+        }
+        for (int i = 0; i < NI; i++)
+            tplan_field_apply(tplan_field_find_input(inner[i].name),
+                              inner[i].v[pick(&rng, inner[i].n)], &c1);
+        if (tplan_config_validate_layout(&c1, NULL) != TPLAN_OK)
+            continue;
+        /* some of the four moved, each to any of its values */
+        c2 = c1;
+        for (int i = 0, moved = 1 + pick(&rng, 15); i < NI; i++) {
+            int id = tplan_field_find_input(inner[i].name);
+
+            if (!(moved >> i & 1))
+                continue;
+            tplan_field_apply(id, inner[i].v[pick(&rng, inner[i].n)], &c2);
+        }
+        for (int i = 0; i < NI; i++) {
+            int id = tplan_field_find_input(inner[i].name);
+
+            ok = ok && tplan_config_recheck(&c2, tplan_field_recheck(id));
+        }
+        rechecked++;
+        if (tplan_config_validate_layout(&c2, NULL) == TPLAN_OK) {
+            passed++;
+            continue;
+        }
+        refused++;
+        if (ok)
+            fail_msg("the recheck passes what check_layout refuses (sample "
+                     "%d: recompute %d, precision %d, zero %d, micro_batch "
+                     "%lld)",
+                     n, (int)c2.recompute, (int)c2.precision, c2.zero,
+                     (long long)c2.micro_batch);
+    }
+    print_message("%lld passed configurations changed: %lld pass, %lld "
+                  "refused\n",
+                  (long long)rechecked, (long long)passed, (long long)refused);
+    /* not vacuous: many changed configurations, both verdicts */
+    assert_true(rechecked > 2000);
+    assert_true(passed > 500 && refused > 500);
+}
+
 /* Paged optimizer states spill to the host at the micro-batches whose
  * activations leave them no room, and not at the others: only the
  * micro-batch changes between neighbours (innermost, up and down: a
@@ -2052,6 +2173,7 @@ int main(void)
         cmocka_unit_test(test_staged_comm_layouts),
         cmocka_unit_test(test_staged_nic_only),
         cmocka_unit_test(test_layout_memo),
+        cmocka_unit_test(test_recheck_sound),
         cmocka_unit_test(test_nic_stands),
         cmocka_unit_test(test_nic_walk_refused),
         cmocka_unit_test(test_states_memo),
