@@ -19,6 +19,12 @@ void tplan_memory_eval_cached(const tplan_config *c, tplan_act_cache *cache,
 bool tplan_states_probe(const tplan_config *c, tplan_act_cache *cache,
                         tplan_param_count *pc);
 
+/* c's model's counts: the params memo's where a probe that missed found
+ * that memo holding c's model (tplan_states_memo.model_same), else
+ * looked up (tplan_model_params_cached; cache may be NULL). */
+void tplan_states_params(const tplan_config *c, tplan_act_cache *cache,
+                         tplan_param_count *pc);
+
 /* tplan_plan_eval_ex with a memo the caller owns (one per sweep worker). */
 int tplan_plan_eval_cached(const tplan_config *c, tplan_act_cache *cache,
                            tplan_plan *out, unsigned flags, tplan_err *err);

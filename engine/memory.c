@@ -1522,6 +1522,18 @@ static bool states_same(const tplan_config *c, tplan_config *key)
     return memcmp(c, key, sizeof *c) == 0;
 }
 
+void tplan_states_params(const tplan_config *c, tplan_act_cache *cache,
+                         tplan_param_count *pc)
+{
+    /* a full evaluation's first, where the probe found the params memo
+     * holds c's model (tplan_states_memo.model_same): its counts */
+    if (cache && cache->states.probe == TPLAN_STATES_MISS &&
+        cache->states.model_same)
+        *pc = cache->params;
+    else
+        tplan_model_params_cached(&c->model, cache, pc);
+}
+
 bool tplan_states_probe(const tplan_config *c, tplan_act_cache *cache,
                         tplan_param_count *pc)
 {
@@ -1574,12 +1586,7 @@ static int eval_stages(const tplan_config *c, tplan_act_cache *cache,
         *bmax = stages_max_batch(c, stages, n, usable);
         return n;
     }
-    /* a full evaluation's first, where the probe found the params memo
-     * holds c's model (tplan_states_memo.model_same): its counts */
-    if (sm && sm->probe == TPLAN_STATES_MISS && sm->model_same)
-        pc = cache->params;
-    else
-        tplan_model_params_cached(&c->model, cache, &pc);
+    tplan_states_params(c, cache, &pc);
     /* the params memo holds c's model now */
     act_bytes_gen(c, cache, cache ? cache->params_gen : 0, &act);
     pos[n++] = stage_at(c, 0);

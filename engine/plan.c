@@ -399,15 +399,8 @@ static int eval_body(const tplan_config *asked, tplan_act_cache *cache,
          * of the config, not one of the model and one of the config),
          * and the key's time layout if one is kept (tplan_perf_layout:
          * the solve leaves a hit as it is) */
-        if (!cache)
-            tplan_model_params_cached(&c->model, cache, &pc);
-        else if (!tplan_states_probe(c, cache, &pc)) {
-            /* the params memo holds c's model: the sweep's word */
-            if (cache->states.model_same)
-                pc = cache->params;
-            else
-                tplan_model_params_cached(&c->model, cache, &pc);
-        }
+        if (!cache || !tplan_states_probe(c, cache, &pc))
+            tplan_states_params(c, cache, &pc);
         else if (cache->layout_set && cache->layout_gen == cache->states.gen)
             kept = &cache->layout;
         if (cache)
